@@ -1,0 +1,135 @@
+"""The ``otpa`` command line: ``otpa build`` and ``otpa serve``.
+
+``otpa build DIR [--out PATH]``
+    Build every GTFS, OSM and GeoTIFF file in DIR into a saved graph
+    (``DIR/graph`` by default).
+``otpa serve [--graphs BASE] [--router ID ...] [--host H] [--port P] [--config FILE]``
+    Serve every ``BASE/ID/graph`` as router ID over the OTP 1.x REST API.
+    With no ``--graphs``, serve the built-in demo city.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from otpa import __version__
+from otpa.errors import OtpaError
+
+__all__ = ["main"]
+
+
+def _build(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from otpa.network import build_network
+
+    source = Path(args.directory)
+    out = Path(args.out) if args.out else source / "graph"
+    t0 = time.perf_counter()
+    with tqdm(total=None, desc="otpa build", unit=" step", file=sys.stderr,
+              disable=args.quiet) as bar:
+
+        def progress(step: str) -> None:
+            bar.set_postfix_str(step)
+            bar.update(1)
+
+        network = build_network(source, progress=progress)
+        bar.set_postfix_str("save graph")
+        network.save(out)
+        bar.update(1)
+    elapsed = time.perf_counter() - t0
+    summary = network.summary()
+    print(f"built {out} in {elapsed:.1f} s")
+    for key in ("feeds", "stops", "routes", "trips", "patterns", "transfers", "street_vertices",
+                "street_edges"):
+        print(f"  {key:<16}{summary[key]:>10}")
+    n_warn = int(network.meta.get("n_warnings", 0))
+    print(f"  {'warnings':<16}{n_warn:>10}")
+    for line in network.meta.get("warnings", [])[: args.show_warnings]:
+        print(f"    - {line}")
+    if n_warn > args.show_warnings:
+        print(f"    ... ({n_warn - args.show_warnings} more)")
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    # The HTTP layer lives in the separate `service` package: the library never
+    # imports it, only this entry point does (and only when asked to serve).
+    server: Any = importlib.import_module("service.server")
+    config_mod: Any = importlib.import_module("service.config")
+    config = config_mod.load_config(args.config)
+    overrides: dict[str, Any] = {"host": args.host or config.host,
+                                 "port": args.port or config.port}
+    networks = None
+    if args.graphs:
+        overrides["graphs_dir"] = Path(args.graphs)
+        if args.router:
+            overrides["routers"] = tuple(args.router)
+    elif config.graphs_dir is None:
+        networks = {"demo": _demo_network()}
+    import dataclasses
+
+    config = dataclasses.replace(config, **overrides)
+    server.serve(config, networks=networks)
+    return 0
+
+
+def _demo_network() -> Any:
+    from otpa.network import TransportNetwork, build_network
+    from otpa.testing.demo import demo_city_dir
+
+    directory = demo_city_dir()
+    graph = directory / "graph"
+    if graph.exists():
+        try:
+            return TransportNetwork.load(graph)
+        except OtpaError:
+            graph.unlink()
+    print(f"building the demo city network in {directory} ...", file=sys.stderr)
+    network = build_network(directory)
+    network.save(graph)
+    return network
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="otpa", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--version", action="version", version=f"otpa {__version__}")
+    sub = parser.add_subparsers(dest="command")
+    b = sub.add_parser("build", help="build a saved graph from GTFS + OSM + GeoTIFF files")
+    b.add_argument("directory", help="folder with the input files (and build-config.json)")
+    b.add_argument("--out", help="where to write the graph (default: DIRECTORY/graph)")
+    b.add_argument("--quiet", action="store_true", help="no progress bar")
+    b.add_argument("--show-warnings", type=int, default=10, metavar="N",
+                   help="print the first N warnings (default 10)")
+    s = sub.add_parser("serve", help="serve saved graphs over the OTP 1.x REST API")
+    s.add_argument("--graphs", help="base folder holding ID/graph for each router")
+    s.add_argument("--router", action="append", help="router id to serve (repeatable)")
+    s.add_argument("--host", default=None, help="interface to bind (default 127.0.0.1)")
+    s.add_argument("--port", type=int, default=None, help="port (default 8080)")
+    s.add_argument("--config", help="service configuration file (YAML or JSON)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``otpa`` command; returns the process exit code."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        args = parser.parse_args(["serve", *(argv or [])])
+    try:
+        if args.command == "build":
+            return _build(args)
+        return _serve(args)
+    except (OtpaError, FileNotFoundError) as exc:
+        print(f"otpa: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

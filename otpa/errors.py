@@ -1,0 +1,52 @@
+"""The otpa error hierarchy.
+
+Every exception the library raises on purpose derives from :class:`OtpaError`.
+Errors about bad input also derive from the matching builtin (``ValueError``,
+``LookupError``) so callers can catch either.  Questionable but usable input
+gets an :class:`OtpaWarning` subclass instead of an exception.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "GraphFormatError",
+    "GtfsError",
+    "NetworkBuildError",
+    "OsmError",
+    "ElevationError",
+    "OtpaError",
+    "OtpaWarning",
+    "UnknownIdError",
+]
+
+
+class OtpaError(Exception):
+    """Base class of every error raised by otpa."""
+
+
+class OtpaWarning(UserWarning):
+    """Base class of every warning emitted by otpa."""
+
+
+class GtfsError(ValueError, OtpaError):
+    """A GTFS feed cannot be used (missing required file, unreadable archive...)."""
+
+
+class OsmError(ValueError, OtpaError):
+    """An OpenStreetMap file cannot be used (unreadable, no highways...)."""
+
+
+class ElevationError(ValueError, OtpaError):
+    """An elevation raster cannot be used."""
+
+
+class NetworkBuildError(ValueError, OtpaError):
+    """A transport network cannot be built from the given inputs."""
+
+
+class GraphFormatError(ValueError, OtpaError):
+    """A saved graph is corrupt, truncated, not a graph, or of an incompatible version."""
+
+
+class UnknownIdError(LookupError, OtpaError):
+    """An entity id (stop, route, trip, router...) is not known."""

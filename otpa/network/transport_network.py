@@ -1,0 +1,275 @@
+"""``TransportNetwork``: streets + transit + the links between them, saved safely."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from otpa.network._container import read_container, write_container
+from otpa.transit.model import TransitModel
+from otpa.transit.modes import TRANSIT_MODES
+from otpa.types import FloatArray, Int32Array, IntArray, PathLike
+
+if TYPE_CHECKING:
+    from otpa.street import StreetGraph
+
+__all__ = ["TransportNetwork"]
+
+
+@dataclass(frozen=True, eq=False)
+class TransportNetwork:
+    """A routable multimodal network: street graph, transit model and links.
+
+    Build one with :func:`otpa.network.build_network`, save it with
+    :meth:`save` and open it again, memory-mapped, with :meth:`load`.
+
+    Attributes
+    ----------
+    transit
+        Stops, routes, trips and timetables.
+    street
+        The street graph, or None for a transit-only network.
+    stop_vertex
+        Street vertex each stop is linked to (-1: unlinked).
+    stop_link_distance_m
+        Straight-line distance from each stop to its link point.
+    transfer_offsets, transfer_to, transfer_distance_m
+        Walking transfers between stops (CSR over the origin stop).
+    features
+        Point features kept from OSM: ``park_and_ride``, ``bike_parking``,
+        ``bike_rental`` (lists of dicts with ``lat``, ``lon``, ``name``...).
+    meta
+        Build metadata (build time, inputs, config, warnings, elevation metadata).
+    """
+
+    transit: TransitModel
+    street: StreetGraph | None
+    stop_vertex: Int32Array
+    stop_link_distance_m: FloatArray
+    transfer_offsets: IntArray
+    transfer_to: Int32Array
+    transfer_distance_m: FloatArray
+    features: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    # -- persistence ------------------------------------------------------------------
+    def save(self, path: PathLike) -> Path:
+        """Write the network to one file (atomic: a temporary file, then a rename).
+
+        Parameters
+        ----------
+        path
+            Destination file, conventionally ``<dir>/graph``.
+
+        Returns
+        -------
+        pathlib.Path
+            The file written.
+        """
+        arrays, documents = self.transit.to_members()
+        if self.street is not None:
+            street_arrays, street_docs = self.street.to_members()
+            arrays.update(street_arrays)
+            documents.update(street_docs)
+        arrays.update(
+            {
+                "links.stop_vertex": self.stop_vertex,
+                "links.stop_link_distance_m": self.stop_link_distance_m,
+                "links.transfer_offsets": self.transfer_offsets,
+                "links.transfer_to": self.transfer_to,
+                "links.transfer_distance_m": self.transfer_distance_m,
+            }
+        )
+        documents["features"] = self.features
+        meta = dict(self.meta)
+        meta["has_street"] = self.street is not None
+        return write_container(path, arrays=arrays, documents=documents, meta=meta)
+
+    @classmethod
+    def load(cls, path: PathLike, *, verify: bool = True) -> TransportNetwork:
+        """Open a saved network; arrays are memory-mapped, not copied.
+
+        Parameters
+        ----------
+        path
+            A file written by :meth:`save`.
+        verify
+            Check the checksums of every member (recommended for files from
+            elsewhere, e.g. uploads).
+
+        Raises
+        ------
+        FileNotFoundError
+            If ``path`` does not exist.
+        otpa.errors.GraphFormatError
+            If the file is corrupt, truncated, not a graph or of a newer format.
+        """
+        from otpa.errors import GraphFormatError
+        from otpa.street import StreetGraph
+
+        container = read_container(path, verify=verify)
+        arrays, docs = container.arrays, container.documents
+        try:
+            transit = TransitModel.from_members(arrays, docs)
+            street = (
+                StreetGraph.from_members(arrays, docs) if container.meta.get("has_street") else None
+            )
+            network = cls(
+                transit=transit,
+                street=street,
+                stop_vertex=arrays["links.stop_vertex"],
+                stop_link_distance_m=arrays["links.stop_link_distance_m"],
+                transfer_offsets=arrays["links.transfer_offsets"],
+                transfer_to=arrays["links.transfer_to"],
+                transfer_distance_m=arrays["links.transfer_distance_m"],
+                features=docs.get("features", {}),
+                meta=dict(container.meta),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            msg = f"{path} is not a usable otpa graph: missing or malformed content ({exc})"
+            raise GraphFormatError(msg) from None
+        return network
+
+    # -- descriptive properties (RouterInfo and summaries) ----------------------------
+    @property
+    def build_time_ms(self) -> int:
+        """Epoch milliseconds at which the network was built."""
+        return int(self.meta.get("build_time_ms", 0))
+
+    def _coordinates(self) -> tuple[FloatArray, FloatArray]:
+        stops = self.transit.stops
+        lats = [stops.lat.to_numpy(float)]
+        lons = [stops.lon.to_numpy(float)]
+        if self.street is not None:
+            lats.append(np.asarray(self.street.vertex_lat))
+            lons.append(np.asarray(self.street.vertex_lon))
+        lat, lon = np.concatenate(lats), np.concatenate(lons)
+        ok = np.isfinite(lat) & np.isfinite(lon)
+        return lat[ok], lon[ok]
+
+    @property
+    def bounds(self) -> tuple[float, float, float, float]:
+        """``(min_lon, min_lat, max_lon, max_lat)`` of stops and street vertices."""
+        b = self.meta.get("bounds")
+        if b is not None:
+            return (float(b[0]), float(b[1]), float(b[2]), float(b[3]))
+        lat, lon = self._coordinates()
+        if lat.size == 0:
+            return (0.0, 0.0, 0.0, 0.0)
+        return (float(lon.min()), float(lat.min()), float(lon.max()), float(lat.max()))
+
+    @property
+    def convex_hull(self) -> list[tuple[float, float]]:
+        """Closed ring of ``(lon, lat)`` around the network."""
+        hull = self.meta.get("convex_hull")
+        if hull is not None:
+            return [(float(x), float(y)) for x, y in hull]
+        return compute_convex_hull(*self._coordinates())
+
+    @property
+    def center(self) -> tuple[float, float]:
+        """``(lat, lon)``: mean of transit stops if any, else the centre of the bounds."""
+        stops = self.transit.stops
+        if len(stops):
+            lat = stops.lat.to_numpy(float)
+            lon = stops.lon.to_numpy(float)
+            ok = np.isfinite(lat) & np.isfinite(lon)
+            if ok.any():
+                return (float(lat[ok].mean()), float(lon[ok].mean()))
+        b = self.bounds
+        return ((b[1] + b[3]) / 2.0, (b[0] + b[2]) / 2.0)
+
+    @property
+    def time_zone(self) -> str:
+        """The network's time zone: the first agency's, else the configured one, else UTC."""
+        agencies = self.transit.agencies
+        if len(agencies) and agencies.timezone.notna().any():
+            return str(agencies.timezone.dropna().iloc[0])
+        return str(self.meta.get("time_zone") or "UTC")
+
+    @property
+    def transit_service_range(self) -> tuple[int, int] | None:
+        """Epoch seconds of the first service day's start and the last one's end, or None."""
+        dates = self.transit.service_dates
+        if dates is None or self.transit.is_empty:
+            return None
+        first, last = dates
+        tz = self.time_zone
+        start = self.transit.service_day_start(first, tz)
+        end = self.transit.service_day_start(last + dt.timedelta(days=1), tz)
+        return start, end
+
+    @property
+    def transit_modes(self) -> list[str]:
+        """OTP mode names of the routes present, in OTP's order."""
+        present = set(self.transit.routes["mode"].dropna().astype(str))
+        return [m for m in TRANSIT_MODES if m in present]
+
+    @property
+    def has_park_ride(self) -> bool:
+        """Whether the network has park-and-ride facilities."""
+        return bool(self.features.get("park_and_ride"))
+
+    @property
+    def has_bike_park(self) -> bool:
+        """Whether the network has bike parking."""
+        return bool(self.features.get("bike_parking"))
+
+    @property
+    def bike_rental_station_count(self) -> int:
+        """Number of bike rental stations."""
+        return len(self.features.get("bike_rental", []))
+
+    def summary(self) -> dict[str, int]:
+        """Counts of the network's main entities."""
+        t = self.transit
+        return {
+            "feeds": len(t.feeds),
+            "agencies": len(t.agencies),
+            "stops": int(self.meta.get("gtfs_counts", {}).get("stops", t.n_stops)),
+            "routes": len(t.routes),
+            "trips": int(self.meta.get("gtfs_counts", {}).get("trips", t.n_trips)),
+            "scheduled_trips": t.n_trips,
+            "patterns": t.n_patterns,
+            "transfers": int(self.transfer_to.shape[0]),
+            "street_vertices": 0 if self.street is None else self.street.n_vertices,
+            "street_edges": 0 if self.street is None else self.street.n_edges,
+            "warnings": len(self.meta.get("warnings", [])),
+        }
+
+    def __repr__(self) -> str:
+        s = self.summary()
+        return (
+            f"<TransportNetwork stops={s['stops']} routes={s['routes']} trips={s['trips']} "
+            f"patterns={s['patterns']} street_vertices={s['street_vertices']} "
+            f"street_edges={s['street_edges']}>"
+        )
+
+
+def compute_convex_hull(lat: FloatArray, lon: FloatArray) -> list[tuple[float, float]]:
+    """Closed convex-hull ring of ``(lon, lat)`` points (degenerate inputs give the points)."""
+    from scipy.spatial import ConvexHull, QhullError
+
+    pts = np.unique(np.column_stack([lon, lat]), axis=0)
+    if len(pts) >= 3:
+        try:
+            hull = ConvexHull(pts)
+            ring = pts[hull.vertices]
+        except QhullError:
+            ring = pts
+    else:
+        ring = pts
+    out = [(float(x), float(y)) for x, y in ring]
+    if out:
+        out.append(out[0])
+    return out
+
+
+def now_ms() -> int:
+    """Current epoch time in milliseconds."""
+    return int(time.time() * 1000)

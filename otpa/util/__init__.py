@@ -1,0 +1,1 @@
+"""Pure helpers (geometry, polylines, time parsing). Imports nothing else from otpa."""

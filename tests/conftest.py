@@ -1,0 +1,37 @@
+"""Shared pytest fixtures: where the real test data lives, and small helpers."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def _data_root() -> Path:
+    env = os.environ.get("OTPA_DATA")
+    if env:
+        return Path(env)
+    return REPO_ROOT.parent / "shared" / "data"
+
+
+DATA_ROOT = _data_root()
+
+
+def require_data(*parts: str) -> Path:
+    """Return a path inside the shared data folder, or skip (fail under CI) if absent."""
+    path = DATA_ROOT.joinpath(*parts)
+    if not path.exists():
+        msg = f"test data not found: {path} (set OTPA_DATA or put shared/data beside the repo)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(msg)
+        pytest.skip(msg)
+    return path
+
+
+@pytest.fixture(scope="session")
+def data_root() -> Path:
+    """The shared data folder (``../shared/data`` or ``$OTPA_DATA``)."""
+    return require_data()
