@@ -1,0 +1,1 @@
+"""otpa.testing."""
