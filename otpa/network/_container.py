@@ -267,9 +267,7 @@ def read_container(path: PathLike, *, verify: bool = True) -> Container:
         start, end = _member_span(p, mm, info)
         if end - start != entry.get("size"):
             raise _fail(p, f"member {name} has the wrong size")
-        if verify and hashlib.sha256(memoryview(mm)[start:end]).hexdigest() != entry.get(
-            "sha256"
-        ):
+        if verify and hashlib.sha256(memoryview(mm)[start:end]).hexdigest() != entry.get("sha256"):
             raise _fail(p, f"member {name} fails its checksum (corrupt file)")
         if name.startswith("arrays/") and name.endswith(".npy"):
             arrays[name[len("arrays/") : -len(".npy")]] = _load_npy(p, name, mm, start, end)

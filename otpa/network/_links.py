@@ -45,9 +45,9 @@ def _boarding_stops(transit: TransitModel) -> np.ndarray:
     return np.flatnonzero(ok)
 
 
-def _csr(n: int, src: np.ndarray, dst: np.ndarray, dist: np.ndarray) -> tuple[
-    IntArray, Int32Array, FloatArray
-]:
+def _csr(
+    n: int, src: np.ndarray, dst: np.ndarray, dist: np.ndarray
+) -> tuple[IntArray, Int32Array, FloatArray]:
     order = np.lexsort((dist, src))
     src, dst, dist = src[order], dst[order], dist[order]
     offsets = np.r_[0, np.cumsum(np.bincount(src, minlength=n))].astype(np.int64)
@@ -126,6 +126,53 @@ def link_network(
     return _link_streets(transit, osm, elevation_paths, config, stops, start_step, warn)
 
 
+def _nearest_vertices(
+    osm: OsmStreetData, lat: np.ndarray, lon: np.ndarray, max_distance_m: float
+) -> np.ndarray:
+    """OSM vertex nearest to each point (within ``max_distance_m``), for island pruning."""
+    if len(lat) == 0 or osm.n_vertices == 0:
+        return np.zeros(0, dtype=np.int64)
+    lat0 = np.radians(float(np.mean(osm.vertex_lat)))
+
+    def xy(la: np.ndarray, lo: np.ndarray) -> np.ndarray:
+        return np.column_stack(
+            [np.radians(lo) * np.cos(lat0) * EARTH_RADIUS_M, np.radians(la) * EARTH_RADIUS_M]
+        )
+
+    dist, idx = cKDTree(xy(osm.vertex_lat, osm.vertex_lon)).query(
+        xy(lat, lon), distance_upper_bound=max_distance_m
+    )
+    return np.unique(idx[np.isfinite(dist)]).astype(np.int64)
+
+
+def _elevation(
+    osm: OsmStreetData, paths: Sequence[Path], start_step: Callable[[str], None]
+) -> tuple[Any, dict[str, Any] | None]:
+    if not paths:
+        return None, None
+    from otpa.elevation import edge_elevation_profiles
+    from otpa.osm.model import CAR, FLAG_SLOPE_OVERRIDE
+
+    start_step("sample elevation")
+    elevation = edge_elevation_profiles(
+        list(paths),
+        osm.seg_geom_offsets,
+        osm.geom_lat,
+        osm.geom_lon,
+        osm.seg_length_m,
+        slope_limit=((osm.seg_perm_fwd | osm.seg_perm_back) & CAR) != 0,
+        slope_override=(osm.seg_flags & FLAG_SLOPE_OVERRIDE) != 0,
+    )
+    meta = elevation.metadata
+    return elevation, {
+        "ellipsoid_to_geoid_difference": float(meta.ellipsoid_to_geoid_difference),
+        "geoid_elevation": bool(meta.geoid_elevation),
+        "source_crs": meta.source_crs,
+        "nodata_fraction": float(meta.nodata_fraction),
+        "geoid_model": meta.geoid_model,
+    }
+
+
 def _link_streets(
     transit: TransitModel,
     osm: OsmStreetData,
@@ -135,4 +182,57 @@ def _link_streets(
     start_step: Callable[[str], None],
     warn: Callable[[str], None],
 ) -> Links:
-    raise RuntimeError("street linking is wired in once otpa.street lands")
+    from otpa.osm.model import WALK
+    from otpa.street import build_street_graph, walk_transfers
+
+    elevation, elevation_meta = _elevation(osm, elevation_paths, start_step)
+    start_step("build street graph")
+    lat = transit.stops.lat.to_numpy(float)[stops]
+    lon = transit.stops.lon.to_numpy(float)[stops]
+    graph = build_street_graph(
+        osm,
+        elevation=elevation,
+        prune_islands=True,
+        island_min_vertices=config.island_without_stops_max_size,
+        island_with_kept_min_vertices=config.island_with_stops_max_size,
+        keep_vertices=_nearest_vertices(osm, lat, lon, config.stop_link_max_distance_m),
+    )
+    start_step("link stops")
+    n = transit.n_stops
+    stop_vertex = np.full(n, -1, dtype=np.int32)
+    stop_dist = np.full(n, np.nan)
+    if len(stops):
+        linked = graph.link_points(
+            lat, lon, modes=int(WALK), max_distance_m=config.stop_link_max_distance_m
+        )
+        graph = linked.graph
+        stop_vertex[stops] = linked.vertices
+        stop_dist[stops] = np.where(linked.vertices >= 0, linked.distances_m, np.nan)
+        unlinked = int((linked.vertices < 0).sum())
+        if unlinked:
+            warn(
+                f"{unlinked} stops are farther than {config.stop_link_max_distance_m:.0f} m "
+                "from any walkable street and stay unlinked"
+            )
+    start_step("compute transfers")
+    wt = walk_transfers(
+        graph,
+        stop_vertex[stops],
+        max_distance_m=config.max_transfer_distance_m,
+        speed_mps=config.walk_speed_mps,
+    )
+    offs, to, dist = _csr(
+        n,
+        stops[wt.from_stop].astype(np.int64),
+        stops[wt.to_stop].astype(np.int64),
+        np.asarray(wt.distance_m, dtype=float),
+    )
+    return Links(
+        street=graph,
+        stop_vertex=stop_vertex,
+        stop_link_distance_m=stop_dist,
+        transfer_offsets=offs,
+        transfer_to=to,
+        transfer_distance_m=dist,
+        elevation_meta=elevation_meta,
+    )

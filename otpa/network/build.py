@@ -192,9 +192,7 @@ def _build(
         "build_time_ms": now_ms(),
         "time_zone": config.time_zone,
         "config": config.to_dict(),
-        "inputs": [
-            {"path": str(p), "name": p.name, "size": _size(p)} for p in inputs.all_files
-        ],
+        "inputs": [{"path": str(p), "name": p.name, "size": _size(p)} for p in inputs.all_files],
         "gtfs_counts": gtfs_counts,
         "elevation": elevation_meta,
         "bounds": [float(lon.min()), float(lat.min()), float(lon.max()), float(lat.max())]
@@ -216,8 +214,11 @@ def _size(path: Path) -> int:
 
 
 def _features(osm_data: Any) -> dict[str, list[dict[str, Any]]]:
-    out: dict[str, list[dict[str, Any]]] = {"park_and_ride": [], "bike_parking": [],
-                                            "bike_rental": []}
+    out: dict[str, list[dict[str, Any]]] = {
+        "park_and_ride": [],
+        "bike_parking": [],
+        "bike_rental": [],
+    }
     if osm_data is None:
         return out
     for kind in out:

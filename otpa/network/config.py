@@ -15,12 +15,28 @@ __all__ = ["BuildConfig", "load_build_config"]
 
 # OTP 1.x build-config keys we accept but that change nothing here.
 _ACCEPTED_OTP_KEYS = frozenset(
-    {"fetchElevationUS", "elevationBucket", "htmlAnnotations", "osmWayPropertySet",
-     "staticBikeRental", "staticParkAndRide", "staticBikeParking", "stationTransfers",
-     "parentStopLinking", "useTransfersTxt", "platformEntriesLinking", "matchBusRoutesToStreets",
-     "fareServiceFactory", "customNamer", "banDiscouragedWalking", "banDiscouragedBiking",
-     "readCachedElevations", "writeCachedElevations", "multiThreadElevationCalculations",
-     "boardingLocationTags"}
+    {
+        "fetchElevationUS",
+        "elevationBucket",
+        "htmlAnnotations",
+        "osmWayPropertySet",
+        "staticBikeRental",
+        "staticParkAndRide",
+        "staticBikeParking",
+        "stationTransfers",
+        "parentStopLinking",
+        "useTransfersTxt",
+        "platformEntriesLinking",
+        "matchBusRoutesToStreets",
+        "fareServiceFactory",
+        "customNamer",
+        "banDiscouragedWalking",
+        "banDiscouragedBiking",
+        "readCachedElevations",
+        "writeCachedElevations",
+        "multiThreadElevationCalculations",
+        "boardingLocationTags",
+    }
 )
 
 
@@ -93,8 +109,9 @@ def load_build_config(path: PathLike | None) -> BuildConfig:
         name = _KEYS.get(key)
         if name is None:
             if key not in _ACCEPTED_OTP_KEYS:
-                warnings.warn(f"{path}: unknown build-config key {key!r} ignored", OtpaWarning,
-                              stacklevel=2)
+                warnings.warn(
+                    f"{path}: unknown build-config key {key!r} ignored", OtpaWarning, stacklevel=2
+                )
             continue
         expected = type(getattr(defaults, name))
         if name == "time_zone":
@@ -104,7 +121,8 @@ def load_build_config(path: PathLike | None) -> BuildConfig:
         else:
             ok = isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
         if not ok:
-            msg = f"{path}: {key} must be a {'string' if name == 'time_zone' else expected.__name__}"
+            kind = "string" if name == "time_zone" else f"non-negative {expected.__name__}"
+            msg = f"{path}: {key} must be a {kind}"
             raise NetworkBuildError(msg)
         values[name] = expected(value) if name != "time_zone" else value
     return BuildConfig(**values)

@@ -73,9 +73,8 @@ class TransportNetwork:
         """
         arrays, documents = self.transit.to_members()
         if self.street is not None:
-            street_arrays, street_docs = self.street.to_members()
-            arrays.update(street_arrays)
-            documents.update(street_docs)
+            arrays.update({f"street.{k}": v for k, v in self.street.to_arrays().items()})
+            documents["street.meta"] = self.street.meta()
         arrays.update(
             {
                 "links.stop_vertex": self.stop_vertex,
@@ -116,9 +115,13 @@ class TransportNetwork:
         arrays, docs = container.arrays, container.documents
         try:
             transit = TransitModel.from_members(arrays, docs)
-            street = (
-                StreetGraph.from_members(arrays, docs) if container.meta.get("has_street") else None
-            )
+            street = None
+            if container.meta.get("has_street"):
+                prefix = "street."
+                street_arrays = {
+                    k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)
+                }
+                street = StreetGraph.from_arrays(street_arrays, docs["street.meta"])
             network = cls(
                 transit=transit,
                 street=street,

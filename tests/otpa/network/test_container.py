@@ -52,15 +52,16 @@ def test_file_is_a_stored_zip_with_manifest_first(graph_file: Path) -> None:
 
 def test_object_arrays_are_refused_on_write(tmp_path: Path) -> None:
     with pytest.raises(TypeError, match="object"):
-        write_container(tmp_path / "g", arrays={"o": np.array([{}, 1], dtype=object)},
-                        documents={}, meta={})
+        write_container(
+            tmp_path / "g", arrays={"o": np.array([{}, 1], dtype=object)}, documents={}, meta={}
+        )
 
 
 def test_truncated_file(graph_file: Path, tmp_path: Path) -> None:
     data = graph_file.read_bytes()
     bad = tmp_path / "truncated"
     bad.write_bytes(data[: len(data) // 2])
-    with pytest.raises(GraphFormatError, match="truncated|not a graph"):
+    with pytest.raises(GraphFormatError, match=r"truncated|not a graph"):
         read_container(bad)
 
 
@@ -125,7 +126,8 @@ def test_missing_file_is_file_not_found(tmp_path: Path) -> None:
 def test_write_is_atomic_and_leaves_no_temp_files(graph_file: Path) -> None:
     before = graph_file.read_bytes()
     with pytest.raises(TypeError):
-        write_container(graph_file, arrays={"o": np.array([None], dtype=object)},
-                        documents={}, meta={})
+        write_container(
+            graph_file, arrays={"o": np.array([None], dtype=object)}, documents={}, meta={}
+        )
     assert graph_file.read_bytes() == before
     assert [p.name for p in graph_file.parent.iterdir()] == ["graph"]

@@ -1,0 +1,95 @@
+"""``make_app``: the whole OTP 1.x URL table of the service, in one place.
+
+=========================================  ======================================================
+Path                                       Methods
+=========================================  ======================================================
+``/otp``, ``/otp/``                        GET ServerInfo
+``/otp/routers``, ``/otp/routers/``        GET RouterList; PUT reload all; DELETE evict all
+``/otp/routers/{routerId}``                GET RouterInfo; PUT load from disk; POST upload a
+                                           graph (octet-stream) or GTFS/OSM zip; DELETE evict
+``/otp/routers/save?routerId=ID``          POST store a graph file without loading it
+anything else                              404 JSON
+=========================================  ======================================================
+
+Every path also answers ``OPTIONS`` (CORS preflight).  ``routerId`` may be
+``default`` (any case) for the default router.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Literal
+
+import tornado.web
+
+import otpa
+from service.config import ServiceConfig
+from service.handlers.base import Builder, NotFoundHandler, ServiceContext
+from service.handlers.routers import RouterHandler, RouterListHandler
+from service.handlers.server_info import ServerInfoHandler
+from service.otp1.server_info import read_cpu_info, server_info
+from service.registry import RouterRegistry
+
+__all__ = ["default_builder", "make_app"]
+
+
+def default_builder() -> Builder | None:
+    """Return ``otpa.network.build_network`` when the library provides it, else None."""
+    module = importlib.import_module("otpa.network")
+    builder = getattr(module, "build_network", None)
+    return builder if callable(builder) else None
+
+
+def make_app(
+    config: ServiceConfig,
+    registry: RouterRegistry,
+    *,
+    builder: Builder | Literal["auto"] | None = "auto",
+    **settings: Any,
+) -> tornado.web.Application:
+    """Build the Tornado application serving the OTP 1.x API.
+
+    Parameters
+    ----------
+    config
+        The service configuration.
+    registry
+        The routers to serve (handlers share it; it may change while serving).
+    builder
+        Folder of GTFS/OSM files → network, used for ``application/zip``
+        uploads: ``"auto"`` uses ``otpa.network.build_network`` when it exists,
+        None disables zip uploads (415).
+    **settings
+        Extra :class:`tornado.web.Application` settings.
+
+    Returns
+    -------
+    tornado.web.Application
+
+    Examples
+    --------
+    >>> app = make_app(ServiceConfig(), RouterRegistry(None))
+    >>> sorted(r.name for r in app.wildcard_router.named_rules.values())
+    ['router', 'routers', 'server_info']
+    """
+    cpu_name, n_cores = read_cpu_info()
+    ctx = ServiceContext(
+        config=config,
+        registry=registry,
+        server_info=server_info(otpa.__version__, cpu_name, n_cores),
+        builder=default_builder() if builder == "auto" else builder,
+    )
+    args = {"ctx": ctx}
+    urls = [
+        tornado.web.url(r"/otp/?", ServerInfoHandler, args, name="server_info"),
+        tornado.web.url(r"/otp/routers/?", RouterListHandler, args, name="routers"),
+        tornado.web.url(r"/otp/routers/([^/]+)/?", RouterHandler, args, name="router"),
+    ]
+    return tornado.web.Application(
+        urls,
+        default_handler_class=NotFoundHandler,
+        default_handler_args=args,
+        otpa_cors=config.cors,
+        serve_traceback=False,
+        **settings,
+    )

@@ -1,0 +1,326 @@
+"""Service configuration: a frozen :class:`ServiceConfig`, loaded and validated at start-up.
+
+Sources, later ones winning key by key:
+
+1. defaults (:class:`ServiceConfig`);
+2. a YAML (``.yml``/``.yaml``) or JSON (``.json``) file, e.g. ``service.yml``::
+
+       graphs_dir: /var/otpa/graphs      # relative paths are relative to this file
+       routers: [portland, seattle]      # optional; first one answers to "default"
+       host: 127.0.0.1
+       port: 8080
+       max_upload_bytes: 536870912
+       users:
+         alice: {password_hash: "scrypt$16384$8$1$...$...", roles: [ROUTERS]}
+
+3. environment variables ``OTPA_GRAPHS_DIR``, ``OTPA_ROUTERS`` (comma list),
+   ``OTPA_HOST``, ``OTPA_PORT`` and ``OTPA_USERS``.
+
+``OTPA_USERS`` holds users separated by ``;`` or newlines; each is
+``name:password_hash[:ROLE,ROLE...]``, e.g.
+``alice:scrypt$16384$8$1$c2FsdA==$aGFzaA==:ROUTERS;bob:scrypt$...``.  Hashes
+never contain ``:``, ``;`` or ``,``.  Users from the environment are added to (or
+replace same-named) users from the file.
+
+Unknown keys produce a :class:`ConfigWarning`; wrong types raise :class:`ConfigError`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import yaml
+
+from service.auth import PasswordHashError, UserEntry
+from service.registry import InvalidRouterIdError, validate_router_id
+
+__all__ = [
+    "DEFAULT_MAX_UNZIPPED_BYTES",
+    "DEFAULT_MAX_UPLOAD_BYTES",
+    "ConfigError",
+    "ConfigWarning",
+    "ServiceConfig",
+    "UserEntry",
+    "load_config",
+    "parse_users_env",
+]
+
+#: Largest request body accepted by ``POST /otp/routers/...`` (512 MiB).
+DEFAULT_MAX_UPLOAD_BYTES = 512 * 1024**2
+#: Largest total uncompressed content of an uploaded GTFS/OSM zip (4 GiB).
+DEFAULT_MAX_UNZIPPED_BYTES = 4 * 1024**3
+_MAX_PORT = 65535
+
+
+class ConfigError(ValueError):
+    """The service configuration is invalid."""
+
+
+class ConfigWarning(UserWarning):
+    """The service configuration has something questionable (an unknown key...)."""
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    """Everything the HTTP service needs to know, fixed at start-up.
+
+    Attributes
+    ----------
+    graphs_dir
+        Folder of saved graphs ``<graphs_dir>/<id>/graph``; None serves only
+        networks handed to :func:`service.server.serve`.
+    routers
+        Router ids to load (instead of every folder found); the first is the default.
+    host, port
+        Where to listen (port 0 picks a free port).
+    users
+        Users allowed to authenticate, by name.  Empty: all writes are refused.
+    max_upload_bytes
+        Largest accepted upload body.
+    max_unzipped_bytes
+        Largest total content of an uploaded zip once extracted.
+    cors
+        Send OTP's CORS headers.
+    allow_basic_auth_over_http
+        Accept Basic credentials over plain HTTP (OTP refused them; we allow
+        them so loopback and TLS-terminating proxies work — run behind TLS).
+    xheaders
+        Trust ``X-Forwarded-Proto``/``X-Real-Ip`` from a reverse proxy.
+    """
+
+    graphs_dir: Path | None = None
+    routers: tuple[str, ...] = ()
+    host: str = "127.0.0.1"
+    port: int = 8080
+    users: Mapping[str, UserEntry] = field(default_factory=lambda: MappingProxyType({}))
+    max_upload_bytes: int = DEFAULT_MAX_UPLOAD_BYTES
+    max_unzipped_bytes: int = DEFAULT_MAX_UNZIPPED_BYTES
+    cors: bool = True
+    allow_basic_auth_over_http: bool = True
+    xheaders: bool = False
+
+    def __post_init__(self) -> None:
+        if self.graphs_dir is not None and not isinstance(self.graphs_dir, Path):
+            object.__setattr__(self, "graphs_dir", Path(self.graphs_dir))
+        try:
+            routers = tuple(validate_router_id(r) for r in self.routers)
+        except InvalidRouterIdError as exc:
+            raise ConfigError(str(exc)) from None
+        object.__setattr__(self, "routers", routers)
+        object.__setattr__(self, "users", MappingProxyType(dict(self.users)))
+        if not isinstance(self.port, int) or isinstance(self.port, bool):
+            msg = f"port must be an integer, not {self.port!r}"
+            raise ConfigError(msg)
+        if not 0 <= self.port <= _MAX_PORT:
+            msg = f"port must be between 0 and {_MAX_PORT}, not {self.port}"
+            raise ConfigError(msg)
+        for name in ("max_upload_bytes", "max_unzipped_bytes"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                msg = f"{name} must be a positive integer, not {value!r}"
+                raise ConfigError(msg)
+
+
+# -- loading ----------------------------------------------------------------------------------
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        msg = f"cannot read config file {path}: {exc}"
+        raise ConfigError(msg) from None
+    try:
+        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        msg = (
+            f"config file {path} is not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}"
+        )
+        raise ConfigError(msg) from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        msg = f"config file {path} must hold a mapping at the top level"
+        raise ConfigError(msg)
+    return data
+
+
+def _expect(key: str, value: Any, kind: type | tuple[type, ...], what: str) -> Any:
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        msg = f"{key} must be {what}, not {value!r}"
+        raise ConfigError(msg)
+    return value
+
+
+def _router_list(key: str, value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return tuple(v.strip() for v in value.split(",") if v.strip())
+    _expect(key, value, list, "a list of router ids or a comma-separated string")
+    return tuple(_expect(key, v, str, "a list of strings") for v in value)
+
+
+def _roles(name: str, value: Any) -> frozenset[str]:
+    if value is None:
+        return frozenset()
+    if isinstance(value, str):
+        return frozenset(r.strip() for r in value.split(",") if r.strip())
+    _expect(f"users.{name}.roles", value, list, "a list of role names")
+    return frozenset(_expect(f"users.{name}.roles", r, str, "a list of strings") for r in value)
+
+
+def _make_user(name: str, password_hash: Any, roles: frozenset[str]) -> UserEntry:
+    _expect(f"users.{name}.password_hash", password_hash, str, "a string")
+    if not name or ":" in name or any(c.isspace() for c in name):
+        msg = f"invalid user name {name!r}: no colons or spaces"
+        raise ConfigError(msg)
+    try:
+        return UserEntry(name=name, password_hash=password_hash, roles=roles)
+    except PasswordHashError as exc:
+        msg = f"users.{name}: {exc}"
+        raise ConfigError(msg) from None
+
+
+def _users_from_mapping(value: Any) -> dict[str, UserEntry]:
+    _expect("users", value, dict, "a mapping of user name to {password_hash, roles}")
+    users = {}
+    for name, entry in value.items():
+        _expect(f"users.{name}", entry, dict, "a mapping with password_hash and roles")
+        for key in sorted(set(entry) - {"password_hash", "roles"}):
+            warnings.warn(f"unknown key users.{name}.{key} ignored", ConfigWarning, stacklevel=4)
+        users[str(name)] = _make_user(
+            str(name), entry.get("password_hash"), _roles(name, entry.get("roles"))
+        )
+    return users
+
+
+def parse_users_env(text: str) -> dict[str, UserEntry]:
+    """Parse ``OTPA_USERS``: ``name:hash[:ROLE,ROLE]`` entries separated by ``;`` or newlines.
+
+    Parameters
+    ----------
+    text
+        The variable's value.
+
+    Returns
+    -------
+    dict of str to UserEntry
+
+    Raises
+    ------
+    ConfigError
+        If an entry is malformed.
+    """
+    users = {}
+    for raw in text.replace("\n", ";").split(";"):
+        entry = raw.strip()
+        if not entry:
+            continue
+        name, sep, rest = entry.partition(":")
+        password_hash, _, roles = rest.partition(":")
+        if not sep or not password_hash:
+            msg = f"OTPA_USERS entry {name!r} must be name:password_hash[:ROLE,...]"
+            raise ConfigError(msg)
+        users[name.strip()] = _make_user(name.strip(), password_hash.strip(), _roles(name, roles))
+    return users
+
+
+def _bool(key: str, value: Any) -> bool:
+    return bool(_expect(key, value, bool, "true or false"))
+
+
+def _int(key: str, value: Any) -> int:
+    return int(_expect(key, value, int, "an integer"))
+
+
+def _graphs_dir(value: Any, base: Path | None) -> Path:
+    path = Path(_expect("graphs_dir", value, (str, os.PathLike), "a path")).expanduser()
+    return base / path if base is not None and not path.is_absolute() else path
+
+
+_CONVERTERS: dict[str, Any] = {
+    "routers": _router_list,
+    "host": lambda k, v: _expect(k, v, str, "a host name or address"),
+    "port": _int,
+    "max_upload_bytes": _int,
+    "max_unzipped_bytes": _int,
+    "cors": _bool,
+    "allow_basic_auth_over_http": _bool,
+    "xheaders": _bool,
+}
+
+
+def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if env.get("OTPA_GRAPHS_DIR"):
+        out["graphs_dir"] = _graphs_dir(env["OTPA_GRAPHS_DIR"], None)
+    if env.get("OTPA_ROUTERS"):
+        out["routers"] = _router_list("OTPA_ROUTERS", env["OTPA_ROUTERS"])
+    if env.get("OTPA_HOST"):
+        out["host"] = env["OTPA_HOST"]
+    if env.get("OTPA_PORT"):
+        try:
+            out["port"] = int(env["OTPA_PORT"])
+        except ValueError:
+            msg = f"OTPA_PORT must be an integer, not {env['OTPA_PORT']!r}"
+            raise ConfigError(msg) from None
+    return out
+
+
+def load_config(
+    path: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None
+) -> ServiceConfig:
+    """Load, validate and freeze the service configuration.
+
+    Parameters
+    ----------
+    path
+        A ``.yml``/``.yaml``/``.json`` file, or None for defaults plus environment.
+    env
+        Environment variables (``os.environ`` when None).
+
+    Returns
+    -------
+    ServiceConfig
+
+    Raises
+    ------
+    ConfigError
+        If the file is unreadable or a value has the wrong type.
+
+    Warns
+    -----
+    ConfigWarning
+        For each unknown key.
+
+    Examples
+    --------
+    >>> load_config(None, env={"OTPA_PORT": "9090"}).port
+    9090
+    """
+    env = os.environ if env is None else env
+    file_path = Path(path) if path is not None else None
+    data = _read_file(file_path) if file_path is not None else {}
+    known = {f.name for f in fields(ServiceConfig)}
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in known:
+            warnings.warn(f"unknown config key {key!r} ignored", ConfigWarning, stacklevel=2)
+        elif key == "graphs_dir":
+            values[key] = (
+                None if value is None else _graphs_dir(value, file_path and file_path.parent)
+            )
+        elif key == "users":
+            values[key] = _users_from_mapping(value or {})
+        else:
+            values[key] = _CONVERTERS[key](key, value)
+    values.update(_from_env(env))
+    if env.get("OTPA_USERS"):
+        values["users"] = {**values.get("users", {}), **parse_users_env(env["OTPA_USERS"])}
+    return ServiceConfig(**values)

@@ -1,0 +1,3 @@
+"""Tornado request handlers, one module per resource family."""
+
+from __future__ import annotations

@@ -1,0 +1,288 @@
+"""What every handler shares: context, CORS, content negotiation, auth, errors.
+
+Handlers are thin: parse the request, call the registry or the public otpa API
+(in a worker thread when it is slow), serialize the answer.  Errors are raised,
+never written by hand: :meth:`BaseHandler.write_error` turns them into the one
+JSON error body of :mod:`service.otp1.errors`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import weakref
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import tornado.web
+from tornado.ioloop import IOLoop
+
+from service.auth import check_credentials, parse_basic_authorization
+from service.config import ServiceConfig
+from service.otp1.errors import WWW_AUTHENTICATE, ApiError, error_body, status_for_exception
+from service.otp1.router_info import router_info
+from service.otp1.serialize import dumps_json
+from service.otp1.xml import prefers_xml, to_xml
+from service.registry import RouterRegistry
+
+if TYPE_CHECKING:
+    from otpa.network import TransportNetwork
+
+__all__ = ["BaseHandler", "Builder", "NotFoundHandler", "ServiceContext"]
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Builder = Callable[[Path], "TransportNetwork"]
+_HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS")
+_TRUE = frozenset({"true", "1", "yes"})
+_FALSE = frozenset({"false", "0", "no"})
+_OTP_HTTP_BASIC_REFUSAL = (
+    "OpenTripPlanner refuses to do basic auth without transport layer security (HTTPS)."
+)
+
+
+@dataclass(frozen=True)
+class ServiceContext:
+    """The objects handlers work with, handed to each through ``initialize``.
+
+    Attributes
+    ----------
+    config
+        The frozen service configuration.
+    registry
+        The router registry.
+    server_info
+        The ServerInfo object, computed once at start-up.
+    builder
+        Folder of GTFS/OSM files → network, for zip uploads; None when unavailable.
+    info_cache
+        RouterInfo per loaded network (networks are immutable), filled and read
+        on the event loop thread only; entries vanish with their network.
+    """
+
+    config: ServiceConfig
+    registry: RouterRegistry
+    server_info: Mapping[str, Any]
+    builder: Builder | None = None
+    info_cache: weakref.WeakKeyDictionary[Any, dict[str, Any]] = field(
+        default_factory=weakref.WeakKeyDictionary
+    )
+
+
+class BaseHandler(tornado.web.RequestHandler):
+    """Base of all otpa handlers (see the module docstring)."""
+
+    ctx: ServiceContext
+
+    def initialize(self, ctx: ServiceContext) -> None:
+        """Receive the service context from the URL table."""
+        self.ctx = ctx
+
+    @property
+    def registry(self) -> RouterRegistry:
+        """The router registry."""
+        return self.ctx.registry
+
+    # -- CORS (as OTP's CorsFilter) ------------------------------------------------------------
+
+    def set_default_headers(self) -> None:
+        """Add OTP's CORS headers to every response, errors included."""
+        self._vary_on: list[str] = []
+        if not self.settings.get("otpa_cors", True):
+            return
+        origin = self.request.headers.get("Origin")
+        if origin:
+            self.set_header("Access-Control-Allow-Origin", origin)
+            self.vary_on("Origin")
+        https = self.request.protocol == "https"
+        self.set_header("Access-Control-Allow-Credentials", "true" if https else "false")
+
+    def vary_on(self, header: str) -> None:
+        """Add a request header to the response's single ``Vary`` header."""
+        if header not in self._vary_on:
+            self._vary_on.append(header)
+        self.set_header("Vary", ", ".join(self._vary_on))
+
+    def allowed_methods(self) -> list[str]:
+        """The HTTP methods this handler implements."""
+        base = tornado.web.RequestHandler
+        return [
+            m
+            for m in _HTTP_METHODS
+            if getattr(type(self), m.lower()) is not getattr(base, m.lower())
+        ]
+
+    def options(self, *args: str) -> None:
+        """Answer a CORS preflight with 200, as OTP's filter did."""
+        methods = ", ".join(self.allowed_methods())
+        self.set_header("Allow", methods)
+        if self.settings.get("otpa_cors", True):
+            requested = self.request.headers.get("Access-Control-Request-Headers")
+            if requested:
+                self.set_header("Access-Control-Allow-Headers", requested)
+            self.set_header("Access-Control-Allow-Method", "GET,POST")  # OTP's header, sic
+            self.set_header("Access-Control-Allow-Methods", methods)
+        self.clear_header("Content-Type")
+        self.set_status(200)
+        self.finish()
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def write_json(self, value: Any, status: int = 200) -> None:
+        """Finish with a JSON body (null fields omitted)."""
+        self.set_status(status)
+        self.set_header("Content-Type", "application/json")
+        self.finish(dumps_json(value))
+
+    def write_text(self, text: str, status: int = 200) -> None:
+        """Finish with a plain-text body (OTP's admin answers)."""
+        self.set_status(status)
+        self.set_header("Content-Type", "text/plain; charset=UTF-8")
+        self.finish(text.encode("utf-8"))
+
+    def respond(
+        self,
+        root: str,
+        value: Mapping[str, Any],
+        xml: Callable[[], Mapping[str, Any]] | None = None,
+    ) -> None:
+        """Finish with JSON, or XML when the client's Accept header asks for it (OTP's qs=0.5).
+
+        Parameters
+        ----------
+        root
+            XML root element name (``"RouterInfo"``...).
+        value
+            The object to serialize.
+        xml
+            Builds an XML-specific variant of ``value`` (only called for XML).
+        """
+        self.vary_on("Accept")
+        if prefers_xml(self.request.headers.get("Accept")):
+            self.set_header("Content-Type", "application/xml")
+            self.finish(to_xml(root, xml() if xml is not None else value))
+        else:
+            self.write_json(value)
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    async def run_blocking(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run slow library work in the default thread pool, off the event loop."""
+        return await IOLoop.current().run_in_executor(None, functools.partial(fn, *args, **kwargs))
+
+    async def router_info(self, router_id: str, network: TransportNetwork) -> dict[str, Any]:
+        """Return a router's RouterInfo, computed once per network in a worker thread."""
+        cached = self._cached_info(network)
+        if cached is None:
+            cached = await self.run_blocking(router_info, router_id, network)
+            with contextlib.suppress(TypeError):  # unhashable or not weak-referenceable
+                self.ctx.info_cache[network] = cached
+        return {**cached, "routerId": router_id}
+
+    def _cached_info(self, network: TransportNetwork) -> dict[str, Any] | None:
+        try:
+            return self.ctx.info_cache.get(network)
+        except TypeError:
+            return None
+
+    def bool_argument(self, name: str, default: bool) -> bool:
+        """Read a boolean query parameter (``true/false/1/0/yes/no``); 400 otherwise."""
+        raw = self.get_query_argument(name, None)
+        if raw is None or raw == "":
+            return default
+        value = raw.strip().lower()
+        if value in _TRUE:
+            return True
+        if value in _FALSE:
+            return False
+        raise ApiError(400, f"Query parameter {name}={raw!r} is not a boolean (true or false).")
+
+    async def require_role(self, role: str) -> str:
+        """Authenticate the request with HTTP Basic and check it carries ``role``.
+
+        Returns the user name.  Raises 403 when no users are configured (writes
+        disabled) or the user lacks the role, 401 for missing or wrong credentials.
+        """
+        users = self.ctx.config.users
+        if not users:
+            raise ApiError(
+                403,
+                "Writes are disabled: no users are configured. Add users with the ROUTERS role "
+                "to the service configuration (users:) or OTPA_USERS.",
+            )
+        challenge = {"WWW-Authenticate": WWW_AUTHENTICATE}
+        credentials = parse_basic_authorization(self.request.headers.get("Authorization"))
+        if credentials is None:
+            raise ApiError(401, "Authentication required (HTTP Basic).", headers=challenge)
+        if self.request.protocol != "https" and not self.ctx.config.allow_basic_auth_over_http:
+            raise ApiError(401, _OTP_HTTP_BASIC_REFUSAL, headers=challenge)
+        name, password = credentials
+        user = await self.run_blocking(check_credentials, users, name, password)
+        if user is None:
+            msg = f"Incorrect password for OpenTripPlanner user '{name[:64]}'"
+            raise ApiError(401, msg, headers=challenge)
+        if role not in user.roles:
+            raise ApiError(403, f"User '{user.name}' does not have the {role} role.")
+        return user.name
+
+    # -- errors -------------------------------------------------------------------------------
+
+    def log_exception(
+        self,
+        typ: type[BaseException] | None,
+        value: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        """Log unexpected exceptions with their traceback; mapped client errors only briefly."""
+        if status_for_exception(value) is not None:
+            logger.info("%s %s -> %s", self.request.method, self.request.uri, value)
+            return
+        super().log_exception(typ, value, tb)
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        """Write the JSON error body; never a traceback."""
+        exc = kwargs["exc_info"][1] if "exc_info" in kwargs else None
+        status, message = status_code, None
+        mapped = status_for_exception(exc)
+        if isinstance(exc, ApiError):
+            message = exc.message
+            for name, value in exc.headers.items():
+                self.set_header(name, value)
+        elif mapped is not None:
+            status, message = mapped, self._redact(str(exc))
+        elif isinstance(exc, tornado.web.HTTPError) and status_code < 500:
+            message = self._http_error_message(exc)
+        if status == 405:
+            self.set_header("Allow", ", ".join(self.allowed_methods()))
+        if message is None:
+            message = "Internal server error." if status >= 500 else self._reason
+        self.set_status(status)
+        self.clear_header("Content-Type")
+        self.write_json(error_body(status, message), status)
+
+    def _redact(self, message: str) -> str:
+        """Hide the server's graphs folder path in messages sent to clients."""
+        graphs_dir = self.ctx.config.graphs_dir
+        return message.replace(str(graphs_dir), "<graphs_dir>") if graphs_dir else message
+
+    def _http_error_message(self, exc: tornado.web.HTTPError) -> str:
+        if exc.status_code == 405:
+            return f"Method {self.request.method} is not allowed on {self.request.path}."
+        if exc.status_code == 404:
+            return f"No resource at {self.request.path}."
+        if exc.log_message:
+            return str(exc.log_message % exc.args if exc.args else exc.log_message)
+        return self._reason
+
+
+class NotFoundHandler(BaseHandler):
+    """Answers every unknown path with a 404 JSON error."""
+
+    def prepare(self) -> None:
+        """Refuse the request whatever its method."""
+        raise ApiError(404, f"No resource at {self.request.path}.")

@@ -1,0 +1,316 @@
+"""Run the service: load routers, listen, stop cleanly on SIGINT/SIGTERM.
+
+* :func:`serve` blocks until SIGINT/SIGTERM (command line, containers);
+* :func:`start_in_thread` runs the same server in a background thread and
+  returns ``(url, stop)`` (tests, notebooks);
+* :func:`main` is ``python -m service``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import signal
+import sys
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from tornado.httpserver import HTTPServer
+from tornado.netutil import bind_sockets
+
+from service.app import make_app
+from service.config import ConfigError, ServiceConfig, load_config
+from service.handlers.base import Builder
+from service.registry import Loader, RouterRegistry
+
+if TYPE_CHECKING:
+    from otpa.network import TransportNetwork
+
+__all__ = ["ServiceStartError", "build_registry", "main", "serve", "service_url", "start_in_thread"]
+
+logger = logging.getLogger(__name__)
+
+#: Body limit for requests other than graph uploads (which raise it per request).
+_MAX_PLAIN_BODY = 1024**2
+_SHUTDOWN_GRACE_S = 5.0
+_START_TIMEOUT_S = 300.0
+
+
+class ServiceStartError(RuntimeError):
+    """The service could not start (a configured router failed to load...)."""
+
+
+def build_registry(
+    config: ServiceConfig,
+    networks: Mapping[str, TransportNetwork] | None = None,
+    *,
+    loader: Loader | None = None,
+) -> RouterRegistry:
+    """Create the registry and load the routers (blocking).
+
+    Networks passed in are registered first, in order (the first is the default
+    unless ``config.routers`` names one).  Then, with a graphs folder, every
+    ``<graphs_dir>/<id>/graph`` is loaded (or only ``config.routers``), without
+    replacing networks passed in.
+
+    Parameters
+    ----------
+    config
+        The service configuration.
+    networks
+        In-memory networks by router id.
+    loader
+        Graph file loader (default ``TransportNetwork.load``).
+
+    Returns
+    -------
+    RouterRegistry
+
+    Raises
+    ------
+    ServiceStartError
+        If a router named in ``config.routers`` cannot be loaded.
+    """
+    registry = RouterRegistry(config.graphs_dir, loader, routers=config.routers)
+    for router_id, network in (networks or {}).items():
+        registry.register(router_id, network)
+    if config.graphs_dir is not None:
+        report = registry.reload_all(pre_evict=False, force=False)
+        if config.routers and report.failed:
+            details = "; ".join(f"{rid}: {why}" for rid, why in report.failed.items())
+            msg = f"configured routers could not be loaded: {details}"
+            raise ServiceStartError(msg)
+    missing = [r for r in config.routers if r not in registry]
+    if missing:
+        msg = f"configured routers not found: {', '.join(missing)}"
+        raise ServiceStartError(msg)
+    return registry
+
+
+def service_url(host: str, port: int) -> str:
+    """Return the URL of the default router's RouterInfo for a listening address.
+
+    Examples
+    --------
+    >>> service_url("0.0.0.0", 8080)
+    'http://127.0.0.1:8080/otp/routers/default'
+    """
+    shown = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
+    if ":" in shown:
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}/otp/routers/default"
+
+
+def _announce(url: str) -> None:
+    print(f"otpa service ready: {url}", flush=True)
+
+
+async def _run(
+    config: ServiceConfig,
+    *,
+    networks: Mapping[str, TransportNetwork] | None,
+    registry: RouterRegistry | None,
+    builder: Builder | Literal["auto"] | None,
+    ready: Callable[[str], None],
+    stop: asyncio.Event,
+    install_signals: bool,
+) -> str:
+    if registry is None:
+        registry = build_registry(config, networks)
+    else:
+        for router_id, network in (networks or {}).items():
+            registry.register(router_id, network)
+    app = make_app(config, registry, builder=builder)
+    sockets = bind_sockets(config.port, config.host or None)
+    server = HTTPServer(app, xheaders=config.xheaders, max_body_size=_MAX_PLAIN_BODY)
+    server.add_sockets(sockets)
+    url = service_url(config.host, sockets[0].getsockname()[1])
+    loop = asyncio.get_running_loop()
+    signals = (signal.SIGINT, signal.SIGTERM) if install_signals else ()
+    for sig in signals:
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        ready(url)
+        await stop.wait()
+    finally:
+        for sig in signals:
+            loop.remove_signal_handler(sig)
+        server.stop()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(server.close_all_connections(), _SHUTDOWN_GRACE_S)
+        logger.info("otpa service stopped")
+    return url
+
+
+def serve(
+    config: ServiceConfig,
+    *,
+    networks: Mapping[str, TransportNetwork] | None = None,
+    ready: Callable[[str], None] | None = None,
+    registry: RouterRegistry | None = None,
+    builder: Builder | Literal["auto"] | None = "auto",
+) -> str:
+    """Load the routers and serve until SIGINT or SIGTERM (call from the main thread).
+
+    Parameters
+    ----------
+    config
+        The service configuration.
+    networks
+        In-memory networks by router id, served besides those of ``graphs_dir``.
+    ready
+        Called with the default router's URL once listening; prints it when None.
+    registry
+        A ready-made registry (then only ``networks`` are added to it).
+    builder
+        See :func:`service.app.make_app`.
+
+    Returns
+    -------
+    str
+        The URL that was served, after a clean shutdown.
+    """
+
+    async def main() -> str:
+        return await _run(
+            config,
+            networks=networks,
+            registry=registry,
+            builder=builder,
+            ready=ready or _announce,
+            stop=asyncio.Event(),
+            install_signals=True,
+        )
+
+    return asyncio.run(main())
+
+
+@dataclasses.dataclass
+class _ThreadState:
+    started: threading.Event = dataclasses.field(default_factory=threading.Event)
+    url: str = ""
+    loop: asyncio.AbstractEventLoop | None = None
+    stop: asyncio.Event | None = None
+    error: BaseException | None = None
+
+
+def start_in_thread(
+    config: ServiceConfig,
+    networks: Mapping[str, TransportNetwork] | None = None,
+    *,
+    registry: RouterRegistry | None = None,
+    builder: Builder | Literal["auto"] | None = "auto",
+) -> tuple[str, Callable[[], None]]:
+    """Start the service in a background thread (tests, notebooks).
+
+    Parameters
+    ----------
+    config
+        The service configuration (``port=0`` picks a free port).
+    networks
+        In-memory networks by router id.
+    registry
+        A ready-made registry, e.g. with a custom loader.
+    builder
+        See :func:`service.app.make_app`.
+
+    Returns
+    -------
+    tuple of (str, callable)
+        The default router's URL, and a function that stops the server and
+        waits for the thread.
+
+    Raises
+    ------
+    ServiceStartError
+        If the server failed to start (the cause is chained).
+    """
+    state = _ThreadState()
+
+    def ready(url: str) -> None:
+        state.url = url
+        state.started.set()
+
+    async def main() -> None:
+        state.loop, state.stop = asyncio.get_running_loop(), asyncio.Event()
+        await _run(
+            config,
+            networks=networks,
+            registry=registry,
+            builder=builder,
+            ready=ready,
+            stop=state.stop,
+            install_signals=False,
+        )
+
+    def target() -> None:
+        try:
+            asyncio.run(main())
+        except BaseException as exc:  # reported to the starting thread
+            state.error = exc
+            state.started.set()
+
+    thread = threading.Thread(target=target, name="otpa-service", daemon=True)
+    thread.start()
+    if not state.started.wait(_START_TIMEOUT_S):
+        msg = "otpa service did not start in time"
+        raise ServiceStartError(msg)
+    if state.error is not None:
+        msg = f"otpa service failed to start: {state.error}"
+        raise ServiceStartError(msg) from state.error
+
+    def stop() -> None:
+        if state.loop is not None and state.stop is not None and thread.is_alive():
+            with contextlib.suppress(RuntimeError):  # loop already closed
+                state.loop.call_soon_threadsafe(state.stop.set)
+        thread.join(_SHUTDOWN_GRACE_S + 5)
+
+    return state.url, stop
+
+
+def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m service", description="Serve the OTP 1.x API.")
+    parser.add_argument("--config", type=Path, help="service.yml / service.json")
+    parser.add_argument("--graphs", type=Path, help="graphs folder (<graphs>/<id>/graph)")
+    parser.add_argument("--router", help="comma-separated router ids to load (first = default)")
+    parser.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="port (default 8080, 0 = any free port)")
+    parser.add_argument("--log-level", default="INFO", help="logging level")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line entry point: ``python -m service [--config F] [--graphs DIR] ...``.
+
+    Returns
+    -------
+    int
+        The exit status.
+    """
+    args = _parse_args(argv)
+    logging.basicConfig(
+        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    logging.captureWarnings(True)
+    try:
+        config = load_config(args.config)
+        overrides: dict[str, object] = {}
+        if args.graphs is not None:
+            overrides["graphs_dir"] = args.graphs
+        if args.router:
+            overrides["routers"] = tuple(r.strip() for r in args.router.split(",") if r.strip())
+        if args.host is not None:
+            overrides["host"] = args.host
+        if args.port is not None:
+            overrides["port"] = args.port
+        config = dataclasses.replace(config, **overrides)  # type: ignore[arg-type]
+        serve(config)
+    except (ConfigError, ServiceStartError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
