@@ -9,11 +9,11 @@ gets an :class:`OtpaWarning` subclass instead of an exception.
 from __future__ import annotations
 
 __all__ = [
+    "ElevationError",
     "GraphFormatError",
     "GtfsError",
     "NetworkBuildError",
     "OsmError",
-    "ElevationError",
     "OtpaError",
     "OtpaWarning",
     "UnknownIdError",
