@@ -56,7 +56,7 @@ def test_cli_build_writes_graph_and_summary(
     assert "street_edges" in printed
     net = TransportNetwork.load(out)
     assert net.summary()["routes"] == 4
-    assert net.transit_modes == ["SUBWAY"]  # MARTA heavy rail is route_type 1
+    assert net.transit_modes == ["SUBWAY", "BUS"]  # MARTA rail (type 1) + two bus routes
 
 
 def test_atlanta_router_properties() -> None:
