@@ -32,8 +32,9 @@ def _build(args: argparse.Namespace) -> int:
     source = Path(args.directory)
     out = Path(args.out) if args.out else source / "graph"
     t0 = time.perf_counter()
-    with tqdm(total=None, desc="otpa build", unit=" step", file=sys.stderr,
-              disable=args.quiet) as bar:
+    with tqdm(
+        total=None, desc="otpa build", unit=" step", file=sys.stderr, disable=args.quiet
+    ) as bar:
 
         def progress(step: str) -> None:
             bar.set_postfix_str(step)
@@ -46,8 +47,16 @@ def _build(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - t0
     summary = network.summary()
     print(f"built {out} in {elapsed:.1f} s")
-    for key in ("feeds", "stops", "routes", "trips", "patterns", "transfers", "street_vertices",
-                "street_edges"):
+    for key in (
+        "feeds",
+        "stops",
+        "routes",
+        "trips",
+        "patterns",
+        "transfers",
+        "street_vertices",
+        "street_edges",
+    ):
         print(f"  {key:<16}{summary[key]:>10}")
     n_warn = int(network.meta.get("n_warnings", 0))
     print(f"  {'warnings':<16}{n_warn:>10}")
@@ -64,8 +73,7 @@ def _serve(args: argparse.Namespace) -> int:
     server: Any = importlib.import_module("service.server")
     config_mod: Any = importlib.import_module("service.config")
     config = config_mod.load_config(args.config)
-    overrides: dict[str, Any] = {"host": args.host or config.host,
-                                 "port": args.port or config.port}
+    overrides: dict[str, Any] = {"host": args.host or config.host, "port": args.port or config.port}
     networks = None
     if args.graphs:
         overrides["graphs_dir"] = Path(args.graphs)
@@ -105,8 +113,13 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("directory", help="folder with the input files (and build-config.json)")
     b.add_argument("--out", help="where to write the graph (default: DIRECTORY/graph)")
     b.add_argument("--quiet", action="store_true", help="no progress bar")
-    b.add_argument("--show-warnings", type=int, default=10, metavar="N",
-                   help="print the first N warnings (default 10)")
+    b.add_argument(
+        "--show-warnings",
+        type=int,
+        default=10,
+        metavar="N",
+        help="print the first N warnings (default 10)",
+    )
     s = sub.add_parser("serve", help="serve saved graphs over the OTP 1.x REST API")
     s.add_argument("--graphs", help="base folder holding ID/graph for each router")
     s.add_argument("--router", action="append", help="router id to serve (repeatable)")

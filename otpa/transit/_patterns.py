@@ -126,7 +126,8 @@ def build_patterns(
             seq_chunks.append(st_sequence[group_rows].ravel())
 
     def offsets(chunks: list[np.ndarray]) -> IntArray:
-        return np.r_[0, np.cumsum([len(c) for c in chunks])].astype(np.int64)
+        out: IntArray = np.r_[0, np.cumsum([len(c) for c in chunks])].astype(np.int64)
+        return out
 
     return PatternArrays(
         pattern_route=np.asarray(out_route, dtype=np.int32),

@@ -176,11 +176,12 @@ def _first(frame: pd.DataFrame, column: str) -> str | None:
     return str(frame[column].dropna().iloc[0])
 
 
-def _stop_times(feeds: Sequence[GtfsFeed], stop_base: list[int], trip_base: list[int]) -> dict[
-    str, np.ndarray
-]:
-    cols: dict[str, list[np.ndarray]] = {k: [] for k in ("trip", "stop", "arr", "dep", "seq",
-                                                         "pick", "drop")}
+def _stop_times(
+    feeds: Sequence[GtfsFeed], stop_base: list[int], trip_base: list[int]
+) -> dict[str, np.ndarray]:
+    cols: dict[str, list[np.ndarray]] = {
+        k: [] for k in ("trip", "stop", "arr", "dep", "seq", "pick", "drop")
+    }
     for feed, sb, tb in zip(feeds, stop_base, trip_base, strict=True):
         st = feed.stop_times
         cols["trip"].append(st["trip_index"].to_numpy(np.int64) + tb)
@@ -217,8 +218,16 @@ def _transfer_rules(feeds: Sequence[GtfsFeed], ent: dict[str, pd.DataFrame]) -> 
             }
         )
         frames.append(frame)
-    cols = ["from_stop", "to_stop", "from_route", "to_route", "from_trip", "to_trip",
-            "transfer_type", "min_transfer_time"]
+    cols = [
+        "from_stop",
+        "to_stop",
+        "from_route",
+        "to_route",
+        "from_trip",
+        "to_trip",
+        "transfer_type",
+        "min_transfer_time",
+    ]
     if not frames:
         return pd.DataFrame({c: np.zeros(0, np.int64) for c in cols})
     return pd.concat(frames, ignore_index=True)[cols]
@@ -258,8 +267,16 @@ def _fares(feeds: Sequence[GtfsFeed]) -> tuple[pd.DataFrame, pd.DataFrame]:
                     }
                 )
             )
-    acols = ["fare_id", "feed", "price", "currency_type", "payment_method", "transfers",
-             "agency_id", "transfer_duration"]
+    acols = [
+        "fare_id",
+        "feed",
+        "price",
+        "currency_type",
+        "payment_method",
+        "transfers",
+        "agency_id",
+        "transfer_duration",
+    ]
     rcols = ["fare_id", "feed", "route_id", "origin_id", "destination_id", "contains_id"]
     fa_out = pd.concat(attrs, ignore_index=True) if attrs else _empty(acols)
     fr_out = pd.concat(rules, ignore_index=True) if rules else _empty(rcols)

@@ -35,8 +35,16 @@ from otpa.util.tables import frame_from_members, frame_to_members
 
 __all__ = ["TransitModel"]
 
-_TABLES = ("feeds", "agencies", "stops", "routes", "trips", "transfer_rules", "fare_attributes",
-           "fare_rules")
+_TABLES = (
+    "feeds",
+    "agencies",
+    "stops",
+    "routes",
+    "trips",
+    "transfer_rules",
+    "fare_attributes",
+    "fare_rules",
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -103,7 +111,9 @@ class TransitModel:
     @property
     def service_dates(self) -> tuple[dt.date, dt.date] | None:
         """First and last date on which any service runs, or None."""
-        days = np.flatnonzero(self.service_active.any(axis=0)) if self.service_active.size else []
+        if self.service_active.size == 0:
+            return None
+        days = np.flatnonzero(self.service_active.any(axis=0))
         if len(days) == 0:
             return None
         first = dt.date.fromordinal(self.service_first_day + int(days[0]))
