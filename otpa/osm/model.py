@@ -36,16 +36,17 @@ __all__ = [
     "FLAG_AREA",
     "FLAG_BOGUS_NAME",
     "FLAG_CONSTRUCTION_IGNORED",
+    "FLAG_LINK",
     "FLAG_MOTORROAD",
     "FLAG_ROUNDABOUT",
+    "FLAG_SLOPE_OVERRIDE",
     "FLAG_STAIRS",
     "FLAG_TOLL",
     "FLAG_WHEELCHAIR_NO",
-    "FLAG_LINK",
+    "WALK",
     "OsmFeature",
     "OsmStreetData",
     "TurnRestriction",
-    "WALK",
 ]
 
 # Traverse permission bits (per direction, per segment; per vertex for barriers).
@@ -63,6 +64,7 @@ FLAG_MOTORROAD = 1 << 5  # motorroad=yes / motorway classes
 FLAG_TOLL = 1 << 6
 FLAG_LINK = 1 << 7  # *_link highway classes
 FLAG_CONSTRUCTION_IGNORED = 1 << 8  # reserved: never set on kept segments
+FLAG_SLOPE_OVERRIDE = 1 << 9  # bridge/tunnel/embankment: DEM ignored (OTP slope override)
 
 
 @dataclass(frozen=True)
@@ -81,8 +83,9 @@ class TurnRestriction:
     restriction
         The full tag value, e.g. ``"no_left_turn"``.
     modes
-        Permission bits the restriction applies to (CAR by default; ``except``
-        tags remove bits; ``restriction:bicycle`` etc. set them).
+        Permission bits the restriction applies to (CAR | BICYCLE by default, as in
+        OSM and OTP 1.x; ``except`` tags remove bits; ``restriction:motorcar``,
+        ``restriction:bicycle`` etc. set them).
     """
 
     relation_id: int
@@ -184,4 +187,3 @@ class OsmStreetData:
             float(self.vertex_lon.max()),
             float(self.vertex_lat.max()),
         )
-

@@ -1,0 +1,144 @@
+"""One streaming pass per OSM file with pyosmium, collecting only what the builder needs."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import osmium
+
+from otpa.errors import OsmError
+from otpa.osm._ways import routable_kind
+
+__all__ = ["UNDEFINED_COORD", "RawData", "RawRelation", "RawWay", "scan_files"]
+
+FEATURE_AMENITIES = frozenset({"parking", "bicycle_parking", "bicycle_rental"})
+_FILTER_KEYS = ("highway", "railway", "public_transport", "amenity", "barrier", "type")
+
+
+@dataclass
+class RawWay:
+    """A way as read: tags and where its nodes sit in :class:`RawData`'s flat node lists."""
+
+    way_id: int
+    tags: dict[str, str]
+    start: int
+    count: int
+
+
+@dataclass
+class RawRelation:
+    """A ``type=restriction`` relation."""
+
+    relation_id: int
+    tags: dict[str, str]
+    members: list[tuple[str, int, str]]
+
+
+@dataclass
+class RawData:
+    """What the scan of all files collected.
+
+    The nodes of all kept ways are stored back to back in ``node_refs`` and the
+    fixed-point coordinates ``node_x``/``node_y`` (1e-7 degrees; :data:`UNDEFINED_COORD`
+    where the file lacks the node).
+    """
+
+    ways: dict[int, RawWay] = field(default_factory=dict)
+    feature_ways: dict[int, RawWay] = field(default_factory=dict)
+    feature_nodes: dict[int, tuple[float, float, dict[str, str]]] = field(default_factory=dict)
+    barrier_nodes: dict[int, dict[str, str]] = field(default_factory=dict)
+    restrictions: dict[int, RawRelation] = field(default_factory=dict)
+    node_refs: list[int] = field(default_factory=list)
+    node_x: list[int] = field(default_factory=list)
+    node_y: list[int] = field(default_factory=list)
+
+    def way_nodes(self, way: RawWay) -> tuple[list[int], list[float], list[float]]:
+        """Node ids, latitudes and longitudes (NaN where unknown) of one way."""
+        sl = slice(way.start, way.start + way.count)
+        lats = [math.nan if y == UNDEFINED_COORD else y * 1e-7 for y in self.node_y[sl]]
+        lons = [math.nan if x == UNDEFINED_COORD else x * 1e-7 for x in self.node_x[sl]]
+        return self.node_refs[sl], lats, lons
+
+
+#: libosmium's fixed-point value of an undefined coordinate.
+UNDEFINED_COORD = 2147483647
+
+
+def _file_format(path: Path) -> str:
+    name = path.name.lower()
+    for suffix, fmt in (
+        (".osm.pbf", "pbf"),
+        (".pbf", "pbf"),
+        (".osm.bz2", "osm.bz2"),
+        (".osm.gz", "osm.gz"),
+        (".osm", "osm"),
+        (".xml", "osm"),
+        (".o5m", "o5m"),
+    ):
+        if name.endswith(suffix):
+            return fmt
+    return ""
+
+
+def _scan_one(path: Path, store: osmium.index.LocationTable, data: RawData) -> None:
+    fmt = _file_format(path)
+    source = osmium.io.File(str(path), fmt) if fmt else str(path)
+    processor = (
+        osmium.FileProcessor(source)
+        # pyosmium accepts a LocationTable here, though its annotation says str only.
+        .with_locations(store)  # type: ignore[arg-type]
+        .with_filter(osmium.filter.KeyFilter(*_FILTER_KEYS))
+    )
+    refs, xs, ys = data.node_refs, data.node_x, data.node_y
+    for obj in processor:
+        if isinstance(obj, osmium.osm.Node):
+            tags = obj.tags
+            if "barrier" in tags:
+                data.barrier_nodes.setdefault(obj.id, dict(tags))
+            if tags.get("amenity") in FEATURE_AMENITIES and obj.id not in data.feature_nodes:
+                loc = obj.location
+                if loc.valid():
+                    data.feature_nodes[obj.id] = (loc.lat, loc.lon, dict(tags))
+        elif isinstance(obj, osmium.osm.Way):
+            tags = obj.tags
+            way_id = obj.id
+            street = routable_kind(tags) is not None
+            feature = tags.get("amenity") in FEATURE_AMENITIES
+            if not (street or feature) or way_id in data.ways or way_id in data.feature_ways:
+                continue
+            start = len(refs)
+            for node in obj.nodes:
+                refs.append(node.ref)
+                loc = node.location
+                xs.append(loc.x)
+                ys.append(loc.y)
+            raw = RawWay(way_id, dict(tags), start, len(refs) - start)
+            if street:
+                data.ways[way_id] = raw
+            if feature:
+                data.feature_ways[way_id] = raw
+        elif isinstance(obj, osmium.osm.Relation):
+            tags = obj.tags
+            if tags.get("type") == "restriction" and obj.id not in data.restrictions:
+                members = [(m.type, m.ref, m.role) for m in obj.members]
+                data.restrictions[obj.id] = RawRelation(obj.id, dict(tags), members)
+
+
+def scan_files(paths: list[Path]) -> RawData:
+    """Read all files; node locations are shared, so later files may use earlier nodes."""
+    data = RawData()
+    store = osmium.index.create_map("flex_mem")
+    for path in paths:
+        if not path.is_file():
+            msg = f"OSM file not found: {path}"
+            raise OsmError(msg)
+        try:
+            _scan_one(path, store, data)
+        except OsmError:
+            raise
+        except (RuntimeError, ValueError, OSError) as exc:
+            msg = f"cannot read OSM file {path}: {exc}"
+            raise OsmError(msg) from exc
+    return data
