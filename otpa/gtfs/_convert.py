@@ -161,9 +161,8 @@ def _valid_dates(values: np.ndarray) -> BoolArray:
     return np.asarray(ok & (d <= days), dtype=bool)
 
 
-def _convert(arr: pa.Array, spec: ColumnSpec, *, trim: bool) -> tuple[pa.Array, BoolArray | None]:
-    if trim:
-        arr = strip_strings(arr)
+def _convert(arr: pa.Array, spec: ColumnSpec) -> tuple[pa.Array, BoolArray | None]:
+    arr = strip_strings(arr)
     if spec.kind == "str":
         return arr, None
     if spec.kind == "time":
@@ -205,7 +204,7 @@ def type_table(
     raw_text: dict[str, pa.Array] = {}
     for name, col_spec in spec.columns.items():
         source = next((a for a, c in rename.items() if c == name), name)
-        arr, bad = _convert(column_or_null(raw, source), col_spec, trim=raw.has_space)
+        arr, bad = _convert(column_or_null(raw, source), col_spec)
         arrays[name] = arr.cast(arrow_type(col_spec))
         if bad is None or not bad.any():
             continue

@@ -13,17 +13,14 @@ from otpa.gtfs._convert import TypedTable
 from otpa.gtfs._keys import drop_rows, index_in, require_values, unique_key
 from otpa.gtfs.report import ValidationReport
 
-__all__ = ["VALID_ROUTE_TYPES", "clean_agency", "clean_routes", "clean_stops", "clean_trips"]
+__all__ = ["clean_agency", "clean_routes", "clean_stops", "clean_trips", "is_valid_route_type"]
 
 _BASIC_ROUTE_TYPES = (0, 1, 2, 3, 4, 5, 6, 7, 11, 12)
 
 
-def _is_valid_route_type(values: np.ndarray) -> np.ndarray:
+def is_valid_route_type(values: np.ndarray) -> np.ndarray:
     """Basic GTFS route types and the extended (HVT) ones, 100..1799."""
     return np.isin(values, _BASIC_ROUTE_TYPES) | ((values >= 100) & (values < 1800))
-
-
-VALID_ROUTE_TYPES = _is_valid_route_type
 
 
 def _known_timezone(name: str) -> bool:
@@ -152,7 +149,7 @@ def clean_routes(tt: TypedTable, agency: TypedTable, report: ValidationReport) -
     tt = unique_key(tt, "route_id", report)
     tt = require_values(tt, "route_type", report, severity="error")
     rt = tt.numpy("route_type")
-    unknown = ~_is_valid_route_type(rt)
+    unknown = ~is_valid_route_type(rt)
     report.add_rows(
         "warning",
         tt.file,

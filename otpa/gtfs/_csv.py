@@ -45,8 +45,6 @@ class RawTable:
     file: str
     table: pa.Table
     lines: Int32Array
-    #: whether the data rows contain spaces or tabs at all (else no value needs trimming)
-    has_space: bool = True
 
     @property
     def columns(self) -> list[str]:
@@ -148,10 +146,7 @@ def read_raw_table(source: FeedSource, file: str, report: ValidationReport) -> R
     if not names:
         return RawTable(file, pa.table({}), np.zeros(0, dtype=np.int32))
     empty = RawTable(
-        file,
-        pa.table({n: pa.array([], pa.string()) for n in names}),
-        np.zeros(0, dtype=np.int32),
-        has_space=False,
+        file, pa.table({n: pa.array([], pa.string()) for n in names}), np.zeros(0, np.int32)
     )
     try:
         table, bad = _arrow_read(
@@ -168,7 +163,7 @@ def read_raw_table(source: FeedSource, file: str, report: ValidationReport) -> R
         raise source.corrupt(exc) from exc
     if not bad:
         lines = np.arange(table.num_rows, dtype=np.int32) + 2
-        return _finish(file, table, lines, None)
+        return RawTable(file, *_drop_empty_rows(table, lines))
     data = source.read_bytes(file)
     body = pa.py_buffer(data).slice(len(header))
     encoding = "utf8"
@@ -200,14 +195,7 @@ def read_raw_table(source: FeedSource, file: str, report: ValidationReport) -> R
         # the i-th kept row lies after every skipped line L_k with L_k - k - 2 <= i
         shifted = skipped - np.arange(skipped.size) - 2
         lines += np.searchsorted(shifted, lines - 2, side="right")
-    return _finish(file, table, lines.astype(np.int32), None)
-
-
-def _finish(file: str, table: pa.Table, lines: Int32Array, has_space: bool | None) -> RawTable:
-    table, lines = _drop_empty_rows(table, lines)
-    if has_space is None:
-        has_space = any(_has_outer_space(_one_chunk(col)) for col in table.itercolumns())
-    return RawTable(file, table, lines, has_space)
+    return RawTable(file, *_drop_empty_rows(table, lines.astype(np.int32)))
 
 
 def _one_chunk(col: pa.ChunkedArray) -> pa.Array:
@@ -240,6 +228,8 @@ def _has_outer_space(arr: pa.Array) -> bool:
         return False
     offsets = np.frombuffer(buffers[1], dtype=np.int32)[arr.offset : arr.offset + len(arr) + 1]
     data = np.frombuffer(buffers[2], dtype=np.uint8)
+    if not (data[offsets[0] : offsets[-1]] <= 32).any():  # no blank byte at all: done
+        return False
     starts, ends = offsets[:-1], offsets[1:]
     nonempty = ends > starts
     if not nonempty.any():

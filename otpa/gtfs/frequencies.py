@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 from typing import TYPE_CHECKING
 
@@ -12,6 +11,7 @@ import pandas as pd
 from otpa.gtfs._arrays import ragged_arange
 from otpa.gtfs._convert import STRING
 from otpa.gtfs._times import format_times
+from otpa.gtfs.report import ValidationReport
 from otpa.types import IntArray
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ def expand_frequencies(feed: GtfsFeed) -> GtfsFeed:
     headway = f["headway_secs"].to_numpy()[period]
     template_ids = trips["trip_id"].to_numpy(dtype=object)[template]
     new_ids = template_ids + "@" + format_times(dep)
-    report = copy.deepcopy(feed.report)
+    report = ValidationReport(list(feed.report.issues))  # issues are immutable
     _, first = np.unique(new_ids.astype(str), return_index=True)
     if first.size < new_ids.size:
         first.sort()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -12,9 +10,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from otpa.errors import GtfsError
-from otpa.gtfs._convert import TypedTable, empty_frame, to_frame, type_table
+from otpa.gtfs._convert import TypedTable, empty_frame, to_frame
 from otpa.gtfs._core_tables import clean_agency, clean_routes, clean_stops, clean_trips
-from otpa.gtfs._csv import RawTable, read_raw_table
+from otpa.gtfs._loader import FeedFiles, flex_location_ids
 from otpa.gtfs._optional_tables import (
     clean_fare_attributes,
     clean_fare_rules,
@@ -22,7 +20,7 @@ from otpa.gtfs._optional_tables import (
     clean_shapes,
     clean_transfers,
 )
-from otpa.gtfs._schema import REQUIRED_FILES, SPECS, ColumnSpec, FileSpec
+from otpa.gtfs._schema import SPECS, ColumnSpec
 from otpa.gtfs._service_tables import clean_calendar, clean_calendar_dates, service_ids
 from otpa.gtfs._source import FeedSource
 from otpa.gtfs._stop_times import StopTimesResult, clean_stop_times
@@ -74,36 +72,6 @@ _STOP_TIMES_SPECS = SPECS["stop_times.txt"].columns | {
 _FLEX_SPECS = SPECS["stop_times.txt"].columns | {"trip_index": _INDEX}
 
 
-def _check_files(src: FeedSource) -> None:
-    missing = [f for f in REQUIRED_FILES if f not in src]
-    if "calendar.txt" not in src and "calendar_dates.txt" not in src:
-        missing.append("calendar.txt or calendar_dates.txt")
-    if missing:
-        found = ", ".join(src.names) or "nothing"
-        msg = (
-            f"{src.path}: not a usable GTFS feed: missing required file(s) "
-            f"{', '.join(missing)} (found: {found})"
-        )
-        raise GtfsError(msg)
-
-
-def _check_columns(path: str, raw: RawTable, spec: FileSpec) -> None:
-    names = set(raw.columns) | {c for a, c in spec.aliases.items() if a in raw.columns}
-    missing = [c for c in spec.required_columns if c not in names]
-    if spec.name == "stop_times.txt" and not names & {
-        "stop_id",
-        "location_id",
-        "location_group_id",
-    }:
-        missing.append("stop_id")
-    if missing:
-        msg = (
-            f"{path}: {raw.file} line 1: missing required column(s) {', '.join(missing)} "
-            f"(header: {', '.join(raw.columns) or 'empty'})"
-        )
-        raise GtfsError(msg)
-
-
 def _feed_id(explicit: str | None, feed_info: TypedTable, path: PathLike) -> str:
     if explicit is not None:
         if not explicit or ":" in explicit or explicit != explicit.strip():
@@ -112,46 +80,6 @@ def _feed_id(explicit: str | None, feed_info: TypedTable, path: PathLike) -> str
         return explicit
     ids = [v for v in feed_info.col("feed_id").to_pylist() if v]
     return sanitize_feed_id(ids[0]) if ids else default_feed_id(path)
-
-
-def _read_all(src: FeedSource, report: ValidationReport) -> dict[str, RawTable]:
-    """Read the known files, the largest first, two at a time (decompression and parsing
-    release the GIL); issues are reported in file order."""
-    names = [name for name in SPECS if name in src]
-    reports = {name: ValidationReport() for name in names}
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        futures = {
-            name: pool.submit(read_raw_table, src, name, reports[name])
-            for name in sorted(names, key=src.size, reverse=True)
-        }
-        raws = {name: futures[name].result() for name in names}
-    for name in names:
-        report.issues.extend(reports[name].issues)
-    return raws
-
-
-def _read_flex_extras(src: FeedSource, report: ValidationReport) -> dict[str, Any]:
-    extras: dict[str, Any] = {}
-    if "locations.geojson" in src:
-        try:
-            extras["locations"] = json.loads(src.read_bytes("locations.geojson"))
-        except (ValueError, UnicodeDecodeError) as exc:
-            report.add("warning", "locations.geojson", f"unreadable GeoJSON ({exc}); ignored")
-    for name in ("booking_rules", "location_groups"):
-        if f"{name}.txt" in src:
-            raw = read_raw_table(src, f"{name}.txt", report)
-            extras[name] = to_frame(raw.table, {})
-    return extras
-
-
-def _flex_location_ids(extras: dict[str, Any]) -> pa.Array:
-    ids: list[str] = []
-    features = (extras.get("locations") or {}).get("features") or []
-    ids.extend(str(f["id"]) for f in features if isinstance(f, dict) and "id" in f)
-    groups = extras.get("location_groups")
-    if groups is not None and "location_group_id" in groups:
-        ids.extend(str(g) for g in groups["location_group_id"].dropna())
-    return pa.array(ids, pa.string())
 
 
 def _stop_times_frames(
@@ -225,31 +153,34 @@ def read_gtfs(
         column, no agency or agency timezone, no usable stop_times row.
     """
     report = ValidationReport()
-    with FeedSource(path) as src:
-        _check_files(src)
-        raws = _read_all(src, report)
-        extras = _read_flex_extras(src, report)
-    where = str(path)
-    typed: dict[str, TypedTable] = {}
-    for name, spec in SPECS.items():
-        if name in raws:
-            raw = raws[name]
-            _check_columns(where, raw, spec)
-        else:
-            raw = RawTable(name, pa.table({}), np.zeros(0, np.int32))
-        typed[name] = type_table(raw, spec, report, keep_extra=keep_extra_columns)
+    with FeedSource(path) as src, FeedFiles(src, keep_extra=keep_extra_columns) as files:
+        extras = files.flex_extras(report)
+        feed = _build(files, feed_id, str(path), extras, report)
+        report.issues[:0] = files.read_issues()  # reading issues first, in file order
+    return feed
 
-    fid = _feed_id(feed_id, typed["feed_info.txt"], path)
-    agency = clean_agency(typed["agency.txt"], fid, report)
-    stops = clean_stops(typed["stops.txt"], report)
-    routes = clean_routes(typed["routes.txt"], agency, report)
-    calendar = clean_calendar(typed["calendar.txt"], report)
-    calendar_dates = clean_calendar_dates(typed["calendar_dates.txt"], report)
-    trips = clean_trips(typed["trips.txt"], routes, service_ids(calendar, calendar_dates), report)
+
+def _build(
+    files: FeedFiles,
+    feed_id: str | None,
+    where: str,
+    extras: dict[str, Any],
+    report: ValidationReport,
+) -> GtfsFeed:
+    """Clean the tables in dependency order, each as soon as its file has been read."""
+    feed_info = files.typed("feed_info.txt", report)
+    fid = _feed_id(feed_id, feed_info, where)
+    agency = clean_agency(files.typed("agency.txt", report), fid, report)
+    stops = clean_stops(files.typed("stops.txt", report), report)
+    routes = clean_routes(files.typed("routes.txt", report), agency, report)
+    calendar = clean_calendar(files.typed("calendar.txt", report), report)
+    calendar_dates = clean_calendar_dates(files.typed("calendar_dates.txt", report), report)
+    services = service_ids(calendar, calendar_dates)
+    trips = clean_trips(files.typed("trips.txt", report), routes, services, report)
     if len(trips):
         trips = trips.take(pc.sort_indices(trips.table, [("trip_id", "ascending")]).to_numpy())
-    st = typed["stop_times.txt"]
-    res = clean_stop_times(st, trips, stops, _flex_location_ids(extras), report)
+    st = files.typed("stop_times.txt", report)
+    res = clean_stop_times(st, trips, stops, flex_location_ids(extras), report)
     if res.rows.size == 0 and res.flex_rows.size == 0:
         first = "; ".join(i.message for i in report.errors[:3]) or "no rows"
         msg = f"{where}: stop_times.txt has no usable row ({first})"
@@ -258,15 +189,15 @@ def read_gtfs(
     trips = trips.filter(res.usable_trips)
     trip_ids, route_ids = trips.col("trip_id"), routes.col("route_id")
     stop_times, flex_stop_times = _stop_times_frames(
-        st, res, new_pos, (trip_ids, stops.col("stop_id")), keep_extra_columns
+        st, res, new_pos, (trip_ids, stops.col("stop_id")), files.keep_extra
     )
-    frequencies = clean_frequencies(typed["frequencies.txt"], trip_ids, report)
+    frequencies = clean_frequencies(files.typed("frequencies.txt", report), trip_ids, report)
     transfers = clean_transfers(
-        typed["transfers.txt"], stops.col("stop_id"), route_ids, trip_ids, report
+        files.typed("transfers.txt", report), stops.col("stop_id"), route_ids, trip_ids, report
     )
-    fare_attributes = clean_fare_attributes(typed["fare_attributes.txt"], report)
+    fare_attributes = clean_fare_attributes(files.typed("fare_attributes.txt", report), report)
     fare_rules = clean_fare_rules(
-        typed["fare_rules.txt"], fare_attributes.col("fare_id"), route_ids, report
+        files.typed("fare_rules.txt", report), fare_attributes.col("fare_id"), route_ids, report
     )
     return GtfsFeed(
         feed_id=fid,
@@ -281,10 +212,10 @@ def read_gtfs(
         calendar_dates=_frame(calendar_dates, "calendar_dates.txt"),
         frequencies=_frame(frequencies, "frequencies.txt"),
         transfers=_frame(transfers, "transfers.txt"),
-        shapes=_frame(clean_shapes(typed["shapes.txt"], report), "shapes.txt"),
+        shapes=_frame(clean_shapes(files.typed("shapes.txt", report), report), "shapes.txt"),
         fare_attributes=_frame(fare_attributes, "fare_attributes.txt"),
         fare_rules=_frame(fare_rules, "fare_rules.txt"),
-        feed_info=_frame(typed["feed_info.txt"], "feed_info.txt"),
+        feed_info=_frame(feed_info, "feed_info.txt"),
         flex_stop_times=flex_stop_times,
         locations=extras.get("locations"),
         booking_rules=extras.get("booking_rules"),

@@ -307,3 +307,15 @@ def test_rnv(feed_of: FeedReader) -> None:
         ("216501", 2, hms("20:01:00"), hms("20:01:00")),
     ]
     assert feed.default_timezone == "Europe/Berlin"
+
+
+def test_frames_are_plain_mutable_pandas(feed_of: FeedReader) -> None:
+    _, feed = feed_of(("tiny", "beatty", "sample-feed"))
+    st = feed.stop_times.copy()
+    st.loc[0, "arrival_time"] = 5
+    st["pickup_type"] += 1
+    assert st.loc[0, "arrival_time"] == 5
+    assert feed.stop_times.loc[0, "arrival_time"] != 5
+    stops = feed.stops.copy()
+    stops.loc[0, "stop_name"] = "renamed"
+    assert stops.loc[0, "stop_name"] == "renamed"
