@@ -45,6 +45,14 @@ def _boarding_stops(transit: TransitModel) -> np.ndarray:
     return np.flatnonzero(ok)
 
 
+def _local_xy(lat: np.ndarray, lon: np.ndarray, lat0_deg: float) -> np.ndarray:
+    """Equirectangular metres around latitude ``lat0_deg`` (fine for KD-tree radius queries)."""
+    lat0 = np.radians(lat0_deg)
+    return np.column_stack(
+        [np.radians(lon) * np.cos(lat0) * EARTH_RADIUS_M, np.radians(lat) * EARTH_RADIUS_M]
+    )
+
+
 def _csr(
     n: int, src: np.ndarray, dst: np.ndarray, dist: np.ndarray
 ) -> tuple[IntArray, Int32Array, FloatArray]:
@@ -67,11 +75,9 @@ def straight_line_transfers(
         return _csr(n, e, e, e.astype(float))
     lat = transit.stops.lat.to_numpy(float)[stops]
     lon = transit.stops.lon.to_numpy(float)[stops]
-    lat0 = np.radians(lat.mean())
-    xy = np.column_stack(
-        [np.radians(lon) * np.cos(lat0) * EARTH_RADIUS_M, np.radians(lat) * EARTH_RADIUS_M]
+    pairs = cKDTree(_local_xy(lat, lon, float(lat.mean()))).query_pairs(
+        max_distance_m * 1.01, output_type="ndarray"
     )
-    pairs = cKDTree(xy).query_pairs(max_distance_m * 1.01, output_type="ndarray")
     a = np.r_[stops[pairs[:, 0]], stops[pairs[:, 1]]] if len(pairs) else np.zeros(0, np.int64)
     b = np.r_[stops[pairs[:, 1]], stops[pairs[:, 0]]] if len(pairs) else np.zeros(0, np.int64)
     all_lat = transit.stops.lat.to_numpy(float)
@@ -132,15 +138,9 @@ def _nearest_vertices(
     """OSM vertex nearest to each point (within ``max_distance_m``), for island pruning."""
     if len(lat) == 0 or osm.n_vertices == 0:
         return np.zeros(0, dtype=np.int64)
-    lat0 = np.radians(float(np.mean(osm.vertex_lat)))
-
-    def xy(la: np.ndarray, lo: np.ndarray) -> np.ndarray:
-        return np.column_stack(
-            [np.radians(lo) * np.cos(lat0) * EARTH_RADIUS_M, np.radians(la) * EARTH_RADIUS_M]
-        )
-
-    dist, idx = cKDTree(xy(osm.vertex_lat, osm.vertex_lon)).query(
-        xy(lat, lon), distance_upper_bound=max_distance_m
+    lat0 = float(np.mean(osm.vertex_lat))
+    dist, idx = cKDTree(_local_xy(osm.vertex_lat, osm.vertex_lon, lat0)).query(
+        _local_xy(lat, lon, lat0), distance_upper_bound=max_distance_m
     )
     return np.unique(idx[np.isfinite(dist)]).astype(np.int64)
 

@@ -154,9 +154,7 @@ def _build(
     steps.start("build transit model")
     transit = build_transit_model(feeds) if feeds else empty_transit_model()
 
-    street = None
     osm_data = None
-    elevation_meta: dict[str, Any] | None = None
     if inputs.osm:
         from otpa.osm import read_osm
 
@@ -171,13 +169,11 @@ def _build(
         start_step=steps.start,
         warn=report.warnings.append,
     )
-    street = links.street
-    elevation_meta = links.elevation_meta
     steps.stop()
 
     network = TransportNetwork(
         transit=transit,
-        street=street,
+        street=links.street,
         stop_vertex=links.stop_vertex,
         stop_link_distance_m=links.stop_link_distance_m,
         transfer_offsets=links.transfer_offsets,
@@ -194,7 +190,7 @@ def _build(
         "config": config.to_dict(),
         "inputs": [{"path": str(p), "name": p.name, "size": _size(p)} for p in inputs.all_files],
         "gtfs_counts": gtfs_counts,
-        "elevation": elevation_meta,
+        "elevation": links.elevation_meta,
         "bounds": [float(lon.min()), float(lat.min()), float(lon.max()), float(lat.max())]
         if lat.size
         else None,

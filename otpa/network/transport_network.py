@@ -73,8 +73,9 @@ class TransportNetwork:
         """
         arrays, documents = self.transit.to_members()
         if self.street is not None:
-            arrays.update({f"street.{k}": v for k, v in self.street.to_arrays().items()})
-            documents["street.meta"] = self.street.meta()
+            street_arrays, street_docs = self.street.to_members()
+            arrays.update(street_arrays)
+            documents.update(street_docs)
         arrays.update(
             {
                 "links.stop_vertex": self.stop_vertex,
@@ -115,13 +116,9 @@ class TransportNetwork:
         arrays, docs = container.arrays, container.documents
         try:
             transit = TransitModel.from_members(arrays, docs)
-            street = None
-            if container.meta.get("has_street"):
-                prefix = "street."
-                street_arrays = {
-                    k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)
-                }
-                street = StreetGraph.from_arrays(street_arrays, docs["street.meta"])
+            street = (
+                StreetGraph.from_members(arrays, docs) if container.meta.get("has_street") else None
+            )
             network = cls(
                 transit=transit,
                 street=street,
