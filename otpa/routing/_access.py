@@ -1,0 +1,153 @@
+"""Street access to and egress from transit, and the street paths behind them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from otpa.network import TransportNetwork
+from otpa.routing._legs import StreetLegGeometry, straight_geometry
+from otpa.routing._places import Endpoint
+from otpa.routing.errors import OutsideBoundsError
+from otpa.routing.street_router import (
+    AccessResult,
+    Snap,
+    StreetOptions,
+    access_stops,
+    snap_point,
+    stops_near,
+    street_path,
+    walk_steps,
+)
+from otpa.types import FloatArray, Int32Array
+
+__all__ = ["Access", "StreetEnd", "find_access", "leg_geometry", "street_end"]
+
+#: How far a coordinate may be from the street it is linked to (metres).
+MAX_SNAP_M = 1000.0
+
+
+@dataclass(frozen=True)
+class StreetEnd:
+    """Where a street search starts or ends: a snapped point or a vertex (or nothing)."""
+
+    endpoint: Endpoint
+    where: Snap | int | None
+
+
+def street_end(network: TransportNetwork, endpoint: Endpoint, mode: str, role: str) -> StreetEnd:
+    """Link an endpoint to the streets for ``mode`` (no-op without streets)."""
+    if network.street is None:
+        return StreetEnd(endpoint, None)
+    if endpoint.vertex is not None:
+        return StreetEnd(endpoint, endpoint.vertex)
+    snap = snap_point(network, endpoint.lat, endpoint.lon, mode=mode, max_distance_m=MAX_SNAP_M)
+    if snap is None:
+        if endpoint.stop is not None:
+            return StreetEnd(endpoint, None)
+        msg = f"{role} place {endpoint.lat},{endpoint.lon} is not near any street usable by {mode}"
+        raise OutsideBoundsError(msg, missing=(role,))
+    return StreetEnd(endpoint, snap)
+
+
+@dataclass(frozen=True, eq=False)
+class Access:
+    """Stops reachable from (or, reversed, to) a place, with times and costs."""
+
+    stops: Int32Array
+    time_s: Int32Array
+    cost: FloatArray
+    distance_m: FloatArray
+    by_stop: dict[int, int] = field(default_factory=dict)
+
+
+def find_access(
+    network: TransportNetwork,
+    end: StreetEnd,
+    options: StreetOptions,
+    *,
+    max_distance_m: float,
+    reverse: bool,
+) -> Access:
+    """Stops within the access limit of ``end`` (a stop endpoint includes itself at 0 s)."""
+    max_time = max_distance_m / options.speed_mps
+    ep = end.endpoint
+    res: AccessResult | None = None
+    if network.street is None:
+        res = stops_near(
+            network,
+            ep.lat,
+            ep.lon,
+            max_distance_m=max_distance_m,
+            speed_mps=options.speed_mps,
+            reluctance=options.reluctance,
+        )
+    elif end.where is not None:
+        res = access_stops(
+            network,
+            end.where,
+            options,
+            max_time_s=max_time,
+            max_distance_m=max_distance_m,
+            reverse=reverse,
+        )
+    stops: list[Any] = []
+    times: list[Any] = []
+    costs: list[Any] = []
+    dists: list[Any] = []
+    if ep.stop is not None:
+        stops.append(np.array([ep.stop]))
+        times.append(np.array([0]))
+        costs.append(np.array([0.0]))
+        dists.append(np.array([0.0]))
+    if res is not None and len(res.stops):
+        keep = np.asarray(res.stops) != (ep.stop if ep.stop is not None else -1)
+        stops.append(np.asarray(res.stops)[keep])
+        times.append(np.asarray(res.time_s)[keep])
+        costs.append(np.asarray(res.cost)[keep])
+        dists.append(np.asarray(res.distance_m)[keep])
+    if not stops:
+        z = np.zeros(0)
+        return Access(z.astype(np.int32), z.astype(np.int32), z, z)
+    s = np.concatenate(stops).astype(np.int32)
+    t = np.concatenate(times).astype(np.int32)
+    c = np.concatenate(costs).astype(np.float64)
+    d = np.concatenate(dists).astype(np.float64)
+    return Access(s, t, c, d, {int(x): i for i, x in enumerate(s)})
+
+
+def leg_geometry(
+    network: TransportNetwork,
+    a: StreetEnd | int,
+    b: StreetEnd | int,
+    options: StreetOptions,
+    coords: tuple[float, float, float, float],
+) -> tuple[StreetLegGeometry, bool]:
+    """Street geometry (and steps) between two ends; straight line when no street path.
+
+    ``a``/``b`` are street ends or stop indices.  Returns the geometry and the
+    ``too_sloped`` flag of the path.
+    """
+
+    def where(x: StreetEnd | int) -> Snap | int | None:
+        if isinstance(x, StreetEnd):
+            return x.where
+        v = int(network.stop_vertex[x]) if network.stop_vertex.size else -1
+        return v if v >= 0 else None
+
+    wa, wb = where(a), where(b)
+    if network.street is not None and wa is not None and wb is not None:
+        path = street_path(network, wa, wb, options)
+        if path is not None:
+            geom = StreetLegGeometry(
+                lat=path.lat,
+                lon=path.lon,
+                distance_m=path.distance_m,
+                steps=walk_steps(network, path),
+                elevation_gained=path.elevation_gained_m,
+                elevation_lost=path.elevation_lost_m,
+            )
+            return geom, path.too_sloped
+    return straight_geometry(*coords), False

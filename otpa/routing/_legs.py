@@ -1,0 +1,250 @@
+"""Build itinerary legs (transit rides, street legs) from search results."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import numpy as np
+
+from otpa.network import TransportNetwork
+from otpa.routing._tables import row as table_row
+from otpa.routing.model import EncodedPolyline, Leg, Place, VertexType, WalkStep
+from otpa.transit.raptor.spi import RaptorTimetable
+from otpa.util.geo import haversine_m, polyline_length_m
+from otpa.util.polyline import encode_polyline
+
+__all__ = ["StreetLegGeometry", "stop_place", "street_leg", "transit_leg"]
+
+_RULES = {1: "impossible", 2: "mustPhone", 3: "coordinateWithDriver"}
+
+
+def _str(value: Any) -> str | None:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return None
+    s = str(value)
+    return s if s and s != "<NA>" and s != "nan" else None
+
+
+def _raw(scoped: str | None) -> str | None:
+    if scoped is None:
+        return None
+    return scoped.split(":", 1)[1] if ":" in scoped else scoped
+
+
+def polyline(lat: Any, lon: Any) -> EncodedPolyline:
+    """Encoded polyline of coordinate sequences."""
+    lat_a = np.asarray(lat, dtype=float)
+    lon_a = np.asarray(lon, dtype=float)
+    return EncodedPolyline(points=encode_polyline(lat_a, lon_a), length=int(lat_a.size))
+
+
+def to_datetime(epoch_s: float, tz: ZoneInfo) -> dt.datetime:
+    """Aware datetime of epoch seconds."""
+    return dt.datetime.fromtimestamp(float(epoch_s), tz)
+
+
+def tz_offset_ms(when: dt.datetime) -> int:
+    """UTC offset of ``when`` in milliseconds."""
+    off = when.utcoffset()
+    return 0 if off is None else int(off.total_seconds() * 1000)
+
+
+_WHEELCHAIR = {1: "ALLOWED", 2: "NOT_ALLOWED"}
+
+
+def stop_place(
+    network: TransportNetwork,
+    stop: int,
+    *,
+    arrival: dt.datetime | None = None,
+    departure: dt.datetime | None = None,
+    stop_index: int | None = None,
+    stop_sequence: int | None = None,
+) -> Place:
+    """A :class:`Place` for a transit stop."""
+    row = table_row(network.transit, "stops", stop)
+    wb = row.get("wheelchair_boarding")
+    try:
+        wb_i = int(wb)
+    except (TypeError, ValueError):
+        wb_i = 0
+    return Place(
+        name=_str(row["name"]),
+        lon=float(row["lon"]),
+        lat=float(row["lat"]),
+        vertex_type=VertexType.TRANSIT,
+        stop_id=str(row["stop_id"]),
+        stop_code=_str(row.get("code")),
+        platform_code=_str(row.get("platform_code")),
+        zone_id=_str(row.get("zone_id")),
+        stop_index=stop_index,
+        stop_sequence=stop_sequence,
+        arrival=arrival,
+        departure=departure,
+        wheelchair_boarding=_WHEELCHAIR.get(wb_i, "UNKNOWN"),
+        board_alight_type="DEFAULT",
+    )
+
+
+@dataclass(frozen=True)
+class StreetLegGeometry:
+    """Geometry and instructions of a street leg."""
+
+    lat: Any
+    lon: Any
+    distance_m: float
+    steps: tuple[WalkStep, ...] = ()
+    elevation_gained: float = 0.0
+    elevation_lost: float = 0.0
+
+
+def straight_geometry(lat0: float, lon0: float, lat1: float, lon1: float) -> StreetLegGeometry:
+    """A straight-line leg (networks without streets)."""
+    d = float(haversine_m(lat0, lon0, lat1, lon1))
+    return StreetLegGeometry(np.array([lat0, lat1]), np.array([lon0, lon1]), d)
+
+
+def street_leg(
+    mode: str,
+    start: dt.datetime,
+    end: dt.datetime,
+    from_place: Place,
+    to_place: Place,
+    geometry: StreetLegGeometry,
+) -> Leg:
+    """A WALK / BICYCLE / CAR leg."""
+    return Leg(
+        mode=mode,
+        start_time=start,
+        end_time=end,
+        from_place=from_place,
+        to_place=to_place,
+        distance=round(float(geometry.distance_m), 3),
+        leg_geometry=polyline(geometry.lat, geometry.lon),
+        agency_time_zone_offset=tz_offset_ms(start),
+        route="",
+        transit_leg=False,
+        steps=geometry.steps,
+        elevation_gained=geometry.elevation_gained,
+        elevation_lost=geometry.elevation_lost,
+    )
+
+
+def _shape_slice(
+    network: TransportNetwork, shape: int, lat: Any, lon: Any
+) -> tuple[Any, Any] | None:
+    """The shape's points from the first stop to the last, or None without a usable shape."""
+    m = network.transit
+    a, b = int(m.shape_offsets[shape]), int(m.shape_offsets[shape + 1])
+    if b - a < 2:
+        return None
+    s_lat = np.asarray(m.shape_lat[a:b])
+    s_lon = np.asarray(m.shape_lon[a:b])
+    # nearest shape point of each stop, kept monotone along the shape
+    idx = []
+    lo = 0
+    for y, x in zip(lat, lon, strict=True):
+        d = (s_lat[lo:] - y) ** 2 + ((s_lon[lo:] - x) * np.cos(np.radians(y))) ** 2
+        k = lo + int(np.argmin(d))
+        idx.append(k)
+        lo = k
+    out_lat = [float(lat[0]), *s_lat[idx[0] + 1 : idx[-1]].tolist(), float(lat[-1])]
+    out_lon = [float(lon[0]), *s_lon[idx[0] + 1 : idx[-1]].tolist(), float(lon[-1])]
+    return np.array(out_lat), np.array(out_lon)
+
+
+def transit_leg(
+    network: TransportNetwork,
+    timetable: RaptorTimetable,
+    *,
+    route: int,
+    trip: int,
+    board_pos: int,
+    alight_pos: int,
+    date: dt.date,
+    tz: ZoneInfo,
+    show_intermediate_stops: bool,
+) -> Leg:
+    """A transit leg from a RAPTOR ride (timetable route ``route``, route-trip ``trip``)."""
+    m = network.transit
+    pattern = int(timetable.route_pattern[route])
+    model_trip = int(timetable.route_trip_ref[trip])
+    stops = np.asarray(m.pattern_stop_indices(pattern))
+    n_stops = stops.size
+    k = trip - int(timetable.route_trip_offsets[route])
+    base = int(timetable.route_time_offsets[route]) + k * n_stops
+    arr = np.asarray(timetable.arrival[base : base + n_stops], dtype=np.int64)
+    dep = np.asarray(timetable.departure[base : base + n_stops], dtype=np.int64)
+    # stop_sequence of the model trip: locate the trip's block in the pattern
+    ptrips = np.asarray(m.pattern_trip_indices(pattern))
+    k_model = int(np.flatnonzero(ptrips == model_trip)[0])
+    seq_base = int(m.pattern_time_offsets[pattern]) + k_model * n_stops
+    seq = np.asarray(m.stop_sequence[seq_base : seq_base + n_stops])
+    epoch = timetable.epoch
+
+    def at(pos: int, *, arrive: bool, depart: bool) -> Place:
+        return stop_place(
+            network,
+            int(stops[pos]),
+            arrival=to_datetime(epoch + arr[pos], tz) if arrive else None,
+            departure=to_datetime(epoch + dep[pos], tz) if depart else None,
+            stop_index=pos,
+            stop_sequence=int(seq[pos]),
+        )
+
+    trip_row = table_row(m, "trips", model_trip)
+    route_row = table_row(m, "routes", int(trip_row["route_index"]))
+    agency_row = table_row(m, "agencies", int(route_row["agency_index"]))
+    pstop_a = int(m.pattern_stop_offsets[pattern])
+    pickup = int(m.pattern_pickup[pstop_a + board_pos])
+    dropoff = int(m.pattern_dropoff[pstop_a + alight_pos])
+    start = to_datetime(epoch + dep[board_pos], tz)
+    end = to_datetime(epoch + arr[alight_pos], tz)
+    sel = stops[board_pos : alight_pos + 1]
+    s_lat = np.array([table_row(m, "stops", i)["lat"] for i in sel], dtype=float)
+    s_lon = np.array([table_row(m, "stops", i)["lon"] for i in sel], dtype=float)
+    geom: tuple[Any, Any] | None = None
+    shape_id = _str(trip_row.get("shape_id"))
+    if shape_id is not None and shape_id in m.shape_ids:
+        geom = _shape_slice(network, m.shape_ids.index(shape_id), s_lat, s_lon)
+    g_lat, g_lon = geom if geom is not None else (s_lat, s_lon)
+    trip_id = _str(trip_row.get("template_trip_id")) or str(trip_row["trip_id"])
+    short = _str(route_row.get("short_name"))
+    long_ = _str(route_row.get("long_name"))
+    intermediate = None
+    if show_intermediate_stops:
+        intermediate = tuple(
+            at(p, arrive=True, depart=True) for p in range(board_pos + 1, alight_pos)
+        )
+    return Leg(
+        mode=str(route_row["mode"]),
+        start_time=start,
+        end_time=end,
+        from_place=at(board_pos, arrive=False, depart=True),
+        to_place=at(alight_pos, arrive=True, depart=False),
+        distance=round(float(polyline_length_m(g_lat, g_lon)), 3),
+        leg_geometry=polyline(g_lat, g_lon),
+        agency_time_zone_offset=tz_offset_ms(start),
+        route=short or long_ or "",
+        transit_leg=True,
+        intermediate_stops=intermediate,
+        agency_name=_str(agency_row.get("name")),
+        agency_url=_str(agency_row.get("url")),
+        agency_id=_raw(_str(agency_row.get("agency_id"))),
+        route_color=_str(route_row.get("color")),
+        route_text_color=_str(route_row.get("text_color")),
+        route_type=int(route_row["route_type"]),
+        route_id=str(route_row["route_id"]),
+        route_short_name=short,
+        route_long_name=long_,
+        trip_short_name=_str(trip_row.get("short_name")),
+        trip_block_id=_str(trip_row.get("block_id")),
+        trip_id=trip_id,
+        headsign=_str(trip_row.get("headsign")),
+        service_date=date.strftime("%Y%m%d"),
+        board_rule=_RULES.get(pickup),
+        alight_rule=_RULES.get(dropoff),
+    )

@@ -1,0 +1,189 @@
+"""Translate a plan request into RAPTOR filter arrays (request -> raptor, one direction).
+
+RAPTOR knows only array indices; this module turns the request's modes,
+bans, whitelists, preferences and wheelchair needs into per-route, per-trip
+and per-stop masks over a :class:`~otpa.transit.raptor.spi.RaptorTimetable`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from otpa.routing._tables import columns
+from otpa.routing.request import PlanRequest, RouteSpec
+from otpa.transit.model import TransitModel
+from otpa.transit.raptor.spi import RaptorTimetable
+from otpa.types import BoolArray, FloatArray, IntArray, UInt8Array
+
+__all__ = ["RaptorFilters", "raptor_filters", "route_spec_mask"]
+
+
+@dataclass(frozen=True, eq=False)
+class RaptorFilters:
+    """Masks and penalties over one timetable (``None`` = no restriction)."""
+
+    route_allowed: UInt8Array | None
+    trip_allowed: UInt8Array | None
+    stop_board_allowed: UInt8Array | None
+    stop_alight_allowed: UInt8Array | None
+    stop_pass_allowed: UInt8Array | None
+    trip_stop_bans: IntArray | None
+    route_penalty: FloatArray | None
+
+
+def _norm(name: object) -> str:
+    return str(name).replace("_", " ").strip() if isinstance(name, str) else ""
+
+
+def _agency_matches(model: TransitModel, agency_ids: frozenset[str]) -> BoolArray:
+    """Per model route: its agency is in ``agency_ids`` (raw or feed-scoped ids)."""
+    routes = model.routes
+    scoped = routes["agency_id"].astype(str).to_numpy()
+    raw = np.array([s.split(":", 1)[1] if ":" in s else s for s in scoped], dtype=object)
+    ids = np.array(sorted(agency_ids), dtype=object)
+    return np.isin(scoped, ids) | np.isin(raw, ids)
+
+
+def route_spec_mask(model: TransitModel, specs: tuple[RouteSpec, ...]) -> BoolArray:
+    """Per model route: matched by any of the OTP 1.x route specs."""
+    routes = model.routes
+    n = len(routes)
+    out = np.zeros(n, dtype=bool)
+    if not specs:
+        return out
+    scoped_agency = routes["agency_id"].astype(str).to_numpy()
+    raw_agency = np.array([s.split(":", 1)[1] if ":" in s else s for s in scoped_agency])
+    route_id = routes["route_id"].astype(str).to_numpy()
+    raw_route = routes["raw_id"].astype(str).to_numpy()
+    short = routes["short_name"].to_numpy()
+    long_ = routes["long_name"].to_numpy()
+    names = np.array(
+        [
+            _norm(s) if isinstance(s, str) and s else _norm(lg)
+            for s, lg in zip(short, long_, strict=True)
+        ]
+    )
+    for spec in specs:
+        m = np.ones(n, dtype=bool)
+        if spec.agency:
+            m &= (raw_agency == spec.agency) | (scoped_agency == spec.agency)
+        if spec.route_id:
+            m &= (raw_route == spec.route_id) | (route_id == spec.route_id)
+        if spec.name:
+            m &= names == _norm(spec.name)
+        out |= m
+    return out
+
+
+def _stop_mask(model: TransitModel, stop_ids: frozenset[str]) -> BoolArray:
+    """Per stop: listed, or a child of a listed parent station."""
+    stops = model.stops
+    sid = stops["stop_id"].astype(str).to_numpy()
+    ids = np.array(sorted(stop_ids), dtype=object)
+    hit = np.isin(sid, ids)
+    parent = stops["parent_index"].to_numpy(np.int64)
+    has_parent = parent >= 0
+    hit[has_parent] |= hit[parent[has_parent]]
+    return hit
+
+
+def _route_of_timetable(model: TransitModel, timetable: RaptorTimetable) -> IntArray:
+    return np.asarray(model.pattern_route, dtype=np.int64)[np.asarray(timetable.route_pattern)]
+
+
+def _wheelchair_stops(model: TransitModel) -> BoolArray:
+    """Stops a wheelchair user may use: wheelchair_boarding 1, or 0 under an accessible parent."""
+    wb = pd.to_numeric(model.stops["wheelchair_boarding"], errors="coerce").fillna(0)
+    own = wb.to_numpy(np.int64)
+    parent = model.stops["parent_index"].to_numpy(np.int64)
+    ok = own == 1
+    inherit = (own == 0) & (parent >= 0)
+    ok[inherit] = own[parent[inherit]] == 1
+    return ok
+
+
+def _route_masks(
+    model: TransitModel, timetable: RaptorTimetable, request: PlanRequest
+) -> tuple[UInt8Array | None, FloatArray | None]:
+    f = request.filters
+    n_model_routes = len(model.routes)
+    allowed = np.isin(columns(model, "routes")["mode"], sorted(request.modes.transit_modes))
+    if f.banned_routes:
+        allowed &= ~route_spec_mask(model, f.banned_routes)
+    if f.banned_agencies:
+        allowed &= ~_agency_matches(model, f.banned_agencies)
+    if f.whitelisted_routes or f.whitelisted_agencies:
+        white = route_spec_mask(model, f.whitelisted_routes)
+        if f.whitelisted_agencies:
+            white |= _agency_matches(model, f.whitelisted_agencies)
+        allowed &= white
+    tt_route = _route_of_timetable(model, timetable)
+    route_allowed = None if allowed.all() else allowed[tt_route].astype(np.uint8)
+    penalty = np.zeros(n_model_routes)
+    tp = request.transit
+    if f.preferred_routes or f.preferred_agencies:
+        pref = route_spec_mask(model, f.preferred_routes)
+        if f.preferred_agencies:
+            pref |= _agency_matches(model, f.preferred_agencies)
+        penalty[~pref] += max(tp.other_than_preferred_routes_penalty, 0.0)
+    if f.unpreferred_routes or f.unpreferred_agencies:
+        unpref = route_spec_mask(model, f.unpreferred_routes)
+        if f.unpreferred_agencies:
+            unpref |= _agency_matches(model, f.unpreferred_agencies)
+        penalty[unpref] += tp.unpreferred_routes_penalty
+    return route_allowed, (penalty[tt_route] if penalty.any() else None)
+
+
+def _trip_masks(
+    model: TransitModel, timetable: RaptorTimetable, request: PlanRequest
+) -> tuple[UInt8Array | None, IntArray | None]:
+    f = request.filters
+    trip_ref = np.asarray(timetable.route_trip_ref, dtype=np.int64)
+    trip_ok = np.ones(len(model.trips), dtype=bool)
+    bans: list[int] = []
+    if f.banned_trips:
+        ids = model.trips["trip_id"].astype(str).to_numpy()
+        template = model.trips["template_trip_id"].astype(str).to_numpy()
+        for trip_id, positions in f.banned_trips.items():
+            hits = (ids == trip_id) | (template == trip_id)
+            if not positions:
+                trip_ok[hits] = False
+                continue
+            for t_idx in np.flatnonzero(hits[trip_ref]):
+                bans.extend(int(t_idx) * 65536 + int(p) for p in positions)
+    if request.wheelchair.enabled:
+        trip_ok &= model.trips["wheelchair_accessible"].to_numpy(np.int64) == 1
+    trip_allowed = None if trip_ok.all() else trip_ok[trip_ref].astype(np.uint8)
+    return trip_allowed, (np.array(sorted(bans), dtype=np.int64) if bans else None)
+
+
+def raptor_filters(
+    model: TransitModel, timetable: RaptorTimetable, request: PlanRequest
+) -> RaptorFilters:
+    """Build the RAPTOR masks of a request over a timetable."""
+    f = request.filters
+    route_allowed, route_penalty = _route_masks(model, timetable, request)
+    trip_allowed, trip_stop_bans = _trip_masks(model, timetable, request)
+    n_stops = len(model.stops)
+    board = np.ones(n_stops, dtype=bool)
+    if f.banned_stops:
+        board &= ~_stop_mask(model, f.banned_stops)
+    pass_ok = np.ones(n_stops, dtype=bool)
+    if f.banned_stops_hard:
+        pass_ok &= ~_stop_mask(model, f.banned_stops_hard)
+        board &= pass_ok
+    if request.wheelchair.enabled:
+        board &= _wheelchair_stops(model)
+    board_u8 = None if board.all() else board.astype(np.uint8)
+    return RaptorFilters(
+        route_allowed=route_allowed,
+        trip_allowed=trip_allowed,
+        stop_board_allowed=board_u8,
+        stop_alight_allowed=board_u8,
+        stop_pass_allowed=None if pass_ok.all() else pass_ok.astype(np.uint8),
+        trip_stop_bans=trip_stop_bans,
+        route_penalty=route_penalty,
+    )

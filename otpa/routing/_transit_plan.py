@@ -1,0 +1,284 @@
+"""Transit itineraries: access/egress, McRAPTOR search, several distinct journeys."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import weakref
+from dataclasses import dataclass, replace
+from zoneinfo import ZoneInfo
+
+import numpy as np
+
+from otpa.network import TransportNetwork
+from otpa.routing._access import Access, StreetEnd, find_access, leg_geometry
+from otpa.routing._itinerary import make_itinerary
+from otpa.routing._legs import stop_place, street_leg, to_datetime, transit_leg
+from otpa.routing._raptor_mapping import RaptorFilters, raptor_filters
+from otpa.routing._tables import row as table_row
+from otpa.routing.model import Itinerary, Leg, Place
+from otpa.routing.request import PlanRequest
+from otpa.routing.street_router import StreetOptions
+from otpa.transit.model import TransitModel
+from otpa.transit.raptor.api import (
+    AccessLeg,
+    EgressLeg,
+    RaptorJourney,
+    RaptorRequest,
+    TransferLeg,
+    TransitLeg,
+    route,
+)
+from otpa.transit.raptor.spi import RaptorTimetable, TransferRules
+from otpa.transit.raptor_data import raptor_timetable, transfer_rules
+
+__all__ = ["TransitSearch", "transit_itineraries"]
+
+_RULES: weakref.WeakKeyDictionary[TransitModel, TransferRules] = weakref.WeakKeyDictionary()
+_RULES_LOCK = threading.Lock()
+
+
+def _rules(model: TransitModel) -> TransferRules:
+    """transfers.txt rules of a model, prepared once."""
+    with _RULES_LOCK:
+        rules = _RULES.get(model)
+        if rules is None:
+            rules = _RULES[model] = transfer_rules(model)
+        return rules
+
+
+@dataclass(frozen=True)
+class TransitSearch:
+    """Everything one transit search needs."""
+
+    network: TransportNetwork
+    request: PlanRequest
+    when: dt.datetime
+    origin: StreetEnd
+    destination: StreetEnd
+    options: StreetOptions
+    tz: ZoneInfo
+
+
+def _raptor_request(
+    s: TransitSearch,
+    timetable: RaptorTimetable,
+    filters: RaptorFilters,
+    access: Access,
+    egress: Access,
+    trip_allowed: np.ndarray | None,
+) -> RaptorRequest:
+    net, req = s.network, s.request
+    speed = s.options.speed_mps
+    walk_time = np.ceil(np.asarray(net.transfer_distance_m) / req.walk.speed_mps).astype(np.int32)
+    tp = req.transit
+    board_cost = req.bike.board_cost if s.options.mode == "BICYCLE" else req.walk.board_cost
+    del speed
+    return RaptorRequest(
+        access_stops=access.stops,
+        access_time_s=access.time_s,
+        access_cost=access.cost,
+        egress_stops=egress.stops,
+        egress_time_s=egress.time_s,
+        egress_cost=egress.cost,
+        time=int(s.when.timestamp()) - timetable.epoch,
+        arrive_by=req.arrive_by,
+        max_rounds=tp.max_transfers + 1,
+        board_slack_s=tp.board_slack_s,
+        alight_slack_s=tp.alight_slack_s,
+        transfer_slack_s=tp.min_transfer_time_s,
+        transfer_offsets=np.asarray(net.transfer_offsets),
+        transfer_to=np.asarray(net.transfer_to),
+        transfer_time_s=walk_time,
+        transfer_cost=walk_time * req.walk.reluctance,
+        route_allowed=filters.route_allowed,
+        trip_allowed=trip_allowed,
+        stop_board_allowed=filters.stop_board_allowed,
+        stop_alight_allowed=filters.stop_alight_allowed,
+        stop_pass_allowed=filters.stop_pass_allowed,
+        trip_stop_bans=filters.trip_stop_bans,
+        rules=_rules(net.transit),
+        board_cost=board_cost,
+        transfer_penalty=tp.transfer_penalty,
+        nonpreferred_transfer_penalty=tp.nonpreferred_transfer_penalty,
+        wait_reluctance=tp.wait_reluctance,
+        wait_at_beginning_factor=tp.wait_at_beginning_factor,
+        route_penalty=filters.route_penalty,
+        criteria="cost",
+    )
+
+
+def _trip_key(journey: RaptorJourney, timetable: RaptorTimetable) -> tuple[int, ...]:
+    return tuple(
+        int(timetable.route_trip_ref[leg.trip])
+        for leg in journey.legs
+        if isinstance(leg, TransitLeg)
+    )
+
+
+def _search_journeys(
+    s: TransitSearch, timetable: RaptorTimetable, access: Access, egress: Access
+) -> list[RaptorJourney]:
+    """Up to ``numItineraries`` journeys with distinct trip sequences, best cost first.
+
+    Like OTP 1.x, after each search the trips used are banned and the search
+    runs again until enough itineraries are found or nothing more is found.
+    """
+    filters = raptor_filters(s.network.transit, timetable, s.request)
+    wanted = s.request.itineraries.num_itineraries
+    base_allowed = filters.trip_allowed
+    n_trips = int(timetable.route_trip_ref.shape[0])
+    allowed = np.ones(n_trips, dtype=np.uint8) if base_allowed is None else base_allowed.copy()
+    found: list[RaptorJourney] = []
+    seen: set[tuple[int, ...]] = set()
+    for _ in range(max(wanted, 1)):
+        req = _raptor_request(s, timetable, filters, access, egress, allowed)
+        journeys = route(timetable, req)
+        journeys = [j for j in journeys if j.n_rides > 0]
+        if not journeys:
+            break
+        journeys.sort(
+            key=lambda j: (j.cost, j.arrival if not s.request.arrive_by else -j.departure)
+        )
+        new = 0
+        for j in journeys:
+            key = _trip_key(j, timetable)
+            if key in seen:
+                continue
+            seen.add(key)
+            found.append(j)
+            new += 1
+            if len(found) >= wanted:
+                break
+        if len(found) >= wanted or new == 0:
+            break
+        for j in found:
+            for leg in j.legs:
+                if isinstance(leg, TransitLeg):
+                    allowed[leg.trip] = 0
+    return found[:wanted]
+
+
+def _endpoint_place(end: StreetEnd, at: dt.datetime, *, departing: bool) -> Place:
+    ep = end.endpoint
+    return Place(
+        name=ep.name,
+        lon=ep.lon,
+        lat=ep.lat,
+        orig=ep.orig,
+        departure=at if departing else None,
+        arrival=None if departing else at,
+    )
+
+
+def _stop_coords(s: TransitSearch, stop: int) -> tuple[float, float]:
+    row = table_row(s.network.transit, "stops", stop)
+    return float(row["lat"]), float(row["lon"])
+
+
+def _journey_legs(
+    s: TransitSearch, timetable: RaptorTimetable, journey: RaptorJourney
+) -> tuple[list[Leg], bool]:
+    tz, epoch, net = s.tz, timetable.epoch, s.network
+    date = dt.datetime.fromtimestamp(epoch + 12 * 3600, tz).date()
+    legs: list[Leg] = []
+    too_sloped = False
+    mode = s.options.mode
+    for leg in journey.legs:
+        if isinstance(leg, AccessLeg):
+            if leg.duration_s == 0 and s.origin.endpoint.stop == leg.stop:
+                continue
+            start, end = to_datetime(epoch + leg.start, tz), to_datetime(epoch + leg.end, tz)
+            slat, slon = _stop_coords(s, leg.stop)
+            ep = s.origin.endpoint
+            geom, sloped = leg_geometry(
+                net, s.origin, leg.stop, s.options, (ep.lat, ep.lon, slat, slon)
+            )
+            too_sloped |= sloped
+            legs.append(
+                street_leg(
+                    mode,
+                    start,
+                    end,
+                    _endpoint_place(s.origin, start, departing=True),
+                    stop_place(net, leg.stop, arrival=end),
+                    geom,
+                )
+            )
+        elif isinstance(leg, TransitLeg):
+            legs.append(
+                transit_leg(
+                    net,
+                    timetable,
+                    route=leg.route,
+                    trip=leg.trip,
+                    board_pos=leg.board_pos,
+                    alight_pos=leg.alight_pos,
+                    date=date + dt.timedelta(days=int(timetable.route_day[leg.route])),
+                    tz=tz,
+                    show_intermediate_stops=s.request.itineraries.show_intermediate_stops,
+                )
+            )
+        elif isinstance(leg, TransferLeg):
+            start, end = to_datetime(epoch + leg.start, tz), to_datetime(epoch + leg.end, tz)
+            a, b = _stop_coords(s, leg.from_stop), _stop_coords(s, leg.to_stop)
+            walk_opts = replace(s.options, mode="WALK", speed_mps=s.request.walk.speed_mps)
+            geom, sloped = leg_geometry(net, leg.from_stop, leg.to_stop, walk_opts, (*a, *b))
+            too_sloped |= sloped
+            legs.append(
+                street_leg(
+                    "WALK",
+                    start,
+                    end,
+                    stop_place(net, leg.from_stop, departure=start),
+                    stop_place(net, leg.to_stop, arrival=end),
+                    geom,
+                )
+            )
+        elif isinstance(leg, EgressLeg):
+            if leg.duration_s == 0 and s.destination.endpoint.stop == leg.stop:
+                continue
+            start, end = to_datetime(epoch + leg.start, tz), to_datetime(epoch + leg.end, tz)
+            slat, slon = _stop_coords(s, leg.stop)
+            ep = s.destination.endpoint
+            geom, sloped = leg_geometry(
+                net, leg.stop, s.destination, s.options, (slat, slon, ep.lat, ep.lon)
+            )
+            too_sloped |= sloped
+            legs.append(
+                street_leg(
+                    mode,
+                    start,
+                    end,
+                    stop_place(net, leg.stop, departure=start),
+                    _endpoint_place(s.destination, end, departing=False),
+                    geom,
+                )
+            )
+    return legs, too_sloped
+
+
+def transit_itineraries(s: TransitSearch) -> list[Itinerary]:
+    """Transit itineraries for a search (possibly none)."""
+    req = s.request
+    max_walk = req.walk.effective_max_distance_m
+    access = find_access(s.network, s.origin, s.options, max_distance_m=max_walk, reverse=False)
+    egress = find_access(s.network, s.destination, s.options, max_distance_m=max_walk, reverse=True)
+    if access.stops.size == 0 or egress.stops.size == 0:
+        return []
+    # the service day of the requested time (a late-night search also sees the
+    # previous day's trips through the timetable's day -1 routes)
+    timetable = raptor_timetable(s.network.transit, s.when.astimezone(s.tz).date(), s.tz.key)
+    out: list[Itinerary] = []
+    for journey in _search_journeys(s, timetable, access, egress):
+        legs, too_sloped = _journey_legs(s, timetable, journey)
+        out.append(
+            make_itinerary(
+                s.network,
+                legs,
+                request=req,
+                too_sloped=too_sloped,
+                generalized_cost=float(journey.cost),
+            )
+        )
+    return out

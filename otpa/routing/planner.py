@@ -1,0 +1,233 @@
+"""The trip planner: :func:`plan` turns a :class:`PlanRequest` into a :class:`TripPlan`.
+
+One request runs, in order: resolve the places; plan the direct street trip;
+find transit journeys with McRAPTOR (generalized cost as OTP 1.x weighs it:
+reluctances, board costs, penalties, waiting); assemble itineraries (street
+geometry and walk steps by the same street search that computed access
+times); apply OTP 1.x's filters and sort order.  Travel times therefore agree
+with the analysis functions, which use the same street search and RAPTOR.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import time
+from dataclasses import replace
+from zoneinfo import ZoneInfo
+
+from otpa.network import TransportNetwork
+from otpa.routing._access import StreetEnd, leg_geometry, street_end
+from otpa.routing._itinerary import filter_and_sort, make_itinerary
+from otpa.routing._legs import street_leg
+from otpa.routing._places import Endpoint, resolve_location
+from otpa.routing._transit_plan import TransitSearch, transit_itineraries
+from otpa.routing.errors import (
+    NoTransitTimesError,
+    OutsideBoundsError,
+    PathNotFoundError,
+    TrivialPathError,
+)
+from otpa.routing.model import DebugOutput, ElevationMetadata, Itinerary, Place, TripPlan
+from otpa.routing.request import PlanRequest
+from otpa.routing.street_router import StreetOptions, street_path
+from otpa.util.geo import haversine_m
+
+__all__ = ["plan"]
+
+#: Origin and destination closer than this are a trivial trip (OTP TOO_CLOSE).
+TRIVIAL_DISTANCE_M = 1.0
+
+
+def _localize(when: dt.datetime, tz: ZoneInfo) -> dt.datetime:
+    return when.replace(tzinfo=tz) if when.tzinfo is None else when.astimezone(tz)
+
+
+def _resolve(network: TransportNetwork, request: PlanRequest) -> tuple[Endpoint, Endpoint]:
+    missing: list[str] = []
+    ends: list[Endpoint | None] = []
+    for role, loc, default in (
+        ("from", request.from_place, "Origin"),
+        ("to", request.to_place, "Destination"),
+    ):
+        if loc is None:
+            missing.append(role)
+            ends.append(None)
+            continue
+        try:
+            ends.append(resolve_location(network, loc, role, default))
+        except OutsideBoundsError:
+            missing.append(role)
+            ends.append(None)
+    if missing:
+        msg = f"cannot route: {' and '.join(missing)} place missing or outside the network"
+        raise OutsideBoundsError(msg, missing=tuple(missing))
+    origin, destination = ends
+    assert origin is not None
+    assert destination is not None
+    return origin, destination
+
+
+def _check_service_period(network: TransportNetwork, when: dt.datetime) -> None:
+    span = network.transit_service_range
+    t = when.timestamp()
+    if span is None or not (span[0] <= t < span[1]):
+        msg = f"no transit service on {when.date().isoformat()} (outside the feeds' service period)"
+        raise NoTransitTimesError(msg)
+
+
+def _direct(
+    network: TransportNetwork,
+    request: PlanRequest,
+    origin: StreetEnd,
+    destination: StreetEnd,
+    options: StreetOptions,
+    when: dt.datetime,
+) -> Itinerary | None:
+    """The street-only itinerary in ``options.mode``, or None."""
+    if network.street is None or origin.where is None or destination.where is None:
+        return None
+    path = street_path(network, origin.where, destination.where, options)
+    if path is None:
+        return None
+    o, d = origin.endpoint, destination.endpoint
+    geom, _ = leg_geometry(network, origin, destination, options, (o.lat, o.lon, d.lat, d.lon))
+    duration = dt.timedelta(seconds=round(path.duration_s))
+    start, end = (when - duration, when) if request.arrive_by else (when, when + duration)
+    leg = street_leg(
+        options.mode,
+        start,
+        end,
+        Place(name=o.name, lon=o.lon, lat=o.lat, orig=o.orig, departure=start),
+        Place(name=d.name, lon=d.lon, lat=d.lat, orig=d.orig, arrival=end),
+        geom,
+    )
+    return make_itinerary(
+        network, [leg], request=request, too_sloped=path.too_sloped, generalized_cost=path.cost
+    )
+
+
+def _plan_pair(
+    network: TransportNetwork,
+    request: PlanRequest,
+    origin: Endpoint,
+    destination: Endpoint,
+    when: dt.datetime,
+    tz: ZoneInfo,
+) -> list[Itinerary]:
+    modes = request.modes
+    mode = modes.access_mode
+    options = StreetOptions.from_request(request, mode)
+    o_end = street_end(network, origin, mode, "from")
+    d_end = street_end(network, destination, mode, "to")
+    itineraries: list[Itinerary] = []
+    direct: Itinerary | None = None
+    if mode in modes.street and not request.transit.only_transit_trips:
+        direct = _direct(network, request, o_end, d_end, options, when)
+    if modes.transit:
+        search = TransitSearch(network, request, when, o_end, d_end, options, tz)
+        itineraries = transit_itineraries(search)
+    best_transit = min((it.generalized_cost or 0.0 for it in itineraries), default=None)
+    if direct is not None and (
+        best_transit is None or (direct.generalized_cost or 0.0) <= best_transit
+    ):
+        itineraries.insert(0, direct)
+    return itineraries
+
+
+def _chain(parts: list[Itinerary], network: TransportNetwork, request: PlanRequest) -> Itinerary:
+    legs = [leg for it in parts for leg in it.legs]
+    return make_itinerary(
+        network, legs, request=request, too_sloped=any(it.too_sloped for it in parts)
+    )
+
+
+def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
+    """Plan a trip.
+
+    Parameters
+    ----------
+    network
+        The transport network.
+    request
+        What to plan.  A naive ``date_time`` is read in the network's time zone.
+
+    Returns
+    -------
+    TripPlan
+        The itineraries, sorted as OTP 1.x sorts them.
+
+    Raises
+    ------
+    OutsideBoundsError
+        Origin or destination missing or not in the network.
+    TrivialPathError
+        Origin and destination are the same place.
+    NoTransitTimesError
+        Transit requested outside the service period.
+    PathNotFoundError
+        No itinerary satisfies the request.
+    NoPathsAfterFilteringError
+        Itineraries were found, but the filters removed them all.
+    """
+    t0 = time.perf_counter()
+    tz = ZoneInfo(network.time_zone)
+    when = _localize(request.date_time, tz)
+    origin, destination = _resolve(network, request)
+    if (origin.stop is not None and origin.stop == destination.stop) or (
+        float(haversine_m(origin.lat, origin.lon, destination.lat, destination.lon))
+        < TRIVIAL_DISTANCE_M
+    ):
+        msg = "origin and destination are the same place"
+        raise TrivialPathError(msg)
+    if request.modes.transit:
+        _check_service_period(network, when)
+    t1 = time.perf_counter()
+    vias = [resolve_location(network, v, "to", "Via") for v in request.intermediate_places]
+    if vias:
+        stops = [origin, *vias, destination]
+        single = replace(request, itineraries=replace(request.itineraries, num_itineraries=1))
+        pairs = list(itertools.pairwise(stops))
+        if request.arrive_by:
+            pairs.reverse()
+        parts: list[Itinerary] = []
+        t = when
+        for a, b in pairs:
+            found = _plan_pair(network, single, a, b, t, tz)
+            if not found:
+                parts = []
+                break
+            best = filter_and_sort(found, single, t)[0]
+            parts.append(best)
+            t = best.start_time if request.arrive_by else best.end_time
+        if request.arrive_by:
+            parts.reverse()
+        itineraries = [_chain(parts, network, request)] if parts else []
+    else:
+        itineraries = _plan_pair(network, request, origin, destination, when, tz)
+    t2 = time.perf_counter()
+    if not itineraries:
+        msg = "no itinerary found for this request"
+        raise PathNotFoundError(msg)
+    itineraries = filter_and_sort(itineraries, request, when)
+    t3 = time.perf_counter()
+    elev = network.meta.get("elevation") or {}
+    return TripPlan(
+        date=when,
+        from_place=Place(name=origin.name, lon=origin.lon, lat=origin.lat, orig=origin.orig),
+        to_place=Place(
+            name=destination.name, lon=destination.lon, lat=destination.lat, orig=destination.orig
+        ),
+        itineraries=tuple(itineraries),
+        debug_output=DebugOutput(
+            precalculation_time=round((t1 - t0) * 1000),
+            path_calculation_time=round((t2 - t1) * 1000),
+            path_times=(round((t2 - t1) * 1000),),
+            rendering_time=round((t3 - t2) * 1000),
+            total_time=round((t3 - t0) * 1000),
+        ),
+        elevation_metadata=ElevationMetadata(
+            ellipsoid_to_geoid_difference=float(elev.get("ellipsoid_to_geoid_difference", 0.0)),
+            geoid_elevation=request.itineraries.geoid_elevation,
+        ),
+    )
