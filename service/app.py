@@ -8,6 +8,8 @@ Path                                       Methods
 ``/otp/routers/{routerId}``                GET RouterInfo; PUT load from disk; POST upload a
                                            graph (octet-stream) or GTFS/OSM zip; DELETE evict
 ``/otp/routers/save?routerId=ID``          POST store a graph file without loading it
+``/otp/routers/{routerId}/index/...``      GET the transit index API; POST ``.../graphql``
+``/otp/routers/{routerId}/plan``           GET plan a trip (TripPlan or PlannerError)
 anything else                              404 JSON
 =========================================  ======================================================
 
@@ -25,6 +27,8 @@ import tornado.web
 import otpa
 from service.config import ServiceConfig
 from service.handlers.base import Builder, NotFoundHandler, ServiceContext
+from service.handlers.index import index_urls
+from service.handlers.plan import PlanHandler
 from service.handlers.routers import RouterHandler, RouterListHandler
 from service.handlers.server_info import ServerInfoHandler
 from service.otp1.server_info import read_cpu_info, server_info
@@ -70,7 +74,7 @@ def make_app(
     --------
     >>> app = make_app(ServiceConfig(), RouterRegistry(None))
     >>> sorted(r.name for r in app.wildcard_router.named_rules.values())
-    ['router', 'routers', 'server_info']
+    ['plan', 'router', 'routers', 'server_info']
     """
     cpu_name, n_cores = read_cpu_info()
     ctx = ServiceContext(
@@ -84,6 +88,8 @@ def make_app(
         tornado.web.url(r"/otp/?", ServerInfoHandler, args, name="server_info"),
         tornado.web.url(r"/otp/routers/?", RouterListHandler, args, name="routers"),
         tornado.web.url(r"/otp/routers/([^/]+)/?", RouterHandler, args, name="router"),
+        *index_urls(args),
+        tornado.web.url(r"/otp/routers/([^/]+)/plan/?", PlanHandler, args, name="plan"),
     ]
     return tornado.web.Application(
         urls,

@@ -31,6 +31,8 @@ __all__ = [
 DEFAULT_MAX_WALK_M = 2000.0
 #: OTP 1.x clamps ``maxWalkDistance`` to this.
 MAX_WALK_CLAMP_M = 15000.0
+#: Most itineraries one request may ask for (bounds the cost of a request).
+MAX_ITINERARIES = 20
 
 
 class Optimize(StrEnum):
@@ -258,8 +260,8 @@ class ItineraryPreferences:
     extra: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.num_itineraries < 1:
-            msg = f"numItineraries must be >= 1, got {self.num_itineraries}"
+        if not 1 <= self.num_itineraries <= MAX_ITINERARIES:
+            msg = f"numItineraries must be between 1 and {MAX_ITINERARIES}, got {self.num_itineraries}"
             raise InvalidRequestError(msg, parameter="numItineraries")
         if self.max_hours is not None:
             _positive("maxHours", self.max_hours)

@@ -25,6 +25,7 @@ from otpa.errors import (
     OsmError,
     UnknownIdError,
 )
+from otpa.routing.errors import InvalidRequestError
 from service.registry import InvalidRouterIdError, NoGraphsDirError
 from service.storage import UnsafeArchiveError
 
@@ -48,6 +49,7 @@ EXCEPTION_STATUS: tuple[tuple[type[BaseException], int], ...] = (
     (GtfsError, 400),
     (OsmError, 400),
     (NetworkBuildError, 400),
+    (InvalidRequestError, 400),
     (UnknownIdError, 404),
     (NoGraphsDirError, 409),
 )

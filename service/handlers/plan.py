@@ -1,0 +1,121 @@
+"""``GET /otp/routers/{routerId}/plan``: plan a trip, OTP 1.x style.
+
+Parse the query (:mod:`service.otp1.plan_params`) → run the planner in a
+worker thread → write the OTP 1.x response (:mod:`service.otp1.plan_response`),
+as JSON, or XML when the ``Accept`` header asks for it.
+
+Status codes: planning outcomes are 200 with a PlannerError in the body, as in
+OTP 1.x (no path, outside bounds, no transit times, too close, and the
+``BOGUS_PARAMETER`` cases: dates, route/stop specs, ``startTransit*Id``).  A
+parameter OTP 1.x could not convert (a number that is not one, an unknown
+mode, triangle factors that do not sum to 1...) is a 400 JSON error naming it,
+where OTP failed with a 500.  An unknown router is a 404 JSON error, like every
+other endpoint (OTP answered 200 with ``GRAPH_UNAVAILABLE``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo
+
+from otpa.routing.errors import InvalidRequestError, PlanningError
+from otpa.routing.model import DebugOutput, TripPlan
+from otpa.routing.request import PlanRequest
+from service.handlers.base import BaseHandler, ServiceContext
+from service.otp1.errors import ApiError
+from service.otp1.plan_params import RoutingDefaults, plan_request_from_query
+from service.otp1.plan_response import (
+    error_response,
+    plan_response,
+    planner_error_for,
+    request_parameters,
+    response_xml,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from otpa.network import TransportNetwork
+
+__all__ = ["PlanHandler", "Planner", "default_planner"]
+
+Planner = Callable[["TransportNetwork", PlanRequest], TripPlan]
+_PLANNER_MODULE = "otpa.routing.planner"
+
+
+def default_planner() -> Planner:
+    """Return ``otpa.routing.planner.plan`` (imported on first use); 501 when it does not exist."""
+    try:
+        module = importlib.import_module(_PLANNER_MODULE)
+    except ModuleNotFoundError as exc:
+        if exc.name != _PLANNER_MODULE:
+            raise  # the planner exists but is broken: a server error
+        raise ApiError(501, "Trip planning is not available in this version.") from None
+    planner: Planner = module.plan
+    return planner
+
+
+class PlanHandler(BaseHandler):
+    """``/otp/routers/{routerId}/plan`` (see the module docstring).
+
+    URL table arguments: ``ctx``; ``planner`` (network, request) → TripPlan,
+    default :func:`default_planner`; ``routing_defaults`` router id →
+    :class:`RoutingDefaults` (router-config ``routingDefaults``).
+    """
+
+    def initialize(
+        self,
+        ctx: ServiceContext,
+        planner: Planner | None = None,
+        routing_defaults: Mapping[str, RoutingDefaults] | None = None,
+    ) -> None:
+        """Receive the context, the planner and the router-level defaults."""
+        super().initialize(ctx)
+        self._planner = planner
+        self._routing_defaults = routing_defaults or {}
+
+    async def get(self, router_id: str) -> None:
+        """Plan a trip and answer with OTP's Response object."""
+        canonical, network = self.registry.lookup(router_id)
+        query = {
+            name: [self.decode_argument(v, name) for v in values]
+            for name, values in self.request.query_arguments.items()
+        }
+        parameters = request_parameters(query)
+        time_zone = str(network.time_zone)
+        try:
+            request = plan_request_from_query(
+                query,
+                time_zone=time_zone,
+                now=dt.datetime.now(ZoneInfo(time_zone)),
+                defaults=self._routing_defaults.get(canonical),
+            )
+        except InvalidRequestError as exc:
+            self._write_planner_error(exc, parameters, planning=False)
+            return
+        planner = self._planner or default_planner()
+        try:
+            plan = await self.run_blocking(planner, network, request)
+        except (PlanningError, InvalidRequestError) as exc:
+            self._write_planner_error(exc, parameters, planning=True)
+            return
+        self._write(
+            plan_response(plan, request=request, parameters=parameters, time_zone=time_zone)
+        )
+
+    def _write_planner_error(
+        self, exc: Exception, parameters: Mapping[str, str], *, planning: bool
+    ) -> None:
+        """Answer 200 with a PlannerError, or re-raise what is an HTTP error (400)."""
+        error = planner_error_for(exc)
+        if error is None:
+            raise exc
+        started = planning and error["message"] != "OUTSIDE_BOUNDS"
+        debug = DebugOutput() if started else None
+        self._write(error_response(error, parameters=parameters, debug_output=debug))
+
+    def _write(self, body: Mapping[str, Any]) -> None:
+        self.respond("response", body, lambda: response_xml(body))

@@ -1,0 +1,490 @@
+"""Plan results as OTP 1.x's ``/plan`` response: TripPlan, Itinerary, Leg... and PlannerError.
+
+The JSON is what OTP 1.x's Jackson mapper wrote: camelCase names, ``from``
+and ``to`` for places, times as epoch milliseconds, null fields left out
+(:func:`service.otp1.serialize.drop_nulls` does that when the body is written),
+the fields OTP always wrote always present.  The envelope is
+``{requestParameters, plan | error, debugOutput, elevationMetadata}``.
+
+Planning failures are not HTTP errors in OTP 1.x: the answer is a 200 whose
+``error`` is a PlannerError ``{id, msg, message, missing, noPath}``.
+:data:`MESSAGES` holds OTP's ids and English texts (``Message.properties``);
+:data:`PLANNER_ERRORS` maps library exceptions to them.
+
+:func:`response_xml` renames the few elements that OTP's JAXB (XML) output
+named differently from its JSON (``itinerary``, ``stop``, ``walkSteps``, maps
+as ``entry``/``key``/``value``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from otpa.routing.errors import (
+    InvalidRequestError,
+    LocationNotAccessibleError,
+    NoPathsAfterFilteringError,
+    NoTransitTimesError,
+    OutsideBoundsError,
+    PathNotFoundError,
+    PlanningError,
+    TrivialPathError,
+)
+from otpa.routing.model import (
+    DebugOutput,
+    ElevationMetadata,
+    EncodedPolyline,
+    Fare,
+    FareComponent,
+    Itinerary,
+    Leg,
+    LocalizedAlert,
+    Money,
+    Place,
+    TripPlan,
+    WalkStep,
+)
+from otpa.routing.request import PlanRequest
+
+__all__ = [
+    "BODY_ERROR_CODES",
+    "MESSAGES",
+    "PLANNER_ERRORS",
+    "error_response",
+    "itinerary_json",
+    "leg_json",
+    "place_json",
+    "plan_response",
+    "planner_error",
+    "planner_error_for",
+    "request_parameters",
+    "response_xml",
+    "trip_plan_json",
+    "walk_step_json",
+]
+
+_SORRY = "We're sorry. The trip planner is temporarily unavailable. Please try again later."
+#: OTP 1.x (ibi) ``Message``: id and English text (``Message.properties``) per code.
+MESSAGES: Mapping[str, tuple[int, str]] = {
+    "PLAN_OK": (200, "Success"),
+    "SYSTEM_ERROR": (500, _SORRY),
+    "GRAPH_UNAVAILABLE": (503, _SORRY),
+    "OUTSIDE_BOUNDS": (
+        400,
+        "Trip is not possible.  You might be trying to plan a trip outside the map data boundary.",
+    ),
+    "PATH_NOT_FOUND": (
+        404,
+        "No trip found. There may be no transit service within the maximum specified distance "
+        "or at the specified time, or your start or end point might not be safely accessible. "
+        "An itinerary may be found if you adjust some Transit Options & Preferences above.",
+    ),
+    "NO_PATHS_AFTER_FILTERING": (
+        405,
+        "No trips found that satisfy the defined trip plan filters.",
+    ),
+    "NO_TRANSIT_TIMES": (
+        406,
+        "No transit times available. The date may be past or too far in the future or there "
+        "may not be transit service for your trip at the time you chose.",
+    ),
+    "REQUEST_TIMEOUT": (
+        408,
+        "The trip planner is taking way too long to process your request. Please try again later.",
+    ),
+    "BOGUS_PARAMETER": (
+        413,
+        "The request has errors that the server is not willing or able to process.",
+    ),
+    "TOO_CLOSE": (409, "Origin is within a trivial distance of the destination."),
+    # OTP 1.x mapped this code but had no text for it (and never raised it)
+    "LOCATION_NOT_ACCESSIBLE": (
+        470,
+        "The origin or destination cannot be reached in the requested way "
+        "(for example by wheelchair).",
+    ),
+}
+
+#: Library exception -> OTP ``Message`` code, most specific first.
+PLANNER_ERRORS: tuple[tuple[type[BaseException], str], ...] = (
+    (OutsideBoundsError, "OUTSIDE_BOUNDS"),
+    (NoPathsAfterFilteringError, "NO_PATHS_AFTER_FILTERING"),
+    (NoTransitTimesError, "NO_TRANSIT_TIMES"),
+    (TrivialPathError, "TOO_CLOSE"),
+    (LocationNotAccessibleError, "LOCATION_NOT_ACCESSIBLE"),
+    (PathNotFoundError, "PATH_NOT_FOUND"),
+    (PlanningError, "PATH_NOT_FOUND"),
+)
+
+#: ``InvalidRequestError`` codes answered as a PlannerError in a 200 response
+#: (as OTP 1.x did); any other invalid parameter is an HTTP 400.
+BODY_ERROR_CODES = frozenset({"BOGUS_PARAMETER", "OUTSIDE_BOUNDS"})
+# ibi's NO_PATHS_AFTER_FILTERING error carried no ``message`` enum name
+_NO_MESSAGE_NAME = frozenset({"NO_PATHS_AFTER_FILTERING"})
+_MISSING_BY_PARAMETER = {"fromPlace": "from", "toPlace": "to", "intermediatePlaces": "intermediate"}
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+_MS = dt.timedelta(milliseconds=1)
+
+
+# -- errors -------------------------------------------------------------------------------------
+
+
+def planner_error(code: str, missing: Sequence[str] | None = None) -> dict[str, Any]:
+    """Return OTP 1.x's PlannerError object for a ``Message`` code.
+
+    Examples
+    --------
+    >>> planner_error("OUTSIDE_BOUNDS", ["from"])["id"]
+    400
+    """
+    error_id, text = MESSAGES[code]
+    return {
+        "id": error_id,
+        "msg": text,
+        "message": None if code in _NO_MESSAGE_NAME else code,
+        "missing": list(missing) if missing else None,
+        "noPath": True,
+    }
+
+
+def planner_error_for(exc: BaseException) -> dict[str, Any] | None:
+    """Return the PlannerError answering an exception, or None when it is no planning outcome.
+
+    Planning errors map through :data:`PLANNER_ERRORS`; an
+    :class:`InvalidRequestError` maps only when its code is in
+    :data:`BODY_ERROR_CODES` (others are HTTP 400s).
+
+    Examples
+    --------
+    >>> planner_error_for(PathNotFoundError("none"))["message"]
+    'PATH_NOT_FOUND'
+    >>> planner_error_for(InvalidRequestError("x", parameter="numItineraries")) is None
+    True
+    """
+    if isinstance(exc, InvalidRequestError):
+        if exc.code not in BODY_ERROR_CODES:
+            return None
+        assert exc.code is not None
+        missing = _MISSING_BY_PARAMETER.get(exc.parameter)
+        is_place = exc.code == "OUTSIDE_BOUNDS"
+        return planner_error(exc.code, [missing] if is_place and missing else None)
+    for exc_type, code in PLANNER_ERRORS:
+        if isinstance(exc, exc_type):
+            bounds = list(exc.missing) if isinstance(exc, OutsideBoundsError) else None
+            return planner_error(code, bounds)
+    return None
+
+
+# -- envelope -----------------------------------------------------------------------------------
+
+
+def request_parameters(query: Mapping[str, Sequence[str]]) -> dict[str, str]:
+    """OTP's ``requestParameters``: the first value of every query parameter.
+
+    Examples
+    --------
+    >>> request_parameters({"mode": ["WALK", "BUS"], "x": [""]})
+    {'mode': 'WALK', 'x': ''}
+    """
+    return {name: values[0] for name, values in query.items() if values}
+
+
+def plan_response(
+    plan: TripPlan,
+    *,
+    request: PlanRequest,
+    parameters: Mapping[str, str],
+    time_zone: str,
+) -> dict[str, Any]:
+    """The response to a successful plan.
+
+    Parameters
+    ----------
+    plan
+        The planner's result.
+    request
+        The request it answers (flags such as ``showIntermediateStops``).
+    parameters
+        ``requestParameters`` (:func:`request_parameters`).
+    time_zone
+        The network's time zone, for naive datetimes.
+    """
+    zone = ZoneInfo(time_zone)
+    return {
+        "requestParameters": dict(parameters),
+        "plan": trip_plan_json(plan, request, zone),
+        "debugOutput": _debug_output(plan.debug_output),
+        "elevationMetadata": _elevation_metadata(plan.elevation_metadata, request),
+    }
+
+
+def error_response(
+    error: Mapping[str, Any],
+    *,
+    parameters: Mapping[str, str],
+    debug_output: DebugOutput | None = None,
+) -> dict[str, Any]:
+    """The response carrying a PlannerError (no ``plan``, no ``elevationMetadata``).
+
+    ``debug_output`` is given once planning started (OTP wrote its timings
+    whenever a routing context existed).
+    """
+    return {
+        "requestParameters": dict(parameters),
+        "error": dict(error),
+        "debugOutput": _debug_output(debug_output) if debug_output is not None else None,
+    }
+
+
+def _debug_output(debug: DebugOutput) -> dict[str, Any]:
+    return {
+        "precalculationTime": debug.precalculation_time,
+        "pathCalculationTime": debug.path_calculation_time,
+        "pathTimes": list(debug.path_times),
+        "renderingTime": debug.rendering_time,
+        "totalTime": debug.total_time,
+        "timedOut": debug.timed_out,
+    }
+
+
+def _elevation_metadata(meta: ElevationMetadata, request: PlanRequest) -> dict[str, Any]:
+    return {
+        "ellipsoidToGeoidDifference": meta.ellipsoid_to_geoid_difference,
+        "geoidElevation": meta.geoid_elevation or request.itineraries.geoid_elevation,
+    }
+
+
+# -- plan objects -------------------------------------------------------------------------------
+
+
+def _ms(when: dt.datetime | None, zone: ZoneInfo) -> int | None:
+    if when is None:
+        return None
+    aware = when if when.tzinfo is not None else when.replace(tzinfo=zone)
+    return (aware - _EPOCH) // _MS
+
+
+def trip_plan_json(plan: TripPlan, request: PlanRequest, zone: ZoneInfo) -> dict[str, Any]:
+    """OTP's TripPlan: ``date``, ``from``, ``to``, ``itineraries``."""
+    origin = place_json(plan.from_place, zone)
+    destination = place_json(plan.to_place, zone)
+    origin["orig"] = origin["orig"] or ""  # always a string on the plan's own places
+    destination["orig"] = destination["orig"] or ""
+    return {
+        "date": _ms(plan.date, zone),
+        "from": origin,
+        "to": destination,
+        "itineraries": [itinerary_json(i, request, zone) for i in plan.itineraries],
+    }
+
+
+def itinerary_json(itinerary: Itinerary, request: PlanRequest, zone: ZoneInfo) -> dict[str, Any]:
+    """OTP's Itinerary (``duration`` in whole seconds)."""
+    return {
+        "duration": itinerary.duration,
+        "startTime": _ms(itinerary.start_time, zone),
+        "endTime": _ms(itinerary.end_time, zone),
+        "walkTime": int(itinerary.walk_time),
+        "transitTime": int(itinerary.transit_time),
+        "waitingTime": int(itinerary.waiting_time),
+        "walkDistance": float(itinerary.walk_distance),
+        "walkLimitExceeded": itinerary.walk_limit_exceeded,
+        "elevationLost": float(itinerary.elevation_lost),
+        "elevationGained": float(itinerary.elevation_gained),
+        "transfers": int(itinerary.transfers),
+        "fare": _fare(itinerary.fare) if itinerary.fare is not None else None,
+        "legs": [leg_json(leg, request, zone) for leg in itinerary.legs],
+        "tooSloped": itinerary.too_sloped,
+    }
+
+
+def leg_json(leg: Leg, request: PlanRequest, zone: ZoneInfo) -> dict[str, Any]:
+    """OTP's Leg (``duration`` in seconds as a double; ``intermediateStops`` on request)."""
+    show_stops = request.itineraries.show_intermediate_stops
+    wheelchair = request.wheelchair.enabled
+    return {
+        "startTime": _ms(leg.start_time, zone),
+        "endTime": _ms(leg.end_time, zone),
+        "departureDelay": leg.departure_delay,
+        "arrivalDelay": leg.arrival_delay,
+        "realTime": leg.real_time,
+        "distance": float(leg.distance),
+        "pathway": leg.pathway,
+        "mode": leg.mode,
+        "route": leg.route,
+        "agencyName": leg.agency_name,
+        "agencyUrl": leg.agency_url,
+        "agencyBrandingUrl": leg.agency_branding_url,
+        "agencyTimeZoneOffset": leg.agency_time_zone_offset,
+        "routeColor": leg.route_color,
+        "routeType": leg.route_type,
+        "routeId": leg.route_id,
+        "routeTextColor": leg.route_text_color,
+        "interlineWithPreviousLeg": leg.interline_with_previous_leg,
+        "tripShortName": leg.trip_short_name,
+        "tripBlockId": leg.trip_block_id,
+        "headsign": leg.headsign,
+        "agencyId": leg.agency_id,
+        "tripId": leg.trip_id,
+        "serviceDate": leg.service_date,
+        "routeBrandingUrl": leg.route_branding_url,
+        "from": place_json(leg.from_place, zone),
+        "to": place_json(leg.to_place, zone),
+        "legGeometry": _polyline(leg.leg_geometry),
+        "interStopGeometry": (
+            [_polyline(p) for p in leg.inter_stop_geometry]
+            if leg.inter_stop_geometry is not None
+            else None
+        ),
+        "alerts": [_alert(a, zone) for a in leg.alerts] if leg.alerts else None,
+        "routeShortName": leg.route_short_name,
+        "routeLongName": leg.route_long_name,
+        "boardRule": leg.board_rule,
+        "alightRule": leg.alight_rule,
+        "rentedBike": leg.rented_bike,
+        "rentedCar": leg.rented_car,
+        "rentedVehicle": leg.rented_vehicle,
+        "hailedCar": leg.hailed_car,
+        "flexDrtAdvanceBookMin": float(leg.flex_drt_advance_book_min),
+        "accessibilityScore": leg.accessibility_score if wheelchair else None,
+        "transitLeg": leg.transit_leg,
+        "duration": float(leg.duration),
+        "intermediateStops": (
+            [place_json(p, zone) for p in leg.intermediate_stops or ()] if show_stops else None
+        ),
+        "steps": [walk_step_json(s, zone) for s in leg.steps],
+    }
+
+
+def place_json(place: Place, zone: ZoneInfo) -> dict[str, Any]:
+    """OTP's Place (``wheelchairBoarding`` and ``vertexType`` always present)."""
+    return {
+        "name": place.name,
+        "stopId": place.stop_id,
+        "stopCode": place.stop_code,
+        "platformCode": place.platform_code,
+        "lon": float(place.lon),
+        "lat": float(place.lat),
+        "arrival": _ms(place.arrival, zone),
+        "departure": _ms(place.departure, zone),
+        "orig": place.orig,
+        "zoneId": place.zone_id,
+        "stopIndex": place.stop_index,
+        "stopSequence": place.stop_sequence,
+        "vertexType": str(place.vertex_type),
+        "bikeShareId": place.bike_share_id,
+        "networks": list(place.networks) if place.networks is not None else None,
+        "address": place.address,
+        "boardAlightType": place.board_alight_type,
+        "flagStopArea": _polyline(place.flag_stop_area) if place.flag_stop_area else None,
+        "wheelchairBoarding": place.wheelchair_boarding,
+    }
+
+
+def walk_step_json(step: WalkStep, zone: ZoneInfo) -> dict[str, Any]:
+    """OTP's WalkStep (``elevation`` as ``[{first, second}]`` pairs)."""
+    return {
+        "distance": float(step.distance),
+        "relativeDirection": str(step.relative_direction),
+        "streetName": step.street_name,
+        "absoluteDirection": (
+            str(step.absolute_direction) if step.absolute_direction is not None else None
+        ),
+        "exit": step.exit,
+        "stayOn": step.stay_on,
+        "area": step.area,
+        "bogusName": step.bogus_name,
+        "lon": float(step.lon),
+        "lat": float(step.lat),
+        "elevation": [{"first": float(d), "second": float(e)} for d, e in step.elevation],
+        "alerts": [_alert(a, zone) for a in step.alerts] if step.alerts else None,
+    }
+
+
+def _polyline(polyline: EncodedPolyline) -> dict[str, Any]:
+    return {"points": polyline.points, "levels": polyline.levels, "length": polyline.length}
+
+
+def _alert(alert: LocalizedAlert, zone: ZoneInfo) -> dict[str, Any]:
+    return {
+        "alertHeaderText": alert.alert_header_text,
+        "alertDescriptionText": alert.alert_description_text,
+        "alertUrl": alert.alert_url,
+        "effectiveStartDate": _ms(alert.effective_start_date, zone),
+    }
+
+
+def _money(money: Money) -> dict[str, Any]:
+    currency = money.currency
+    return {
+        "cents": money.cents,
+        "currency": {
+            "currency": currency.currency,
+            "currencyCode": currency.currency_code,
+            "symbol": currency.symbol,
+            "defaultFractionDigits": currency.default_fraction_digits,
+        },
+    }
+
+
+def _fare_component(component: FareComponent) -> dict[str, Any]:
+    return {
+        "fareId": component.fare_id,
+        "price": _money(component.price),
+        "routes": list(component.routes),
+        "legIndex": component.leg_index,
+        "isTransfer": component.is_transfer,
+    }
+
+
+def _fare(fare: Fare) -> dict[str, Any]:
+    return {
+        "fare": {kind: _money(m) for kind, m in fare.fare.items()},
+        "details": {kind: [_fare_component(c) for c in cs] for kind, cs in fare.details.items()},
+    }
+
+
+# -- XML ----------------------------------------------------------------------------------------
+
+
+def _entries(mapping: Mapping[str, Any]) -> dict[str, Any]:
+    """A Java map as JAXB wrote it: ``<entry><key/><value/></entry>`` elements."""
+    return {"entry": [{"key": key, "value": value} for key, value in mapping.items()]}
+
+
+def _leg_xml(leg: Mapping[str, Any]) -> dict[str, Any]:
+    renamed = {"intermediateStops": "stop", "steps": "walkSteps"}
+    return {renamed.get(key, key): value for key, value in leg.items()}
+
+
+def _itinerary_xml(itinerary: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(itinerary)
+    fare = itinerary.get("fare")
+    if fare is not None:
+        out["fare"] = {"fare": _entries(fare["fare"]), "details": _entries(fare["details"])}
+    out["legs"] = [_leg_xml(leg) for leg in itinerary.get("legs", ())]
+    return out
+
+
+def response_xml(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The XML variant of a plan response (root element ``response``), JAXB's names.
+
+    Examples
+    --------
+    >>> response_xml({"requestParameters": {"mode": "WALK"}})["requestParameters"]
+    {'entry': [{'key': 'mode', 'value': 'WALK'}]}
+    """
+    out = dict(body)
+    out["requestParameters"] = _entries(body.get("requestParameters", {}))
+    plan = body.get("plan")
+    if plan is not None:
+        out["plan"] = {
+            "date": plan["date"],
+            "from": plan["from"],
+            "to": plan["to"],
+            "itinerary": [_itinerary_xml(i) for i in plan["itineraries"]],
+        }
+    return out
