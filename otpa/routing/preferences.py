@@ -261,7 +261,8 @@ class ItineraryPreferences:
 
     def __post_init__(self) -> None:
         if not 1 <= self.num_itineraries <= MAX_ITINERARIES:
-            msg = f"numItineraries must be between 1 and {MAX_ITINERARIES}, got {self.num_itineraries}"
+            n = self.num_itineraries
+            msg = f"numItineraries must be between 1 and {MAX_ITINERARIES}, got {n}"
             raise InvalidRequestError(msg, parameter="numItineraries")
         if self.max_hours is not None:
             _positive("maxHours", self.max_hours)
