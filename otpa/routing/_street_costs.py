@@ -1,0 +1,316 @@
+"""Per-edge traversal costs of a street mode, as OTP 1.x ``StreetEdge.doTraverse`` has them.
+
+For every directed edge (``inf`` where the mode cannot use it):
+
+WALK
+    time = effective walk length (Tobler, with elevation) / speed; weight = time
+    x ``reluctance``, or x ``stairs_reluctance`` on steps (OTP *replaces* the walk
+    reluctance by the stairs reluctance).  Wheelchair: no steps, no
+    ``wheelchair=no`` edges, no edge steeper than ``max_slope``; time = length /
+    speed, weight = slope-speed effective length / speed x reluctance.
+BICYCLE
+    time = slope-speed effective length / speed; weight by ``optimize``: QUICK
+    as time; SAFE safety x length / speed; GREENWAYS as SAFE, x 0.66 where the
+    safety factor is at most 0.1; FLAT length / speed + slope work cost (OTP adds
+    metres to seconds there); TRIANGLE (time-factor x slope-speed length +
+    slope-factor x work cost + safety-factor x safety length) / speed; then x
+    ``reluctance`` (x ``stairs_reluctance`` on steps).  The safety factor
+    includes OTP's slope safety cost when the graph has elevation (OTP also
+    scales it by the 3-D length multiplier, which the graph does not keep; it is
+    within a fraction of a percent of 1 on streets).  Edges a bike
+    may not use but a pedestrian may -- and edges touching a barrier that blocks
+    bicycles but not pedestrians -- are *walked*: at 0.8 x walk speed, with the
+    walk weight x 2.7 x walk reluctance, on steps x 5 x stairs reluctance (OTP's
+    ``bikeWalkingOptions``).
+CAR
+    time = length / min(edge car speed, ``speed_mps``); weight = time x reluctance.
+
+Arrays are computed with numpy once per graph and cost-relevant options, and
+kept in a small LRU cache on the graph.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from dataclasses import dataclass
+from threading import Lock
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from otpa.osm.model import BICYCLE, CAR, FLAG_STAIRS, FLAG_WHEELCHAIR_NO, WALK
+from otpa.routing.preferences import Optimize
+from otpa.street import StreetGraph
+from otpa.types import BoolArray, FloatArray, UInt8Array
+
+if TYPE_CHECKING:
+    from otpa.routing._street_types import StreetOptions
+
+__all__ = ["BIKE_WALK_RELUCTANCE_FACTOR", "BIKE_WALK_SPEED_FACTOR", "EdgeCosts", "edge_costs"]
+
+#: OTP 1.x: a walked bicycle goes at this share of the walk speed...
+BIKE_WALK_SPEED_FACTOR = 0.8
+#: ...and walking it is this much more painful than walking.
+BIKE_WALK_RELUCTANCE_FACTOR = 2.7
+#: OTP 1.x: carrying a bicycle on stairs is this much worse than taking the stairs.
+BIKE_CARRY_STAIRS_FACTOR = 5.0
+#: OTP 1.x ``StreetEdge.GREENWAY_SAFETY_FACTOR``.
+GREENWAY_SAFETY_FACTOR = 0.1
+#: OTP 1.x: greenways count as this much safer than their safety factor says.
+GREENWAY_BONUS = 0.66
+_CACHE_KEY = "routing_edge_costs"
+_CACHE_SIZE = 8
+_LOCK = Lock()
+
+
+@dataclass(frozen=True, eq=False)
+class EdgeCosts:
+    """Traversal costs of every edge for one mode and set of options.
+
+    Attributes
+    ----------
+    weight
+        Generalized cost (``inf``: the mode cannot use the edge).
+    time_s
+        Traversal time in seconds (exact).
+    time_ceil_s
+        OTP rounds each traversal up to whole seconds: ``ceil(time_s)``.
+    walking
+        Edges where a cyclist walks the bicycle.
+    ban_bit
+        Permission bit the turn bans are checked with when entering the edge
+        (WALK on walked edges).
+    turn_speed
+        Speed (m/s) OTP divides non-driving turn costs by when entering the edge.
+    blocked
+        Vertices the mode may not pass through (barriers).
+    driving
+        Whether the mode is CAR (the driving turn cost model).
+    min_weight_per_m
+        Smallest weight per metre of any usable edge (a lower bound for A*).
+    """
+
+    weight: FloatArray
+    time_s: FloatArray
+    time_ceil_s: FloatArray
+    walking: BoolArray
+    ban_bit: UInt8Array
+    turn_speed: FloatArray
+    blocked: BoolArray
+    driving: bool
+    min_weight_per_m: float
+
+
+def _cost_key(options: StreetOptions) -> tuple[Any, ...]:
+    return (
+        options.mode,
+        options.speed_mps,
+        options.reluctance,
+        options.optimize,
+        options.triangle,
+        options.wheelchair,
+        options.max_slope,
+        options.stairs_reluctance,
+        options.walk_speed_mps,
+        options.walk_reluctance,
+    )
+
+
+def edge_costs(graph: StreetGraph, options: StreetOptions) -> EdgeCosts:
+    """The :class:`EdgeCosts` of ``options`` on ``graph`` (cached on the graph)."""
+    key = _cost_key(options)
+    with _LOCK:
+        cache = graph._cache.setdefault(_CACHE_KEY, OrderedDict())
+        hit = cache.get(key)
+        if hit is not None:
+            cache.move_to_end(key)
+            result: EdgeCosts = hit
+            return result
+    costs = _compute(graph, options)
+    with _LOCK:
+        cache[key] = costs
+        while len(cache) > _CACHE_SIZE:
+            cache.popitem(last=False)
+    return costs
+
+
+def _has(bits: Any, bit: np.uint8) -> BoolArray:
+    out: BoolArray = (np.asarray(bits) & bit) != 0
+    return out
+
+
+def _compute(graph: StreetGraph, options: StreetOptions) -> EdgeCosts:
+    length = np.asarray(graph.edge_length_m, dtype=np.float64)
+    stairs = (np.asarray(graph.edge_flags) & FLAG_STAIRS) != 0
+    barrier = np.asarray(graph.vertex_barrier)
+    if options.mode == "WALK":
+        return _walk(graph, options, length, stairs, barrier)
+    if options.mode == "BICYCLE":
+        return _bicycle(graph, options, length, stairs, barrier)
+    if options.mode == "CAR":
+        return _car(graph, options, length, barrier)
+    msg = f"unknown street mode {options.mode!r}; expected WALK, BICYCLE or CAR"
+    raise ValueError(msg)
+
+
+def _elevation(graph: StreetGraph, length: FloatArray) -> tuple[FloatArray, ...]:
+    """Slope-speed length, work cost, walk length and slope safety cost (flat defaults)."""
+    if not graph.has_elevation:
+        return length, length, length, np.zeros_like(length)
+    assert graph.edge_slope_speed_effective_length_m is not None
+    assert graph.edge_slope_work_cost is not None
+    assert graph.edge_effective_walk_length_m is not None
+    assert graph.edge_slope_safety_cost_m is not None
+    return (
+        np.asarray(graph.edge_slope_speed_effective_length_m),
+        np.asarray(graph.edge_slope_work_cost),
+        np.asarray(graph.edge_effective_walk_length_m),
+        np.asarray(graph.edge_slope_safety_cost_m),
+    )
+
+
+def _finish(
+    length: FloatArray,
+    weight: FloatArray,
+    time: FloatArray,
+    usable: BoolArray,
+    *,
+    walking: BoolArray,
+    ban_bit: UInt8Array,
+    turn_speed: FloatArray,
+    blocked: BoolArray,
+    driving: bool,
+) -> EdgeCosts:
+    weight = np.where(usable, weight, np.inf)
+    time = np.where(usable, time, np.inf)
+    ratio_ok = usable & (length > 0)
+    ratio = weight[ratio_ok] / length[ratio_ok]
+    return EdgeCosts(
+        weight=np.ascontiguousarray(weight, dtype=np.float64),
+        time_s=np.ascontiguousarray(time, dtype=np.float64),
+        time_ceil_s=np.ceil(time),
+        walking=np.ascontiguousarray(walking & usable),
+        ban_bit=np.ascontiguousarray(ban_bit, dtype=np.uint8),
+        turn_speed=np.ascontiguousarray(turn_speed, dtype=np.float64),
+        blocked=np.ascontiguousarray(blocked),
+        driving=driving,
+        min_weight_per_m=float(ratio.min()) if ratio.size else 0.0,
+    )
+
+
+def _walk(
+    graph: StreetGraph,
+    options: StreetOptions,
+    length: FloatArray,
+    stairs: BoolArray,
+    barrier: UInt8Array,
+) -> EdgeCosts:
+    speed = float(options.speed_mps)
+    slope_len, _, walk_len, _ = _elevation(graph, length)
+    usable = _has(graph.edge_perm, WALK)
+    if options.wheelchair:
+        usable &= (np.asarray(graph.edge_flags) & (FLAG_WHEELCHAIR_NO | FLAG_STAIRS)) == 0
+        if graph.edge_max_slope is not None and math.isfinite(options.max_slope):
+            usable &= np.asarray(graph.edge_max_slope) <= options.max_slope
+        time = length / speed
+        base = slope_len / speed
+    else:
+        time = walk_len / speed
+        base = time
+    weight = base * np.where(stairs, options.stairs_reluctance, options.reluctance)
+    n = length.size
+    return _finish(
+        length,
+        weight,
+        time,
+        usable,
+        walking=np.zeros(n, dtype=bool),
+        ban_bit=np.full(n, WALK, dtype=np.uint8),
+        turn_speed=np.full(n, speed),
+        blocked=_has(barrier, WALK),
+        driving=False,
+    )
+
+
+def _bike_weight(
+    options: StreetOptions,
+    length: FloatArray,
+    slope_len: FloatArray,
+    work: FloatArray,
+    safety_len: FloatArray,
+) -> FloatArray:
+    speed = float(options.speed_mps)
+    optimize = options.optimize
+    if optimize in (Optimize.SAFE, Optimize.GREENWAYS):
+        weight = safety_len / speed
+        if optimize is Optimize.GREENWAYS:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                factor = np.where(length > 0, safety_len / length, np.inf)
+            weight = np.where(factor <= GREENWAY_SAFETY_FACTOR, weight * GREENWAY_BONUS, weight)
+        return weight
+    if optimize is Optimize.FLAT:
+        return length / speed + work
+    if optimize is Optimize.TRIANGLE:
+        t = options.triangle
+        if t is None:
+            msg = "optimize=TRIANGLE needs triangle factors"
+            raise ValueError(msg)
+        return (slope_len * t.time + work * t.slope + safety_len * t.safety) / speed
+    return slope_len / speed  # QUICK (and the obsolete TRANSFERS)
+
+
+def _bicycle(
+    graph: StreetGraph,
+    options: StreetOptions,
+    length: FloatArray,
+    stairs: BoolArray,
+    barrier: UInt8Array,
+) -> EdgeCosts:
+    slope_len, work, walk_len, slope_safety = _elevation(graph, length)
+    edge_from, edge_to = np.asarray(graph.edge_from), np.asarray(graph.edge_to)
+    bike_barrier = _has(barrier, BICYCLE)
+    walk_barrier = _has(barrier, WALK)
+    touches = bike_barrier[edge_from] | bike_barrier[edge_to]
+    ride = _has(graph.edge_perm, BICYCLE) & ~touches
+    walk = _has(graph.edge_perm, WALK) & ~ride
+    safety_len = np.asarray(graph.edge_bike_safety, dtype=np.float64) * length + slope_safety
+    ride_w = _bike_weight(options, length, slope_len, work, safety_len)
+    ride_w = ride_w * np.where(stairs, options.stairs_reluctance, options.reluctance)
+    walk_speed = options.walk_speed_mps * BIKE_WALK_SPEED_FACTOR
+    walk_t = walk_len / walk_speed
+    walk_rel = options.walk_reluctance * BIKE_WALK_RELUCTANCE_FACTOR
+    walk_stairs = options.stairs_reluctance * BIKE_CARRY_STAIRS_FACTOR
+    walk_w = walk_t * np.where(stairs, walk_stairs, walk_rel)
+    return _finish(
+        length,
+        np.where(ride, ride_w, walk_w),
+        np.where(ride, slope_len / options.speed_mps, walk_t),
+        ride | walk,
+        walking=walk,
+        ban_bit=np.where(ride, BICYCLE, WALK).astype(np.uint8),
+        turn_speed=np.where(ride, float(options.speed_mps), walk_speed),
+        blocked=bike_barrier & walk_barrier,
+        driving=False,
+    )
+
+
+def _car(
+    graph: StreetGraph, options: StreetOptions, length: FloatArray, barrier: UInt8Array
+) -> EdgeCosts:
+    speed = np.minimum(np.asarray(graph.edge_car_speed_mps, dtype=np.float64), options.speed_mps)
+    usable = _has(graph.edge_perm, CAR) & (speed > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        time = np.where(speed > 0, length / speed, np.inf)
+    n = length.size
+    return _finish(
+        length,
+        time * options.reluctance,
+        time,
+        usable,
+        walking=np.zeros(n, dtype=bool),
+        ban_bit=np.full(n, CAR, dtype=np.uint8),
+        turn_speed=speed,
+        blocked=_has(barrier, CAR),
+        driving=True,
+    )

@@ -1,0 +1,464 @@
+"""Walk steps (turn-by-turn instructions) of a street path, as OTP 1.x makes them.
+
+OTP 1.x ``GraphPathToTripPlanConverter.generateWalkSteps``, edge by edge:
+
+* a **new step** starts when the street name changes (ignoring a trailing
+  ``" (...)"``; two generated -- bogus -- names in a row do not count as a
+  change), when the path goes on to or off a roundabout, or on to a link (ramp);
+* the first step is ``DEPART``; others get the **relative direction** of the turn
+  from the last angle of the previous edge to the first angle of the new one
+  (< 0.3 rad CONTINUE, < 0.7 SLIGHTLY, < 2 plain, else HARD; clockwise is right)
+  and the **absolute direction** of their first angle (8 sectors from NORTH);
+* a **roundabout** is one step ``CIRCLE_CLOCKWISE`` or ``CIRCLE_COUNTERCLOCKWISE``
+  with ``exit`` = the ordinal of the exit taken: 1 plus the roundabout vertices
+  passed where the mode could have left it.  Two deliberate departures from OTP
+  1.x: the sense is the one the path actually turns on the roundabout (OTP infers
+  it from the turn on to it, which is wrong after a left turn on to a
+  counter-clockwise roundabout; its rule remains for roundabout steps that turn
+  less than 0.5 rad), and exits are counted at the vertex passed (OTP counts the
+  options one vertex late, at the start of the previous roundabout edge, and so
+  misses an exit just before the one taken).  A path that starts on a roundabout
+  follows it in its first (DEPART) step.  ``stayOn`` when the street after the
+  roundabout has the name of the street before it.  Roundabout steps are never
+  merged away as "zags";
+* a turn off the straight line on the same street becomes a ``stayOn`` step when
+  another street left the intersection at a plausible angle;
+* "zags" -- a step shorter than 30 m between two steps on the same street -- are
+  merged; two rights or two lefts in a row become ``UTURN_RIGHT``/``UTURN_LEFT``.
+
+``lon``/``lat`` are the start of the step, ``distance`` the sum of its edges,
+``bogusName`` and ``area`` from the first edge, ``elevation`` the
+``(distance from the step start, height)`` pairs of its edges' profiles.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
+
+from otpa.osm.model import (
+    BICYCLE,
+    CAR,
+    FLAG_AREA,
+    FLAG_BOGUS_NAME,
+    FLAG_LINK,
+    FLAG_ROUNDABOUT,
+    WALK,
+)
+from otpa.routing._street_geometry import edge_part_points, graph_geometry, polyline_angles
+from otpa.routing.model import AbsoluteDirection, RelativeDirection, WalkStep
+from otpa.street import StreetGraph
+from otpa.types import FloatArray
+
+if TYPE_CHECKING:
+    from otpa.routing._street_types import StreetPath
+
+__all__ = ["SegmentProfiles", "build_steps", "path_profile", "relative_direction"]
+
+#: OTP 1.x ``MAX_ZAG_DISTANCE``.
+MAX_ZAG_DISTANCE_M = 30.0
+#: Turning (radians) on a roundabout that decides its sense; less keeps OTP's entry rule.
+MIN_CIRCLE_TURN = 0.5
+_ABSOLUTE = tuple(AbsoluteDirection)
+_RIGHTS = (RelativeDirection.RIGHT, RelativeDirection.HARD_RIGHT)
+_LEFTS = (RelativeDirection.LEFT, RelativeDirection.HARD_LEFT)
+_CIRCLES = (RelativeDirection.CIRCLE_CLOCKWISE, RelativeDirection.CIRCLE_COUNTERCLOCKWISE)
+_MODE_BIT = {"WALK": int(WALK), "BICYCLE": int(BICYCLE), "CAR": int(CAR)}
+
+
+class SegmentProfiles(Protocol):
+    """Elevation profiles per OSM segment (:class:`otpa.elevation.EdgeElevation` has them).
+
+    Samples of segment ``i`` are ``profile_offsets[i]:profile_offsets[i + 1]``,
+    at ``profile_dist_m`` metres along it (way order) with height ``profile_elev_m``.
+    """
+
+    @property
+    def profile_offsets(self) -> np.ndarray:  # type: ignore[type-arg]
+        """CSR offsets (``n_segments + 1``)."""
+
+    @property
+    def profile_dist_m(self) -> np.ndarray:  # type: ignore[type-arg]
+        """Distance of each sample along its segment."""
+
+    @property
+    def profile_elev_m(self) -> np.ndarray:  # type: ignore[type-arg]
+        """Height of each sample."""
+
+
+def relative_direction(last: float, this: float, roundabout: bool) -> RelativeDirection:
+    """OTP 1.x ``WalkStep.getRelativeDirection`` (angles in radians clockwise from north).
+
+    Examples
+    --------
+    >>> relative_direction(0.0, math.pi / 2, False).value
+    'RIGHT'
+    >>> relative_direction(0.0, -math.pi / 2, True).value
+    'CIRCLE_CLOCKWISE'
+    """
+    diff = this - last
+    if diff < 0:
+        diff += 2 * math.pi
+    ccw = 2 * math.pi - diff
+    if roundabout:
+        return (
+            RelativeDirection.CIRCLE_CLOCKWISE
+            if diff > ccw
+            else RelativeDirection.CIRCLE_COUNTERCLOCKWISE
+        )
+    if diff < 0.3 or ccw < 0.3:
+        return RelativeDirection.CONTINUE
+    if diff < 0.7:
+        return RelativeDirection.SLIGHTLY_RIGHT
+    if ccw < 0.7:
+        return RelativeDirection.SLIGHTLY_LEFT
+    if diff < 2:
+        return RelativeDirection.RIGHT
+    if ccw < 2:
+        return RelativeDirection.LEFT
+    if diff < math.pi:
+        return RelativeDirection.HARD_RIGHT
+    return RelativeDirection.HARD_LEFT
+
+
+def _absolute(angle: float) -> AbsoluteDirection:
+    octant = int(8 + math.floor(angle * 8 / (2 * math.pi) + 0.5)) % 8
+    return _ABSOLUTE[octant]
+
+
+def _abs_angle_diff(a: float, b: float) -> float:
+    diff = a - b
+    if diff < 0:
+        diff += 2 * math.pi
+    return min(diff, 2 * math.pi - diff)
+
+
+def _no_parens(name: str) -> str:
+    idx = name.find("(")
+    return name if idx <= 0 else name[: idx - 1]
+
+
+@dataclass
+class _Step:
+    name: str
+    lon: float
+    lat: float
+    bogus: bool
+    area: bool
+    relative: RelativeDirection = RelativeDirection.DEPART
+    absolute: AbsoluteDirection | None = None
+    distance: float = 0.0
+    stay_on: bool = False
+    exit: str | None = None
+    elevation: list[tuple[float, float]] = field(default_factory=list)
+
+    def set_directions(self, last: float, this: float, roundabout: bool) -> None:
+        self.relative = relative_direction(last, this, roundabout)
+        self.absolute = _absolute(this)
+
+    def freeze(self) -> WalkStep:
+        return WalkStep(
+            distance=self.distance,
+            relative_direction=self.relative,
+            street_name=self.name,
+            absolute_direction=self.absolute,
+            lon=self.lon,
+            lat=self.lat,
+            stay_on=self.stay_on,
+            area=self.area,
+            bogus_name=self.bogus,
+            exit=self.exit,
+            elevation=tuple(self.elevation),
+        )
+
+
+@dataclass(frozen=True)
+class _Edge:
+    """What the step builder needs of one path edge."""
+
+    edge: int
+    name: str
+    flags: int
+    length: float
+    first: float
+    last: float
+    lat: float
+    lon: float
+    walking: bool
+    profile: list[tuple[float, float]]
+
+
+def _edges(graph: StreetGraph, path: StreetPath, profiles: SegmentProfiles | None) -> list[_Edge]:
+    geo = graph_geometry(graph)
+    starts, ends = path.used_fractions()
+    out = []
+    for i, e in enumerate(int(x) for x in path.edges):
+        s, t = float(starts[i]), float(ends[i])
+        if s > 0.0 or t < 1.0:
+            lat, lon = edge_part_points(graph, e, s, t)
+            first, last = polyline_angles(lat, lon)
+            p_lat, p_lon = float(lat[0]), float(lon[0])
+        else:
+            first, last = float(geo.first_angle[e]), float(geo.last_angle[e])
+            v = int(graph.edge_from[e])
+            p_lat, p_lon = float(graph.vertex_lat[v]), float(graph.vertex_lon[v])
+        length = float(path.edge_distance_m[i]) if path.edge_distance_m.size else 0.0
+        walking = bool(path.walking[i]) if path.walking.size else False
+        profile = _edge_profile(graph, e, s, t, profiles) if profiles is not None else []
+        out.append(
+            _Edge(
+                edge=e,
+                name=graph.names[int(graph.edge_name[e])],
+                flags=int(graph.edge_flags[e]),
+                length=length,
+                first=first,
+                last=last,
+                lat=p_lat,
+                lon=p_lon,
+                walking=walking,
+                profile=profile,
+            )
+        )
+    return out
+
+
+def _is_exit(graph: StreetGraph, prev: int, nxt: int, bit: int) -> bool:
+    """Whether the mode could leave the roundabout at the vertex between two of its edges."""
+    v = int(graph.edge_to[prev])
+    back = int(graph.edge_reverse[prev])
+    lo, hi = int(graph.ban_indptr[prev]), int(graph.ban_indptr[prev + 1])
+    banned = {int(graph.ban_to[j]) for j in range(lo, hi) if int(graph.ban_modes[j]) & bit}
+    for f in range(int(graph.out_indptr[v]), int(graph.out_indptr[v + 1])):
+        if f in (nxt, back) or f in banned:
+            continue
+        if int(graph.edge_perm[f]) & bit:
+            return True
+    return False
+
+
+def _should_continue(graph: StreetGraph, edge: _Edge, last_angle: float) -> bool:
+    """OTP's test for a "turn to stay on the same street" step at the edge's start vertex."""
+    geo = graph_geometry(graph)
+    v = int(graph.edge_from[edge.edge])
+    angle_diff = _abs_angle_diff(edge.first, last_angle)
+    for f in range(int(graph.out_indptr[v]), int(graph.out_indptr[v + 1])):
+        if graph.names[int(graph.edge_name[f])] == edge.name:
+            continue  # same-named alternatives usually come from split streets
+        alt_diff = _abs_angle_diff(float(geo.first_angle[f]), last_angle)
+        if angle_diff > math.pi / 4 or alt_diff - angle_diff < math.pi / 16:
+            return True
+    return False
+
+
+def _new_step(edge: _Edge) -> _Step:
+    return _Step(
+        name=edge.name,
+        lon=edge.lon,
+        lat=edge.lat,
+        bogus=bool(edge.flags & FLAG_BOGUS_NAME),
+        area=bool(edge.flags & FLAG_AREA),
+        elevation=list(edge.profile),
+    )
+
+
+def _remove_zag(steps: list[_Step]) -> _Step | None:
+    """OTP's zag removal on the last three steps; the step to continue, or None."""
+    if len(steps) < 3:
+        return None
+    three, two, last = steps[-3], steps[-2], steps[-1]
+    if two.relative in _CIRCLES or last.relative in _CIRCLES:
+        return None  # keep roundabout instructions
+    if not (two.distance < MAX_ZAG_DISTANCE_M and _no_parens(last.name) == _no_parens(three.name)):
+        return None
+    same_side = (last.relative in _RIGHTS and two.relative in _RIGHTS) or (
+        last.relative in _LEFTS and two.relative in _LEFTS
+    )
+    if same_side:
+        # two rights or two lefts in quick succession: a U-turn
+        del steps[-2]
+        last.elevation = [*two.elevation, *((d + two.distance, h) for d, h in last.elevation)]
+        last.distance += two.distance
+        last.relative = (
+            RelativeDirection.UTURN_LEFT
+            if last.relative in _LEFTS
+            else RelativeDirection.UTURN_RIGHT
+        )
+        last.stay_on = True
+        return last
+    # a short detour off the street and back: one step along the street
+    del steps[-2:]
+    three.elevation.extend((d + three.distance, h) for d, h in two.elevation)
+    three.distance += two.distance
+    three.elevation.extend((d + three.distance, h) for d, h in last.elevation)
+    return three
+
+
+def build_steps(
+    graph: StreetGraph,
+    path: StreetPath,
+    *,
+    profiles: SegmentProfiles | None = None,
+    initial_angle: float | None = None,
+) -> tuple[WalkStep, ...]:
+    """The walk steps of a path (see the module docstring)."""
+    edges = _edges(graph, path, profiles)
+    bit = _MODE_BIT.get(path.mode, int(WALK))
+    steps: list[_Step] = []
+    step: _Step | None = None
+    last_angle = 0.0
+    circle = _Circle()
+    prev: _Edge | None = None
+    for edge in edges:
+        created = False
+        roundabout = bool(edge.flags & FLAG_ROUNDABOUT)
+        if step is None or prev is None:
+            step = _new_step(edge)
+            created = True
+            steps.append(step)
+            if initial_angle is None:
+                step.absolute = _absolute(edge.first)
+                step.relative = RelativeDirection.DEPART
+            else:
+                step.set_directions(initial_angle, edge.first, False)
+            if roundabout:  # starting on a roundabout: the step follows it to its exit
+                circle.enter(step, None, edge)
+        elif _changes_step(step, prev, edge, roundabout, circle.on):
+            circle.leave(edge)
+            step = _new_step(edge)
+            created = True
+            steps.append(step)
+            step.set_directions(last_angle, edge.first, roundabout)
+            if roundabout:
+                circle.enter(step, prev, edge)
+        elif roundabout:
+            circle.follow(prev, edge, _is_exit(graph, prev.edge, edge.edge, bit))
+        elif relative_direction(
+            last_angle, edge.first, False
+        ) != RelativeDirection.CONTINUE and _should_continue(graph, edge, last_angle):
+            # a turn to stay on the same street
+            step = _new_step(edge)
+            created = True
+            steps.append(step)
+            step.set_directions(last_angle, edge.first, False)
+            step.stay_on = True
+        if created and prev is not None and edge.walking == prev.walking:
+            merged = _remove_zag(steps)
+            if merged is not None:
+                step = merged
+        elif not created:
+            step.elevation.extend((d + step.distance, h) for d, h in edge.profile)
+        step.distance += edge.length
+        last_angle = edge.last
+        prev = edge
+    circle.leave(None)
+    return tuple(s.freeze() for s in steps)
+
+
+def _changes_step(step: _Step, prev: _Edge, edge: _Edge, roundabout: bool, on: bool) -> bool:
+    """OTP's new-step test: another street, on to or off a roundabout, on to a link."""
+    renamed = _no_parens(step.name) != _no_parens(edge.name) and not (
+        step.bogus and edge.flags & FLAG_BOGUS_NAME
+    )
+    link = bool(edge.flags & FLAG_LINK) and not prev.flags & FLAG_LINK
+    return renamed or roundabout != on or link
+
+
+def _wrap(angle: float) -> float:
+    """An angle difference in ``(-pi, pi]``."""
+    return angle - 2 * math.pi * math.ceil((angle - math.pi) / (2 * math.pi))
+
+
+@dataclass
+class _Circle:
+    """The roundabout being followed: its step, exit count and how much the path turned."""
+
+    step: _Step | None = None
+    exits: int = 0
+    before: str | None = None
+    turned: float = 0.0
+
+    @property
+    def on(self) -> bool:
+        return self.step is not None
+
+    def enter(self, step: _Step, prev: _Edge | None, edge: _Edge) -> None:
+        self.step, self.exits, self.turned = step, 1, _wrap(edge.last - edge.first)
+        self.before = None if prev is None else _no_parens(prev.name)
+
+    def follow(self, prev: _Edge, edge: _Edge, passed_exit: bool) -> None:
+        if passed_exit:
+            self.exits += 1
+        self.turned += _wrap(edge.first - prev.last) + _wrap(edge.last - edge.first)
+
+    def leave(self, edge: _Edge | None) -> None:
+        step = self.step
+        if step is None:
+            return
+        if edge is not None:
+            step.exit = str(self.exits)
+            if _no_parens(edge.name) == self.before:
+                step.stay_on = True
+        # the sense the path actually turned on the roundabout (OTP: from the entry turn)
+        if step.relative is not RelativeDirection.DEPART and abs(self.turned) > MIN_CIRCLE_TURN:
+            step.relative = (
+                RelativeDirection.CIRCLE_CLOCKWISE
+                if self.turned > 0
+                else RelativeDirection.CIRCLE_COUNTERCLOCKWISE
+            )
+        self.step = None
+
+
+# ------------------------------------------------------------------ elevation
+def _edge_profile(
+    graph: StreetGraph, e: int, start: float, end: float, profiles: SegmentProfiles
+) -> list[tuple[float, float]]:
+    """``(distance from the part's start, height)`` over the used part of edge ``e``."""
+    seg = int(graph.edge_segment[e])
+    src = int(graph.seg_source[seg])
+    lo, hi = int(profiles.profile_offsets[src]), int(profiles.profile_offsets[src + 1])
+    if hi - lo < 2:
+        return []
+    dist = np.asarray(profiles.profile_dist_m[lo:hi], dtype=np.float64)
+    elev = np.asarray(profiles.profile_elev_m[lo:hi], dtype=np.float64)
+    if not np.all(np.isfinite(elev)):
+        return []
+    total = float(dist[-1])
+    s0, s1 = float(graph.seg_source_start[seg]), float(graph.seg_source_end[seg])
+    if graph.edge_backward[e]:
+        start, end = 1.0 - end, 1.0 - start
+    d0 = (s0 + start * (s1 - s0)) * total
+    d1 = (s0 + end * (s1 - s0)) * total
+    inner = (dist > d0) & (dist < d1)
+    d = np.concatenate(([d0], dist[inner], [d1]))
+    h = np.interp(d, dist, elev)
+    if graph.edge_backward[e]:
+        d, h = d[::-1], h[::-1]
+    along = np.abs(d - d[0])
+    # scale the profile's distances to the edge's length
+    length = float(graph.edge_length_m[e]) * abs(end - start)
+    if along[-1] > 0:
+        along = along * (length / along[-1])
+    return [(float(a), float(b)) for a, b in zip(along, h, strict=True)]
+
+
+def path_profile(
+    graph: StreetGraph, path: StreetPath, profiles: SegmentProfiles | None
+) -> tuple[FloatArray, FloatArray]:
+    """Distance from the path's start and height of every profile sample along it."""
+    if profiles is None or path.edges.size == 0:
+        return np.zeros(0), np.zeros(0)
+    starts, ends = path.used_fractions()
+    dists: list[float] = []
+    heights: list[float] = []
+    offset = 0.0
+    for i, e in enumerate(int(x) for x in path.edges):
+        for d, h in _edge_profile(graph, e, float(starts[i]), float(ends[i]), profiles):
+            if dists and offset + d <= dists[-1] + 1e-6:
+                continue
+            dists.append(offset + d)
+            heights.append(h)
+        offset += float(path.edge_distance_m[i])
+    return np.array(dists), np.array(heights)
