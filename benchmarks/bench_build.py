@@ -3,6 +3,8 @@
 The build runs in a child process (``otpa build``) so its peak RSS is measured cleanly
 (``resource.getrusage(RUSAGE_CHILDREN)``).  Load time is the median of several
 ``TransportNetwork.load`` calls in this process, with and without checksum verification.
+The size ratio compares the graph with the input files the build read (GTFS zips, ``.pbf``,
+``.tif``: ``meta["inputs"]``), target <= 2; the largest members of the file are listed.
 """
 
 from __future__ import annotations
@@ -15,13 +17,34 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _input_bytes(directory: Path) -> int:
+SIZE_TARGET_RATIO = 2.0
+
+
+def _input_bytes(directory: Path, meta: dict[str, Any]) -> int:
+    """Bytes of the files the build read (all files of the folder for old graphs)."""
+    inputs = meta.get("inputs")
+    if inputs:
+        return sum(int(i["size"]) for i in inputs)
     return sum(p.stat().st_size for p in directory.iterdir() if p.is_file())
+
+
+def _format_version(path: Path) -> int:
+    with zipfile.ZipFile(path) as zf:
+        return int(json.loads(zf.read("manifest.json"))["format_version"])
+
+
+def _largest_members(path: Path, n: int = 8) -> dict[str, int]:
+    """Compressed bytes of the ``n`` largest members of a graph file."""
+    with zipfile.ZipFile(path) as zf:
+        infos = sorted(zf.infolist(), key=lambda i: -i.compress_size)[:n]
+    return {i.filename: i.compress_size for i in infos}
 
 
 def main() -> int:
@@ -54,7 +77,7 @@ def main() -> int:
             TransportNetwork.load(out, verify=False)
             loads_noverify.append(time.perf_counter() - t)
         graph_bytes = out.stat().st_size
-        inputs = _input_bytes(source)
+        inputs = _input_bytes(source, net.meta)
         record = {
             "set": args.set,
             "build_s": round(build_s, 2),
@@ -62,6 +85,10 @@ def main() -> int:
             "graph_mb": round(graph_bytes / 1e6, 2),
             "inputs_mb": round(inputs / 1e6, 2),
             "size_ratio_graph_over_inputs": round(graph_bytes / inputs, 3),
+            "size_target_ratio": SIZE_TARGET_RATIO,
+            "size_ok": graph_bytes <= SIZE_TARGET_RATIO * inputs,
+            "graph_format_version": _format_version(out),
+            "largest_members": _largest_members(out),
             "load_s_median": round(statistics.median(loads), 4),
             "load_s_median_noverify": round(statistics.median(loads_noverify), 4),
             "build_over_load_ratio": round(build_s / statistics.median(loads), 1),

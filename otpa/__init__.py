@@ -5,6 +5,50 @@ The public API is the names in ``__all__``; everything else is internal.
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from otpa._version import __version__
+from otpa.network import TransportNetwork, build_network
+from otpa.routing import (
+    BikePreferences,
+    CarPreferences,
+    Itinerary,
+    ItineraryPreferences,
+    Leg,
+    Location,
+    Optimize,
+    PlanRequest,
+    RequestModes,
+    RouteSpec,
+    TransitFilters,
+    TransitPreferences,
+    TriangleFactors,
+    TripPlan,
+    WalkPreferences,
+    WheelchairPreferences,
+)
+from otpa.routing.parse import parse_location, parse_modes
+from otpa.routing.planner import plan
 
-__all__ = ["__version__"]
+__all__ = [
+    "BikePreferences",
+    "CarPreferences",
+    "Itinerary",
+    "ItineraryPreferences",
+    "Leg",
+    "Location",
+    "Optimize",
+    "PlanRequest",
+    "RequestModes",
+    "RouteSpec",
+    "TransitFilters",
+    "TransitPreferences",
+    "TransportNetwork",
+    "TriangleFactors",
+    "TripPlan",
+    "WalkPreferences",
+    "WheelchairPreferences",
+    "__version__",
+    "build_network",
+    "parse_location",
+    "parse_modes",
+    "plan",
+]

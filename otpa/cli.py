@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from otpa import __version__
+from otpa._version import __version__
 from otpa.errors import OtpaError
 
 __all__ = ["main"]

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from otpa import __version__
+from otpa._version import __version__
 from otpa.errors import NetworkBuildError, OtpaWarning
 from otpa.network._discover import BuildInputs, discover_inputs
 from otpa.network._links import link_network

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +19,28 @@ from otpa.types import FloatArray, Int32Array, IntArray, PathLike
 if TYPE_CHECKING:
     from otpa.street import StreetGraph
 
-__all__ = ["TransportNetwork"]
+__all__ = ["QUANTIZED_MEMBERS", "TransportNetwork"]
+
+#: Saved-graph members rounded on save (steps per unit): street lengths, the
+#: length-like elevation measures and walking-transfer distances are kept to the
+#: millimetre, far below the precision of the map data.  Rounding is monotone,
+#: so equal values stay equal and sorted transfers stay sorted, and it is
+#: idempotent, so loading and saving again changes nothing.  Everything else
+#: (coordinates, times, ids, slopes...) is stored exactly.
+QUANTIZED_MEMBERS: dict[str, int] = dict.fromkeys(
+    (
+        "links.transfer_distance_m",
+        "street.seg_length_m",
+        "street.edge_length_m",
+        "street.edge_rise_m",
+        "street.edge_fall_m",
+        "street.edge_slope_speed_effective_length_m",
+        "street.edge_slope_work_cost",
+        "street.edge_slope_safety_cost_m",
+        "street.edge_effective_walk_length_m",
+    ),
+    1000,
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -58,13 +80,20 @@ class TransportNetwork:
     meta: dict[str, Any] = field(default_factory=dict)
 
     # -- persistence ------------------------------------------------------------------
-    def save(self, path: PathLike) -> Path:
+    def save(self, path: PathLike, *, compress: bool = True) -> Path:
         """Write the network to one file (atomic: a temporary file, then a rename).
 
         Parameters
         ----------
         path
             Destination file, conventionally ``<dir>/graph``.
+        compress
+            Write the compact form (the default): arrays encoded and
+            compressed, and the metre-valued measures of :data:`QUANTIZED_MEMBERS`
+            rounded to the millimetre.  False writes every array exactly and
+            uncompressed, so that loading maps all of them from the file
+            (several times larger; useful for very large graphs shared by
+            many processes).
 
         Returns
         -------
@@ -88,11 +117,21 @@ class TransportNetwork:
         documents["features"] = self.features
         meta = dict(self.meta)
         meta["has_street"] = self.street is not None
-        return write_container(path, arrays=arrays, documents=documents, meta=meta)
+        return write_container(
+            path,
+            arrays=arrays,
+            documents=documents,
+            meta=meta,
+            compress=compress,
+            quantize=QUANTIZED_MEMBERS,
+        )
 
     @classmethod
     def load(cls, path: PathLike, *, verify: bool = True) -> TransportNetwork:
-        """Open a saved network; arrays are memory-mapped, not copied.
+        """Open a saved network (format versions 1 and 2).
+
+        Arrays stored uncompressed are memory-mapped, not copied; compressed
+        ones are decoded into read-only arrays of the same dtypes.
 
         Parameters
         ----------
@@ -130,7 +169,7 @@ class TransportNetwork:
                 features=docs.get("features", {}),
                 meta=dict(container.meta),
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
             msg = f"{path} is not a usable otpa graph: missing or malformed content ({exc})"
             raise GraphFormatError(msg) from None
         return network
@@ -184,7 +223,7 @@ class TransportNetwork:
         b = self.bounds
         return ((b[1] + b[3]) / 2.0, (b[0] + b[2]) / 2.0)
 
-    @property
+    @cached_property
     def time_zone(self) -> str:
         """The network's time zone: the first agency's, else the configured one, else UTC."""
         agencies = self.transit.agencies

@@ -117,6 +117,71 @@ _ELEVATION_SPECS: dict[str, tuple[str, str]] = {
 }
 
 
+#: Arrays :meth:`StreetGraph.to_members` may leave out because they are recomputed
+#: exactly on load, in an order where each one only needs stored or earlier ones.
+_DERIVED = ("in_indptr", "in_edges", "edge_length_m", "edge_reverse")
+
+
+def _same_bits(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> bool:
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def _derive_member(name: str, arrays: Mapping[str, npt.NDArray[Any]]) -> npt.NDArray[Any]:
+    """Recompute a member of :data:`_DERIVED` from the other arrays.
+
+    Raises
+    ------
+    GraphFormatError
+        If an array it needs is missing or holds out-of-range indices.
+    """
+    try:
+        if name == "in_indptr":
+            n_vertices = int(arrays["vertex_lat"].shape[0])
+            edge_to = _indices(arrays["edge_to"], n_vertices)
+            indptr = np.zeros(n_vertices + 1, dtype=np.int64)
+            np.cumsum(np.bincount(edge_to, minlength=n_vertices), out=indptr[1:])
+            return indptr
+        if name == "in_edges":
+            return np.argsort(arrays["edge_to"], kind="stable").astype(np.int32)
+        if name == "edge_length_m":
+            seg_length_m: npt.NDArray[Any] = np.asarray(arrays["seg_length_m"])
+            lengths: npt.NDArray[Any] = seg_length_m[
+                _indices(arrays["edge_segment"], seg_length_m.shape[0])
+            ]
+            return lengths
+        if name == "edge_reverse":
+            return _reverse_edges(np.asarray(arrays["edge_segment"]))
+    except (KeyError, ValueError, IndexError, TypeError) as exc:
+        msg = f"cannot recompute street graph array {name!r}: {exc}"
+        raise GraphFormatError(msg) from None
+    msg = f"street graph array {name!r} cannot be recomputed"
+    raise GraphFormatError(msg)
+
+
+def _indices(values: npt.NDArray[Any], n: int) -> npt.NDArray[Any]:
+    """``values`` if they are integers in ``[0, n)``, else ValueError."""
+    values = np.asarray(values)
+    if values.dtype.kind not in "iu" or (values.size and (values.min() < 0 or values.max() >= n)):
+        msg = f"indices out of range [0, {n})"
+        raise ValueError(msg)
+    return values
+
+
+def _reverse_edges(edge_segment: npt.NDArray[Any]) -> Int32Array:
+    """The other edge of the same segment (``-1`` for one-way segments).
+
+    Without sorting: a segment's two edge ids sum to ``total``, so the other
+    one is ``total - e`` (sums of ids are exact in float64).
+    """
+    n = edge_segment.shape[0]
+    segments = _indices(edge_segment, int(edge_segment.max()) + 1 if n else 0)
+    ids = np.arange(n, dtype=np.int64)
+    count = np.bincount(segments)
+    total = np.bincount(segments, weights=ids).astype(np.int64)
+    reverse = np.where(count[segments] == 2, total[segments] - ids, -1)
+    return reverse.astype(np.int32)
+
+
 @dataclass(frozen=True)
 class BuildReport:
     """What the builder removed or could not use.
@@ -369,21 +434,38 @@ class StreetGraph:
             raise GraphFormatError(msg) from exc
 
     def to_members(self) -> tuple[dict[str, npt.NDArray[Any]], dict[str, Any]]:
-        """Arrays (``street.<name>``) and JSON documents (``street.meta``) for a container."""
-        arrays = {f"{_MEMBER_PREFIX}{k}": v for k, v in self.to_arrays().items()}
-        return arrays, {f"{_MEMBER_PREFIX}meta": self.meta()}
+        """Arrays (``street.<name>``) and JSON documents (``street.meta``) for a container.
+
+        Arrays that :meth:`from_members` recomputes bit for bit from the others
+        (the in-edge CSR, edge lengths, reverse edges; see ``_derive_member``)
+        are left out and listed in ``street.meta["derived"]``.
+        """
+        own = self.to_arrays()
+        derived = [name for name in _DERIVED if _same_bits(_derive_member(name, own), own[name])]
+        for name in derived:
+            del own[name]
+        meta = {**self.meta(), "derived": derived}
+        arrays = {f"{_MEMBER_PREFIX}{k}": v for k, v in own.items()}
+        return arrays, {f"{_MEMBER_PREFIX}meta": meta}
 
     @classmethod
     def from_members(
         cls, arrays: Mapping[str, npt.NDArray[Any]], documents: Mapping[str, Any]
     ) -> StreetGraph:
-        """Rebuild from :meth:`to_members` output (arrays are used without copying)."""
+        """Rebuild from :meth:`to_members` output (stored arrays are used without copying)."""
         meta = documents.get(f"{_MEMBER_PREFIX}meta")
         if not isinstance(meta, Mapping):
             msg = "the street graph metadata document is missing"
             raise GraphFormatError(msg)
         n = len(_MEMBER_PREFIX)
         own = {k[n:]: v for k, v in arrays.items() if k.startswith(_MEMBER_PREFIX)}
+        derived = meta.get("derived", [])
+        if not isinstance(derived, list) or not set(derived) <= set(_DERIVED):
+            msg = f"bad list of derived street graph arrays: {derived!r}"
+            raise GraphFormatError(msg)
+        for name in _DERIVED:  # in dependency order
+            if name in derived:
+                own[name] = _derive_member(name, own)
         return cls.from_arrays(own, meta)
 
     # ------------------------------------------------------------ validation
