@@ -62,6 +62,40 @@ def _csr(
     return offsets, dst.astype(np.int32), dist.astype(np.float64)
 
 
+def add_rule_transfers(
+    transit: TransitModel, offsets: IntArray, to: Int32Array, dist: FloatArray
+) -> tuple[IntArray, Int32Array, FloatArray]:
+    """Add a transfer for every transfers.txt row between two different stops.
+
+    OTP 1.x created a transfer edge for such rows, so a transfer the feed
+    declares exists even where no street path (or straight-line transfer
+    within the distance limit) joins the stops.  Forbidden transfers (type 3)
+    add nothing; pairs already present keep their distance.
+    """
+    rules = transit.transfer_rules
+    n = transit.n_stops
+    if not len(rules) or n == 0:
+        return offsets, to, dist
+    a = rules["from_stop"].to_numpy(np.int64)
+    b = rules["to_stop"].to_numpy(np.int64)
+    kind = rules["transfer_type"].to_numpy(np.int64)
+    ok = (a >= 0) & (b >= 0) & (a != b) & (kind != 3)
+    if not ok.any():
+        return offsets, to, dist
+    a, b = a[ok], b[ok]
+    lat = transit.stops.lat.to_numpy(float)
+    lon = transit.stops.lon.to_numpy(float)
+    d_new = np.asarray(haversine_m(lat[a], lon[a], lat[b], lon[b]), dtype=float)
+    d_new = np.where(np.isfinite(d_new), d_new, 0.0)
+    src = np.repeat(np.arange(n, dtype=np.int64), np.diff(offsets))
+    all_src = np.r_[src, a]
+    all_dst = np.r_[np.asarray(to, dtype=np.int64), b]
+    all_d = np.r_[np.asarray(dist, dtype=float), d_new]
+    key = all_src * n + all_dst
+    _, first = np.unique(key, return_index=True)  # existing pairs come first
+    return _csr(n, all_src[first], all_dst[first], all_d[first])
+
+
 def straight_line_transfers(
     transit: TransitModel, stops: np.ndarray, max_distance_m: float
 ) -> tuple[IntArray, Int32Array, FloatArray]:
@@ -120,6 +154,7 @@ def link_network(
         if len(elevation_paths):
             warn("elevation files ignored: there is no street network to apply them to")
         offs, to, dist = straight_line_transfers(transit, stops, config.max_transfer_distance_m)
+        offs, to, dist = add_rule_transfers(transit, offs, to, dist)
         return Links(
             street=None,
             stop_vertex=np.full(n, -1, dtype=np.int32),
@@ -227,6 +262,7 @@ def _link_streets(
         stops[wt.to_stop].astype(np.int64),
         np.asarray(wt.distance_m, dtype=float),
     )
+    offs, to, dist = add_rule_transfers(transit, offs, to, dist)
     return Links(
         street=graph,
         stop_vertex=stop_vertex,

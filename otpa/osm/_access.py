@@ -20,7 +20,8 @@ only ever *remove* modes: ``access=yes`` on a footway does not let cars on it.
 Allowed values: ``yes``, ``true``, ``1``, ``designated``, ``official``, ``permissive``,
 ``destination``, ``unknown``.  Denied values: ``no``, ``private``, ``agricultural``,
 ``forestry``, ``military``, ``emergency``, ``use_sidepath``, ``dismount`` (the last two only
-mean something for ``bicycle``/``foot``).  ``private`` is denied because the street data
+mean something for ``bicycle``; ``foot=use_sidepath`` is neutral, as in OTP 1.x).
+``private`` is denied because the street data
 has no "no through traffic" notion (OTP keeps such ways with a no-through-traffic flag).
 Any other value (``customers``, ``delivery``, ``discouraged``...) is neutral and the next,
 less specific tag decides.  Semicolon lists (``agricultural;forestry``) are allowed if any
@@ -136,6 +137,10 @@ def entity_permissions(tags: Mapping[str, str], default: int) -> int:
     True
     """
     perm = default
+    if tags.get("foot") == "use_sidepath":
+        # OTP 1.x denies pedestrians only for foot=no|license: a separately mapped
+        # sidewalk may be missing from the extract, so the road stays walkable.
+        tags = {k: v for k, v in tags.items() if k != "foot"}
     perm = _apply(perm, _WALK, tags, ("foot",), ("access",))
     perm = _apply(perm, _BIKE, tags, ("bicycle",), ("vehicle", "access"))
     return _apply(perm, _CAR, tags, ("motorcar", "motor_vehicle"), ("vehicle", "access"))

@@ -10,11 +10,13 @@ import numpy as np
 from otpa.network import TransportNetwork
 from otpa.routing._legs import StreetLegGeometry, straight_geometry
 from otpa.routing._places import Endpoint
+from otpa.routing._transfers import transfer_times, transfers_from, transfers_to
 from otpa.routing.errors import OutsideBoundsError
 from otpa.routing.street_router import (
     AccessResult,
     Snap,
     StreetOptions,
+    StreetPath,
     access_stops,
     snap_point,
     stops_near,
@@ -23,7 +25,14 @@ from otpa.routing.street_router import (
 )
 from otpa.types import FloatArray, Int32Array
 
-__all__ = ["Access", "StreetEnd", "find_access", "leg_geometry", "street_end"]
+__all__ = [
+    "Access",
+    "StreetEnd",
+    "find_access",
+    "leg_geometry",
+    "path_geometry",
+    "street_end",
+]
 
 #: How far a coordinate may be from the street it is linked to (metres).
 MAX_SNAP_M = 1000.0
@@ -75,7 +84,19 @@ def find_access(
     max_time = max_distance_m / options.speed_mps
     ep = end.endpoint
     res: AccessResult | None = None
-    if network.street is None:
+    if network.street is None and ep.stop is not None:
+        # without streets, a stop's only walks are its transfers (generated or transfers.txt)
+        idx, other = (transfers_to if reverse else transfers_from)(network, ep.stop)
+        t = transfer_times(network, options.speed_mps)[idx]
+        d = np.asarray(network.transfer_distance_m)[idx]
+        keep = (t <= max_time) & (d <= max_distance_m)
+        res = AccessResult(
+            other[keep].astype(np.int32),
+            t[keep].astype(np.int32),
+            t[keep] * options.reluctance,
+            d[keep],
+        )
+    elif network.street is None:
         res = stops_near(
             network,
             ep.lat,
@@ -141,13 +162,17 @@ def leg_geometry(
     if network.street is not None and wa is not None and wb is not None:
         path = street_path(network, wa, wb, options)
         if path is not None:
-            geom = StreetLegGeometry(
-                lat=path.lat,
-                lon=path.lon,
-                distance_m=path.distance_m,
-                steps=walk_steps(network, path),
-                elevation_gained=path.elevation_gained_m,
-                elevation_lost=path.elevation_lost_m,
-            )
-            return geom, path.too_sloped
+            return path_geometry(network, path), path.too_sloped
     return straight_geometry(*coords), False
+
+
+def path_geometry(network: TransportNetwork, path: StreetPath) -> StreetLegGeometry:
+    """Geometry, walk steps and elevation change of a street path."""
+    return StreetLegGeometry(
+        lat=path.lat,
+        lon=path.lon,
+        distance_m=path.distance_m,
+        steps=walk_steps(network, path),
+        elevation_gained=path.elevation_gained_m,
+        elevation_lost=path.elevation_lost_m,
+    )

@@ -66,10 +66,14 @@ def route_spec_mask(model: TransitModel, specs: tuple[RouteSpec, ...]) -> BoolAr
             for s, lg in zip(short, long_, strict=True)
         ]
     )
+    feed = np.array([s.split(":", 1)[0] for s in route_id])
     for spec in specs:
         m = np.ones(n, dtype=bool)
         if spec.agency:
-            m &= (raw_agency == spec.agency) | (scoped_agency == spec.agency)
+            # OTP 1.x route specs name the agency, or (FeedScopedId era) the feed
+            m &= (
+                (raw_agency == spec.agency) | (scoped_agency == spec.agency) | (feed == spec.agency)
+            )
         if spec.route_id:
             m &= (raw_route == spec.route_id) | (route_id == spec.route_id)
         if spec.name:
@@ -95,13 +99,16 @@ def _route_of_timetable(model: TransitModel, timetable: RaptorTimetable) -> IntA
 
 
 def _wheelchair_stops(model: TransitModel) -> BoolArray:
-    """Stops a wheelchair user may use: wheelchair_boarding 1, or 0 under an accessible parent."""
+    """Stops a wheelchair user may use: all but ``wheelchair_boarding`` 2 (as OTP 1.x).
+
+    A stop without information (0) under a parent marked 2 is not accessible.
+    """
     wb = pd.to_numeric(model.stops["wheelchair_boarding"], errors="coerce").fillna(0)
     own = wb.to_numpy(np.int64)
     parent = model.stops["parent_index"].to_numpy(np.int64)
-    ok = own == 1
+    ok = own != 2
     inherit = (own == 0) & (parent >= 0)
-    ok[inherit] = own[parent[inherit]] == 1
+    ok[inherit] = own[parent[inherit]] != 2
     return ok
 
 

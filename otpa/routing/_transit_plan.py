@@ -16,6 +16,7 @@ from otpa.routing._itinerary import make_itinerary
 from otpa.routing._legs import stop_place, street_leg, to_datetime, transit_leg
 from otpa.routing._raptor_mapping import RaptorFilters, raptor_filters
 from otpa.routing._tables import row as table_row
+from otpa.routing._transfers import transfer_times
 from otpa.routing.model import Itinerary, Leg, Place
 from otpa.routing.request import PlanRequest
 from otpa.routing.street_router import StreetOptions
@@ -70,7 +71,7 @@ def _raptor_request(
 ) -> RaptorRequest:
     net, req = s.network, s.request
     speed = s.options.speed_mps
-    walk_time = np.ceil(np.asarray(net.transfer_distance_m) / req.walk.speed_mps).astype(np.int32)
+    walk_time = transfer_times(net, req.walk.speed_mps)
     tp = req.transit
     board_cost = req.bike.board_cost if s.options.mode == "BICYCLE" else req.walk.board_cost
     del speed
@@ -159,8 +160,15 @@ def _search_journeys(
     return found[:wanted]
 
 
-def _endpoint_place(end: StreetEnd, at: dt.datetime, *, departing: bool) -> Place:
+def _endpoint_place(
+    net: TransportNetwork, end: StreetEnd, at: dt.datetime, *, departing: bool
+) -> Place:
     ep = end.endpoint
+    if ep.stop is not None:
+        place = stop_place(
+            net, ep.stop, departure=at if departing else None, arrival=None if departing else at
+        )
+        return replace(place, orig=ep.orig, name=ep.orig or place.name)
     return Place(
         name=ep.name,
         lon=ep.lon,
@@ -200,7 +208,7 @@ def _journey_legs(
                     mode,
                     start,
                     end,
-                    _endpoint_place(s.origin, start, departing=True),
+                    _endpoint_place(net, s.origin, start, departing=True),
                     stop_place(net, leg.stop, arrival=end),
                     geom,
                 )
@@ -251,7 +259,7 @@ def _journey_legs(
                     start,
                     end,
                     stop_place(net, leg.stop, departure=start),
-                    _endpoint_place(s.destination, end, departing=False),
+                    _endpoint_place(net, s.destination, end, departing=False),
                     geom,
                 )
             )

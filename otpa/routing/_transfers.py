@@ -1,0 +1,78 @@
+"""Walking-transfer times of a request: distance at walk speed, or transfers.txt's minimum.
+
+A transfers.txt row of type 2 between two stops fixes the time of that
+transfer (OTP 1.x timed its transfer edge by ``min_transfer_time``); other
+transfers take their walking distance at the request's walk speed.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+
+import numpy as np
+
+from otpa.network import TransportNetwork
+from otpa.types import Int32Array
+
+__all__ = ["transfer_times", "transfers_from", "transfers_to"]
+
+_CACHE: weakref.WeakKeyDictionary[TransportNetwork, dict[float, Int32Array]] = (
+    weakref.WeakKeyDictionary()
+)
+_LOCK = threading.Lock()
+
+
+def _rule_times(network: TransportNetwork) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted ``from * n + to`` keys of stop-to-stop type-2 rules and their times."""
+    rules = network.transit.transfer_rules
+    n = network.transit.n_stops
+    if not len(rules):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    a = rules["from_stop"].to_numpy(np.int64)
+    b = rules["to_stop"].to_numpy(np.int64)
+    ok = (a >= 0) & (b >= 0) & (rules["transfer_type"].to_numpy(np.int64) == 2)
+    for col in ("from_route", "to_route", "from_trip", "to_trip"):
+        if col in rules.columns:
+            ok &= rules[col].to_numpy(np.int64) < 0
+    t = rules["min_transfer_time"].fillna(0).to_numpy(np.int64)
+    key = a[ok] * n + b[ok]
+    order = np.argsort(key, kind="stable")
+    return key[order], np.maximum(t[ok][order], 0)
+
+
+def transfer_times(network: TransportNetwork, walk_speed_mps: float) -> Int32Array:
+    """Seconds of every transfer of ``network`` (aligned with ``transfer_to``)."""
+    with _LOCK:
+        per = _CACHE.setdefault(network, {})
+        cached = per.get(walk_speed_mps)
+    if cached is not None:
+        return cached
+    dist = np.asarray(network.transfer_distance_m, dtype=float)
+    times = np.ceil(dist / walk_speed_mps).astype(np.int32)
+    keys, rule_t = _rule_times(network)
+    if keys.size and times.size:
+        n = network.transit.n_stops
+        src = np.repeat(np.arange(n, dtype=np.int64), np.diff(network.transfer_offsets))
+        key = src * n + np.asarray(network.transfer_to, dtype=np.int64)
+        pos = np.clip(np.searchsorted(keys, key), 0, keys.size - 1)
+        hit = keys[pos] == key
+        times[hit] = rule_t[pos[hit]].astype(np.int32)
+    times.setflags(write=False)
+    with _LOCK:
+        per[walk_speed_mps] = times
+    return times
+
+
+def transfers_from(network: TransportNetwork, stop: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(transfer indices, destination stops)`` of transfers leaving ``stop``."""
+    a, b = int(network.transfer_offsets[stop]), int(network.transfer_offsets[stop + 1])
+    idx = np.arange(a, b)
+    return idx, np.asarray(network.transfer_to[a:b], dtype=np.int64)
+
+
+def transfers_to(network: TransportNetwork, stop: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(transfer indices, origin stops)`` of transfers arriving at ``stop``."""
+    idx = np.flatnonzero(np.asarray(network.transfer_to) == stop)
+    src = np.searchsorted(np.asarray(network.transfer_offsets), idx, side="right") - 1
+    return idx, src.astype(np.int64)
