@@ -114,14 +114,14 @@ def resolve_location(
             stop=stop,
             vertex=vertex if vertex >= 0 else None,
         )
-    vertex = _find_vertex(network, label)
-    if vertex is not None and network.street is not None:
+    label_vertex = _find_vertex(network, label)
+    if label_vertex is not None and network.street is not None:
         return Endpoint(
-            float(network.street.vertex_lat[vertex]),
-            float(network.street.vertex_lon[vertex]),
+            float(network.street.vertex_lat[label_vertex]),
+            float(network.street.vertex_lon[label_vertex]),
             orig or label,
             orig,
-            vertex=vertex,
+            vertex=label_vertex,
         )
     msg = f"{role} place {label!r} is neither a coordinate, a stop id nor a vertex label"
     raise OutsideBoundsError(msg, missing=(role,))

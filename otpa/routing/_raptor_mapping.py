@@ -106,7 +106,7 @@ def _wheelchair_stops(model: TransitModel) -> BoolArray:
     wb = pd.to_numeric(model.stops["wheelchair_boarding"], errors="coerce").fillna(0)
     own = wb.to_numpy(np.int64)
     parent = model.stops["parent_index"].to_numpy(np.int64)
-    ok = own != 2
+    ok: BoolArray = np.asarray(own != 2, dtype=bool)
     inherit = (own == 0) & (parent >= 0)
     ok[inherit] = own[parent[inherit]] != 2
     return ok

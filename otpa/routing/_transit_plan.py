@@ -91,7 +91,7 @@ def _raptor_request(
         transfer_offsets=np.asarray(net.transfer_offsets),
         transfer_to=np.asarray(net.transfer_to),
         transfer_time_s=walk_time,
-        transfer_cost=walk_time * req.walk.reluctance,
+        transfer_cost=walk_time.astype(np.float64) * req.walk.reluctance,
         route_allowed=filters.route_allowed,
         trip_allowed=trip_allowed,
         stop_board_allowed=filters.stop_board_allowed,
