@@ -1,0 +1,496 @@
+"""McRAPTOR on (arrival, rides, generalized cost) ("cost" criteria), as one numba kernel.
+
+Labels live in a pool (parallel arrays) and are chained into one *bag* per
+(round, stop).  Three kinds: access (round 0), ride (passenger arrival after
+alighting) and walk (after a walking transfer that follows a ride).
+
+Dominance.  Waiting before the next boarding is charged ``wait_reluctance`` per
+second, so an earlier label only dominates a later one when it is still cheaper
+after waiting for it: ``t1 <= t2 and c1 + w * (t2 - t1) <= c2``.  Ride labels are
+compared with ride labels only (they alone lead to egress and walking
+transfers); a walk label is dominated by any label.  A label is also dropped
+when a journey already found arrives no later for no more cost (target pruning:
+continuing only adds time, rides and cost).
+
+The caller allocates the pool; a kernel that runs out of room returns a status
+code and is run again with larger arrays (see :func:`run_mc`).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from otpa.transit.raptor._common import first_trip, first_trip_rules, is_banned, rule_range
+from otpa.transit.raptor._query import INF, SearchQuery
+from otpa.transit.raptor.spi import RaptorTimetable
+from otpa.types import FloatArray, Int32Array, IntArray, UInt8Array
+
+__all__ = [
+    "OVERFLOW_DEST",
+    "OVERFLOW_LABELS",
+    "OVERFLOW_ROUTE_BAG",
+    "McLabels",
+    "new_mc_labels",
+    "run_mc",
+]
+
+KIND_ACCESS = 0
+KIND_RIDE = 1
+KIND_WALK = 2
+OVERFLOW_LABELS = 1
+OVERFLOW_ROUTE_BAG = 2
+OVERFLOW_DEST = 3
+
+
+class McLabels(NamedTuple):
+    """Label pool, bags and destination set of one McRAPTOR search."""
+
+    time: IntArray
+    cost: FloatArray
+    stop: Int32Array
+    kind: UInt8Array
+    parent: Int32Array  # ride: label boarded from; walk: ride walked from
+    route: Int32Array
+    trip: Int32Array  # route-trip index
+    bpos: Int32Array
+    apos: Int32Array
+    ref: IntArray  # access index (access) or transfer edge (walk)
+    rnd: Int32Array
+    alive: UInt8Array
+    nxt: Int32Array  # next label in the same bag
+    head: Int32Array  # (max_rounds + 1, n_stops) first label of each bag
+    used: IntArray  # [labels used, destinations used]
+    d_label: Int32Array
+    d_egress: Int32Array
+    d_time: IntArray
+    d_cost: FloatArray
+    d_round: Int32Array
+    d_alive: UInt8Array
+    rb_size: IntArray  # [route bag capacity]
+
+
+def new_mc_labels(n_rounds: int, n_stops: int, cap: int, dest_cap: int, rb_cap: int) -> McLabels:
+    """Empty pool with room for ``cap`` labels and ``dest_cap`` journeys."""
+    return McLabels(
+        time=np.empty(cap, np.int64),
+        cost=np.empty(cap, np.float64),
+        stop=np.empty(cap, np.int32),
+        kind=np.empty(cap, np.uint8),
+        parent=np.empty(cap, np.int32),
+        route=np.empty(cap, np.int32),
+        trip=np.empty(cap, np.int32),
+        bpos=np.empty(cap, np.int32),
+        apos=np.empty(cap, np.int32),
+        ref=np.empty(cap, np.int64),
+        rnd=np.empty(cap, np.int32),
+        alive=np.empty(cap, np.uint8),
+        nxt=np.empty(cap, np.int32),
+        head=np.full((n_rounds, n_stops), -1, np.int32),
+        used=np.zeros(2, np.int64),
+        d_label=np.empty(dest_cap, np.int32),
+        d_egress=np.empty(dest_cap, np.int32),
+        d_time=np.empty(dest_cap, np.int64),
+        d_cost=np.empty(dest_cap, np.float64),
+        d_round=np.empty(dest_cap, np.int32),
+        d_alive=np.empty(dest_cap, np.uint8),
+        rb_size=np.full(1, rb_cap, np.int64),
+    )
+
+
+@njit(cache=True, inline="always")  # type: ignore[misc]
+def _beats(t1: int | np.int64, c1: float, t2: int | np.int64, c2: float, w: float) -> bool:
+    """Label (t1, c1) is at least as good as (t2, c2) for anything that follows."""
+    return bool(t1 <= t2 and c1 + w * (t2 - t1) <= c2)
+
+
+@njit(cache=True, inline="always")  # type: ignore[misc]
+def _dest_beats(
+    d_alive: UInt8Array,
+    d_time: IntArray,
+    d_cost: FloatArray,
+    d_round: Int32Array,
+    n: int,
+    t: float,
+    c: float,
+    rides: float,
+) -> bool:
+    """A journey found arrives no later than ``t`` for no more than ``c`` and ``rides``."""
+    for i in range(n):
+        if d_alive[i] != 0 and d_time[i] <= t and d_cost[i] <= c and d_round[i] <= rides:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")  # type: ignore[misc]
+def _dominated(
+    head: Int32Array,
+    nxt: Int32Array,
+    alive: UInt8Array,
+    kind: UInt8Array,
+    time: IntArray,
+    cost: FloatArray,
+    k: int,
+    s: int,
+    t: int | np.int64,
+    c: float,
+    ride: bool,
+    w: float,
+    f: float,
+) -> bool:
+    """Some label at ``s`` of round ``<= k`` beats ``(t, c)`` (only ride labels if ``ride``)."""
+    for kk in range(k + 1):
+        li = head[kk, s]
+        while li >= 0:
+            if alive[li] != 0 and (not ride or kind[li] == KIND_RIDE):
+                if kind[li] != KIND_ACCESS:
+                    if _beats(time[li], cost[li], t, c, w):
+                        return True
+                elif f <= w and _beats(time[li], cost[li], t, c, f):
+                    return True
+            li = nxt[li]
+    return False
+
+
+@njit(cache=True, inline="always")  # type: ignore[misc]
+def _unlink_beaten(
+    head: Int32Array,
+    nxt: Int32Array,
+    alive: UInt8Array,
+    kind: UInt8Array,
+    time: IntArray,
+    cost: FloatArray,
+    k: int,
+    s: int,
+    t: int | np.int64,
+    c: float,
+    ride: bool,
+    w: float,
+) -> None:
+    """Drop from bag (k, s) the labels a new ride (or walk) label ``(t, c)`` beats."""
+    prev = -1
+    x = head[k, s]
+    while x >= 0:
+        nx = nxt[x]
+        dead = alive[x] == 0
+        if not dead and (ride or kind[x] == KIND_WALK) and _beats(t, c, time[x], cost[x], w):
+            alive[x] = 0
+            dead = True
+        if dead:
+            if prev < 0:
+                head[k, s] = nx
+            else:
+                nxt[prev] = nx
+        else:
+            prev = x
+        x = nx
+
+
+@njit(cache=True)  # type: ignore[misc]
+def _egress_index(q: SearchQuery, n: int) -> tuple[IntArray, IntArray]:
+    """CSR over stops of the egress entries."""
+    ne = q.egress_stops.shape[0]
+    e_off = np.zeros(n + 1, np.int64)
+    for i in range(ne):
+        e_off[q.egress_stops[i] + 1] += 1
+    for s in range(n):
+        e_off[s + 1] += e_off[s]
+    e_idx = np.empty(ne, np.int64)
+    fill = e_off[:-1].copy()
+    for i in range(ne):
+        s = q.egress_stops[i]
+        e_idx[fill[s]] = i
+        fill[s] += 1
+    return e_off, e_idx
+
+
+@njit(cache=True)  # type: ignore[misc]
+def run_mc(  # noqa: C901
+    tt: RaptorTimetable,
+    q: SearchQuery,
+    lab: McLabels,
+    lb_cost: FloatArray,
+    lb_rides: FloatArray,
+    ea_min: float,
+) -> int:
+    """Run McRAPTOR from ``q.time``; returns 0 or an ``OVERFLOW_*`` status.
+
+    ``lb_cost`` and ``lb_rides`` are admissible lower bounds of the rest of the journey
+    per stop (:mod:`._heuristic`) and no journey arrives before ``ea_min``;
+    labels that cannot end within ``max_rounds`` rides or beat a journey already
+    found are dropped.  The destination set may start with journeys known to exist
+    (``d_label = -1``, found by the arrival search) that only serve this pruning.
+    """
+    n = tt.n_stops
+    n_rounds = q.max_rounds
+    w = q.wait_reluctance
+    f = q.initial_wait_factor * w
+    g = q.gap - q.alight_slack
+    # arrays are bound to locals once: attribute access in the loops costs reference counting
+    route_stop_offsets, route_stops = tt.route_stop_offsets, tt.route_stops
+    route_board, route_alight = tt.route_board, tt.route_alight
+    route_trip_offsets, route_time_offsets = tt.route_trip_offsets, tt.route_time_offsets
+    arrival, departure = tt.arrival, tt.departure
+    stop_route_offsets, stop_routes, stop_route_pos = (
+        tt.stop_route_offsets,
+        tt.stop_routes,
+        tt.stop_route_pos,
+    )
+    route_allowed, trip_allowed, bans = q.route_allowed, q.trip_allowed, q.trip_stop_bans
+    stop_board, stop_alight, stop_pass = q.stop_board, q.stop_alight, q.stop_pass
+    tr_offsets, tr_to, tr_time, tr_cost = q.tr_offsets, q.tr_to, q.tr_time, q.tr_cost
+    egress_time, egress_cost, r_key = q.egress_time, q.egress_cost, q.r_key
+    route_penalty = q.route_penalty
+    head, nxt, alive, kind_of = lab.head, lab.nxt, lab.alive, lab.kind
+    l_time, l_cost, l_stop, l_parent, l_rnd = lab.time, lab.cost, lab.stop, lab.parent, lab.rnd
+    l_route, l_trip, l_bpos, l_apos, l_ref = lab.route, lab.trip, lab.bpos, lab.apos, lab.ref
+    d_alive, d_time, d_cost, d_round = lab.d_alive, lab.d_time, lab.d_cost, lab.d_round
+    d_label, d_egress, used = lab.d_label, lab.d_egress, lab.used
+    cap = l_time.shape[0]
+    e_off, e_idx = _egress_index(q, n)
+    rb_cap = lab.rb_size[0]
+    rb_trip = np.empty(rb_cap, np.int64)
+    rb_bpos = np.empty(rb_cap, np.int64)
+    rb_parent = np.empty(rb_cap, np.int64)
+    rb_cost = np.empty(rb_cap, np.float64)
+    rb_dep = np.empty(rb_cap, np.int64)
+    mark = np.zeros(n, np.uint8)
+    mark_list = np.empty(n, np.int32)
+    n_mark = 0
+    first_pos = np.full(route_stop_offsets.shape[0] - 1, -1, np.int32)
+    queue = np.empty(route_stop_offsets.shape[0] - 1, np.int32)
+    for i in range(q.access_stops.shape[0]):
+        s = q.access_stops[i]
+        t = np.int64(q.time) + q.access_time[i]
+        c = q.access_cost[i]
+        if max(lb_rides[s], 1.0) > n_rounds:
+            continue
+        x = head[0, s]
+        dominated = False
+        while x >= 0:
+            dominated = dominated or _beats(l_time[x], l_cost[x], t, c, f)
+            x = nxt[x]
+        if dominated:
+            continue
+        li = used[0]
+        if li >= cap:
+            return OVERFLOW_LABELS
+        used[0] = li + 1
+        l_time[li], l_cost[li], l_stop[li], kind_of[li] = t, c, s, KIND_ACCESS
+        l_parent[li], l_rnd[li], alive[li], l_ref[li] = -1, 0, 1, i
+        nxt[li] = head[0, s]
+        head[0, s] = li
+        if mark[s] == 0:
+            mark[s] = 1
+            mark_list[n_mark] = s
+            n_mark += 1
+    for k in range(1, n_rounds + 1):
+        if n_mark == 0:
+            break
+        nq = 0
+        for ii in range(n_mark):
+            s = mark_list[ii]
+            mark[s] = 0
+            for x in range(stop_route_offsets[s], stop_route_offsets[s + 1]):
+                r = stop_routes[x]
+                if route_allowed[r] == 0:
+                    continue
+                p = stop_route_pos[x]
+                if first_pos[r] < 0:
+                    queue[nq] = r
+                    nq += 1
+                    first_pos[r] = p
+                elif p < first_pos[r]:
+                    first_pos[r] = p
+        round_start = used[0]
+        for r in np.sort(queue[:nq]):
+            p0 = first_pos[r]
+            first_pos[r] = -1
+            soff = route_stop_offsets[r]
+            ns = route_stop_offsets[r + 1] - soff
+            t0 = route_trip_offsets[r]
+            nt = route_trip_offsets[r + 1] - t0
+            base = route_time_offsets[r]
+            rb_n = 0
+            for j in range(p0, ns):
+                s = route_stops[soff + j]
+                if stop_pass[s] == 0:
+                    rb_n = 0
+                    continue
+                if rb_n > 0 and route_alight[soff + j] != 0 and stop_alight[s] != 0:
+                    for i in range(rb_n):
+                        if is_banned(bans, t0 + rb_trip[i], j):
+                            continue
+                        a = np.int64(arrival[base + rb_trip[i] * ns + j])
+                        t = a + q.alight_slack
+                        c = rb_cost[i] + (a - rb_dep[i])
+                        rides = k + lb_rides[s]
+                        if rides > n_rounds or _dest_beats(
+                            d_alive,
+                            d_time,
+                            d_cost,
+                            d_round,
+                            used[1],
+                            max(float(t), ea_min),
+                            c + lb_cost[s],
+                            rides,
+                        ):
+                            continue
+                        if _dominated(
+                            head, nxt, alive, kind_of, l_time, l_cost, k, s, t, c, True, w, w
+                        ):
+                            continue
+                        li = used[0]
+                        if li >= cap:
+                            return OVERFLOW_LABELS
+                        used[0] = li + 1
+                        _unlink_beaten(
+                            head, nxt, alive, kind_of, l_time, l_cost, k, s, t, c, True, w
+                        )
+                        l_time[li], l_cost[li], l_stop[li], kind_of[li] = t, c, s, KIND_RIDE
+                        l_parent[li], l_rnd[li], alive[li], l_ref[li] = rb_parent[i], k, 1, -1
+                        l_route[li], l_trip[li], l_bpos[li], l_apos[li] = (
+                            r,
+                            t0 + rb_trip[i],
+                            rb_bpos[i],
+                            j,
+                        )
+                        nxt[li] = head[k, s]
+                        head[k, s] = li
+                        for x in range(e_off[s], e_off[s + 1]):
+                            ei = e_idx[x]
+                            te = t + egress_time[ei]
+                            ce = c + egress_cost[ei]
+                            nd = used[1]
+                            if _dest_beats(d_alive, d_time, d_cost, d_round, nd, te, ce, k):
+                                continue
+                            for y in range(nd):
+                                if (
+                                    d_alive[y] != 0
+                                    and d_round[y] == k
+                                    and te <= d_time[y]
+                                    and ce <= d_cost[y]
+                                ):
+                                    d_alive[y] = 0
+                            if nd >= d_time.shape[0]:
+                                return OVERFLOW_DEST
+                            d_label[nd], d_egress[nd], d_time[nd] = li, ei, te
+                            d_cost[nd], d_round[nd], d_alive[nd] = ce, k, 1
+                            used[1] = nd + 1
+                if route_board[soff + j] == 0 or stop_board[s] == 0:
+                    continue
+                li = head[k - 1, s]
+                while li >= 0:
+                    if alive[li] == 0:
+                        li = nxt[li]
+                        continue
+                    kind = kind_of[li]
+                    lt = l_time[li]
+                    rule = -1
+                    if kind == KIND_ACCESS:
+                        kb = first_trip(
+                            departure, base, ns, j, t0, nt, int(lt + q.board_slack), INF, q.cap,
+                            trip_allowed, bans,
+                        )  # fmt: skip
+                    else:
+                        pl = li if kind == KIND_RIDE else l_parent[li]
+                        lo, hi = rule_range(r_key, l_stop[pl] * n + s)
+                        if lo == hi:
+                            kb = first_trip(
+                                departure,
+                                base,
+                                ns,
+                                j,
+                                t0,
+                                nt,
+                                lt + g,
+                                INF,
+                                q.cap,
+                                trip_allowed,
+                                bans,
+                            )
+                        else:
+                            kb, rule = first_trip_rules(
+                                tt,
+                                q,
+                                np.int64(r),
+                                np.int64(j),
+                                np.int64(nt),
+                                np.int64(lt + g),
+                                np.int64(INF),
+                                np.int64(lo),
+                                np.int64(hi),
+                                np.int64(tt.route_trip_ref[l_trip[pl]]),
+                                np.int64(tt.route_gtfs_route[l_route[pl]]),
+                                np.int64(l_time[pl] - q.alight_slack),
+                                np.int64(tr_time[l_ref[li]] if kind == KIND_WALK else 0),
+                            )
+                    if kb >= 0:
+                        d = np.int64(departure[base + kb * ns + j])
+                        c = l_cost[li] + q.board_cost + route_penalty[r]
+                        if kind == KIND_ACCESS:
+                            c += f * (d - lt)
+                        else:
+                            c += q.transfer_penalty + w * (d - lt)
+                            if q.has_preferred and rule != 0 and rule != 1:
+                                c += q.nonpreferred_penalty
+                        found = -1
+                        for i in range(rb_n):
+                            if rb_trip[i] == kb:
+                                found = i
+                                break
+                        if found < 0:
+                            if rb_n >= rb_cap:
+                                return OVERFLOW_ROUTE_BAG
+                            found = rb_n
+                            rb_n += 1
+                            rb_cost[found] = INF
+                            rb_dep[found] = 0
+                        # on one trip, the cheaper boarding stays cheaper at every later stop
+                        if c - d < rb_cost[found] - rb_dep[found]:
+                            rb_trip[found], rb_bpos[found], rb_parent[found] = kb, j, li
+                            rb_cost[found], rb_dep[found] = c, d
+                    li = nxt[li]
+        rides_end = used[0] if k < n_rounds else round_start
+        for li in range(round_start, rides_end):
+            if alive[li] == 0:
+                continue
+            s = l_stop[li]
+            for e in range(tr_offsets[s], tr_offsets[s + 1]):
+                u = tr_to[e]
+                t = l_time[li] + tr_time[e]
+                c = l_cost[li] + tr_cost[e]
+                rides = k + max(lb_rides[u], 1.0)
+                if rides > n_rounds or _dest_beats(
+                    d_alive,
+                    d_time,
+                    d_cost,
+                    d_round,
+                    used[1],
+                    max(float(t), ea_min),
+                    c + lb_cost[u],
+                    rides,
+                ):
+                    continue
+                if _dominated(head, nxt, alive, kind_of, l_time, l_cost, k, u, t, c, False, w, f):
+                    continue
+                wi = used[0]
+                if wi >= cap:
+                    return OVERFLOW_LABELS
+                used[0] = wi + 1
+                _unlink_beaten(head, nxt, alive, kind_of, l_time, l_cost, k, u, t, c, False, w)
+                l_time[wi], l_cost[wi], l_stop[wi], kind_of[wi] = t, c, u, KIND_WALK
+                l_parent[wi], l_rnd[wi], alive[wi], l_ref[wi] = li, k, 1, e
+                nxt[wi] = head[k, u]
+                head[k, u] = wi
+        n_mark = 0
+        for li in range(round_start, used[0]):
+            if alive[li] != 0:
+                s = l_stop[li]
+                if mark[s] == 0:
+                    mark[s] = 1
+                    mark_list[n_mark] = s
+                    n_mark += 1
+    return 0

@@ -1,0 +1,201 @@
+"""Turn a (timetable, request) pair into the search-direction inputs of the kernels.
+
+Forward searches use the timetable as is.  Arrive-by searches run forward on the
+reversed view (:mod:`._reverse`): access and egress swap, so do board and alight
+slacks and flags, walking transfers are transposed and transfers.txt rules are
+looked up with their stops swapped (OTP 1.x ``TransferTable.getTransferTime``
+swaps them back, so the same rule applies in both directions).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+
+from otpa.transit.raptor._common import transpose_csr
+from otpa.transit.raptor._query import SearchQuery
+from otpa.transit.raptor._reverse import (
+    flip_positions,
+    flip_route_trips,
+    normalized,
+    readonly,
+    reversed_timetable,
+)
+from otpa.transit.raptor.spi import RaptorTimetable, TransferRules
+from otpa.types import IntArray
+
+if TYPE_CHECKING:
+    from otpa.transit.raptor.api import RaptorRequest
+
+__all__ = ["Prepared", "prepare"]
+
+_EMPTY_I64 = readonly(np.zeros(0, np.int64), np.int64)
+
+
+class Prepared(NamedTuple):
+    """Kernel inputs: the timetable searched, the query, and whether it is reversed.
+
+    ``edge_map`` maps the query's transfer edges to the request's (arrive-by only).
+    """
+
+    timetable: RaptorTimetable
+    query: SearchQuery
+    reverse: bool
+    edge_map: IntArray | None = None
+
+
+def _check_length(name: str, a: np.ndarray[Any, Any] | None, n: int, what: str) -> None:
+    if a is not None and a.shape[0] != n:
+        msg = f"RaptorRequest.{name} has length {a.shape[0]}, expected {n} ({what})"
+        raise ValueError(msg)
+
+
+def _check_stops(name: str, a: np.ndarray[Any, Any], n_stops: int) -> None:
+    if a.shape[0] and (int(a.min()) < 0 or int(a.max()) >= n_stops):
+        msg = f"RaptorRequest.{name} holds stop indices outside 0..{n_stops - 1}"
+        raise ValueError(msg)
+
+
+def _validate(tt: RaptorTimetable, req: RaptorRequest) -> None:
+    n = tt.n_stops
+    _check_stops("access_stops", req.access_stops, n)
+    _check_stops("egress_stops", req.egress_stops, n)
+    if req.transfer_offsets.shape[0]:
+        _check_length("transfer_offsets", req.transfer_offsets, n + 1, "n_stops + 1")
+        _check_stops("transfer_to", req.transfer_to, n)
+    _check_length("route_allowed", req.route_allowed, tt.n_routes, "n_routes")
+    _check_length("route_penalty", req.route_penalty, tt.n_routes, "n_routes")
+    _check_length("trip_allowed", req.trip_allowed, tt.n_route_trips, "n_route_trips")
+    for name in ("stop_board_allowed", "stop_alight_allowed", "stop_pass_allowed"):
+        _check_length(name, getattr(req, name), n, "n_stops")
+    rules = req.rules
+    if rules is not None and rules.n_stops not in (-1, n):
+        msg = f"RaptorRequest.rules were built for {rules.n_stops} stops, the timetable has {n}"
+        raise ValueError(msg)
+
+
+def _flags(a: np.ndarray[Any, Any] | None, n: int) -> np.ndarray[Any, Any]:
+    return readonly(np.ones(n, np.uint8) if a is None else a, np.uint8)
+
+
+def _reverse_bans(tt: RaptorTimetable, bans: IntArray) -> IntArray:
+    if bans.shape[0] == 0:
+        return bans
+    trips = bans >> 16
+    pos = bans & 0xFFFF
+    routes = np.searchsorted(tt.route_trip_offsets, trips, side="right") - 1
+    out: IntArray = np.sort(flip_route_trips(tt)[trips] * 65536 + flip_positions(tt, routes, pos))
+    return out
+
+
+def _rule_arrays(rules: TransferRules | None, n: int, reverse: bool) -> dict[str, Any]:
+    if rules is None or len(rules) == 0:
+        e32 = readonly(np.zeros(0, np.int32), np.int32)
+        return {
+            "has_rules": False,
+            "r_key": _EMPTY_I64,
+            "r_from_route": e32,
+            "r_to_route": e32,
+            "r_from_trip": e32,
+            "r_to_trip": e32,
+            "r_kind": readonly(np.zeros(0, np.uint8), np.uint8),
+            "r_min": e32,
+            "has_preferred": False,
+        }
+    parts = [rules.from_route, rules.to_route, rules.from_trip, rules.to_trip]
+    key = rules.key
+    if reverse:
+        key = (key % n) * n + key // n
+        parts = [rules.to_route, rules.from_route, rules.to_trip, rules.from_trip]
+    order = np.argsort(key, kind="stable")
+    names = ("r_from_route", "r_to_route", "r_from_trip", "r_to_trip")
+    out: dict[str, Any] = {
+        k: readonly(v[order], np.int32) for k, v in zip(names, parts, strict=True)
+    }
+    out.update(
+        has_rules=True,
+        r_key=readonly(key[order], np.int64),
+        r_kind=readonly(rules.kind[order], np.uint8),
+        r_min=readonly(np.maximum(rules.min_time_s[order], 0), np.int32),
+        has_preferred=rules.has_preferred,
+    )
+    return out
+
+
+def prepare(timetable: RaptorTimetable, req: RaptorRequest, *, time: int | None = None) -> Prepared:
+    """Validate ``req`` against ``timetable`` and build the search-direction query.
+
+    Parameters
+    ----------
+    timetable
+        The timetable of the search date.
+    req
+        The request.
+    time
+        Overrides ``req.time`` as the anchor of the search window (range RAPTOR).
+
+    Returns
+    -------
+    Prepared
+        The searched timetable (reversed for arrive-by), the query and the direction.
+    """
+    tt = normalized(timetable)
+    _validate(tt, req)
+    n = tt.n_stops
+    reverse = req.arrive_by
+    off, to = req.transfer_offsets, req.transfer_to
+    tr_time, tr_cost = req.transfer_time_s, req.transfer_cost
+    if off.shape[0] == 0:
+        off = np.zeros(n + 1, np.int64)
+    trip_allowed = _flags(req.trip_allowed, tt.n_route_trips)
+    bans = req.trip_stop_bans if req.trip_stop_bans is not None else _EMPTY_I64
+    access = (req.access_stops, req.access_time_s, req.access_cost)
+    egress = (req.egress_stops, req.egress_time_s, req.egress_cost)
+    board_slack, alight_slack = req.board_slack_s, req.alight_slack_s
+    stop_board, stop_alight = req.stop_board_allowed, req.stop_alight_allowed
+    anchor = req.time if time is None else time
+    edge = None
+    if reverse:
+        off, to, edge = transpose_csr(readonly(off, np.int64), readonly(to, np.int32), n)
+        tr_time, tr_cost = tr_time[edge], tr_cost[edge]
+        trip_allowed = trip_allowed[flip_route_trips(tt)]
+        bans = _reverse_bans(tt, bans)
+        access, egress = egress, access
+        board_slack, alight_slack = alight_slack, board_slack
+        stop_board, stop_alight = stop_alight, stop_board
+        anchor = -anchor
+        tt = reversed_timetable(timetable)
+    penalty = np.zeros(tt.n_routes) if req.route_penalty is None else req.route_penalty
+    q = SearchQuery(
+        access_stops=readonly(access[0], np.int32),
+        access_time=readonly(access[1], np.int32),
+        access_cost=readonly(access[2], np.float64),
+        egress_stops=readonly(egress[0], np.int32),
+        egress_time=readonly(egress[1], np.int32),
+        egress_cost=readonly(egress[2], np.float64),
+        time=-req.time if reverse else req.time,
+        max_rounds=req.max_rounds,
+        cap=anchor + req.search_window_s,
+        board_slack=board_slack,
+        alight_slack=alight_slack,
+        gap=max(req.transfer_slack_s, req.board_slack_s + req.alight_slack_s),
+        tr_offsets=readonly(off, np.int64),
+        tr_to=readonly(to, np.int32),
+        tr_time=readonly(tr_time, np.int32),
+        tr_cost=readonly(tr_cost, np.float64),
+        route_allowed=_flags(req.route_allowed, tt.n_routes),
+        trip_allowed=readonly(trip_allowed, np.uint8),
+        stop_board=_flags(stop_board, n),
+        stop_alight=_flags(stop_alight, n),
+        stop_pass=_flags(req.stop_pass_allowed, n),
+        trip_stop_bans=readonly(bans, np.int64),
+        board_cost=float(req.board_cost),
+        transfer_penalty=float(req.transfer_penalty),
+        nonpreferred_penalty=float(req.nonpreferred_transfer_penalty),
+        wait_reluctance=float(req.wait_reluctance),
+        initial_wait_factor=float(req.wait_at_beginning_factor),
+        route_penalty=readonly(penalty, np.float64),
+        **_rule_arrays(req.rules, n, reverse),
+    )
+    return Prepared(tt, q, reverse, edge)

@@ -1,0 +1,37 @@
+"""Range RAPTOR: earliest arrivals for many departure times, latest first, reusing labels.
+
+A journey that departs at ``t2`` can also be made by someone ready at ``t1 < t2``
+(they wait at the origin), so the labels of a later departure are upper bounds
+for an earlier one.  The round kernel keeps per-round labels (at most ``k``
+rides) and rescans only what improves, which makes every row of the result
+equal to a fresh search from that departure time, provided the boarding window
+is the same: it is anchored at the latest departure (see
+:func:`otpa.transit.raptor.api.range_raptor`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from otpa.transit.raptor._query import INF, SearchQuery
+from otpa.transit.raptor._round_kernel import RoundLabels, run_rounds
+from otpa.transit.raptor.spi import RaptorTimetable
+from otpa.types import FloatArray, IntArray
+
+__all__ = ["range_rounds"]
+
+
+def range_rounds(
+    tt: RaptorTimetable, q: SearchQuery, lab: RoundLabels, times: IntArray, out: FloatArray
+) -> None:
+    """Fill ``out[i]`` with the earliest arrivals from departure ``times[i]``.
+
+    ``times`` must be sorted in decreasing order; ``lab`` must start unreached.  The
+    loop stays in Python (a few microseconds per departure) so the round kernel is
+    compiled once, for all callers.
+    """
+    last = q.max_rounds
+    for i in range(times.shape[0]):
+        run_rounds(tt, q, lab, int(times[i]), False)
+        row = lab.o_time[last]
+        out[i] = np.where(row >= INF, np.inf, row)

@@ -1,0 +1,225 @@
+"""Journeys from the labels of a search: follow the back-pointers, then map to travel order.
+
+Paths are first collected in search direction as small records, timed there,
+then mapped back: for an arrive-by search the legs are reversed, times negated,
+positions and route-trips flipped and access/egress swapped.  Every journey
+gets its generalized cost recomputed from its legs with the request's cost
+parameters, so both criteria report comparable costs.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, TypeAlias
+
+import numpy as np
+
+from otpa.transit.raptor._common import first_rule
+from otpa.transit.raptor._mc_kernel import McLabels
+from otpa.transit.raptor._prepare import Prepared
+from otpa.transit.raptor._results import (
+    AccessLeg,
+    EgressLeg,
+    Leg,
+    RaptorJourney,
+    TransferLeg,
+    TransitLeg,
+)
+from otpa.transit.raptor._round_kernel import B_ACCESS, B_RIDE, RoundLabels
+
+__all__ = ["journey", "mc_path", "round_path"]
+
+
+class _Access(NamedTuple):
+    entry: int  # index into the search's access arrays
+
+
+class _Ride(NamedTuple):
+    route: int
+    trip: int
+    bpos: int
+    apos: int
+
+
+class _Walk(NamedTuple):
+    from_stop: int
+    to_stop: int
+    edge: int
+
+
+_Raw: TypeAlias = _Access | _Ride | _Walk
+
+
+def round_path(p: Prepared, lab: RoundLabels, k: int, stop: int) -> list[_Raw]:
+    """Search-order legs (access .. last ride) of the ride label of round ``k`` at ``stop``."""
+    tt = p.timetable
+    out: list[_Raw] = []
+    row, s = k, stop
+    for _ in range(2 * p.query.max_rounds + 2):
+        r = int(lab.r_route[row, s])
+        bpos = int(lab.r_bpos[row, s])
+        out.append(_Ride(r, int(lab.r_trip[row, s]), bpos, int(lab.r_apos[row, s])))
+        b = int(tt.route_stops[tt.route_stop_offsets[r] + bpos])
+        prev = int(lab.r_round[row, s]) - 1
+        if lab.r_src[row, s] == 1:
+            row, s = prev, b
+            continue
+        kind = lab.b_kind[prev, b]
+        if kind == B_ACCESS:
+            out.append(_Access(int(lab.b_ref[prev, b])))
+            out.reverse()
+            return out
+        if kind == B_RIDE:
+            row, s = int(lab.b_round[prev, b]), b
+            continue
+        a = int(lab.b_ref[prev, b])
+        out.append(_Walk(a, b, int(lab.b_edge[prev, b])))
+        row, s = int(lab.b_round[prev, b]), a
+    msg = "RAPTOR labels do not lead back to an access stop"
+    raise RuntimeError(msg)
+
+
+def mc_path(lab: McLabels, label: int) -> list[_Raw]:
+    """Search-order legs (access .. last ride) ending with McRAPTOR label ``label``."""
+    out: list[_Raw] = []
+    li = label
+    while li >= 0:
+        kind = int(lab.kind[li])
+        parent = int(lab.parent[li])
+        if kind == 0:
+            out.append(_Access(int(lab.ref[li])))
+            break
+        if kind == 1:
+            out.append(
+                _Ride(int(lab.route[li]), int(lab.trip[li]), int(lab.bpos[li]), int(lab.apos[li]))
+            )
+        else:
+            out.append(_Walk(int(lab.stop[parent]), int(lab.stop[li]), int(lab.ref[li])))
+        li = parent
+    out.reverse()
+    return out
+
+
+def _rule_kind(p: Prepared, a: int, b: int, prev: _Ride, ride: _Ride) -> int:
+    q, tt = p.query, p.timetable
+    if not q.has_rules:
+        return -1
+    key = a * tt.n_stops + b
+    lo = int(np.searchsorted(q.r_key, key, side="left"))
+    hi = int(np.searchsorted(q.r_key, key, side="right"))
+    if lo == hi:
+        return -1
+    kind, _ = first_rule(
+        q,
+        lo,
+        hi,
+        int(tt.route_gtfs_route[prev.route]),
+        int(tt.route_trip_ref[prev.trip]),
+        int(tt.route_gtfs_route[ride.route]),
+        int(tt.route_trip_ref[ride.trip]),
+    )
+    return int(kind)
+
+
+def _block(p: Prepared, ride: _Ride) -> tuple[int, int]:
+    """Offset of the ride's trip in the time arrays, and the route's number of positions."""
+    tt = p.timetable
+    soff = int(tt.route_stop_offsets[ride.route])
+    ns = int(tt.route_stop_offsets[ride.route + 1]) - soff
+    k = ride.trip - int(tt.route_trip_offsets[ride.route])
+    return int(tt.route_time_offsets[ride.route]) + k * ns, ns
+
+
+def _departure(p: Prepared, ride: _Ride) -> int:
+    base, _ = _block(p, ride)
+    return int(p.timetable.departure[base + ride.bpos])
+
+
+def _arrival(p: Prepared, ride: _Ride) -> int:
+    base, _ = _block(p, ride)
+    return int(p.timetable.arrival[base + ride.apos])
+
+
+def _timed(p: Prepared, raw: list[_Raw], egress: int) -> tuple[list[tuple[int, int]], float]:
+    """Search-direction ``(start, end)`` of every leg (egress last) and the journey cost."""
+    tt, q = p.timetable, p.query
+    times: list[tuple[int, int]] = []
+    cost = 0.0
+    free_at = 0  # passenger time at the current stop
+    prev: _Ride | None = None
+    walked_from = -1
+    first = next(x for x in raw if isinstance(x, _Ride))
+    access_time = 0
+    for leg in raw:
+        if isinstance(leg, _Access):
+            access_time = int(q.access_time[leg.entry])
+            end = _departure(p, first) - q.board_slack
+            times.append((end - access_time, end))
+            cost += float(q.access_cost[leg.entry])
+        elif isinstance(leg, _Walk):
+            dur = int(q.tr_time[leg.edge])
+            times.append((free_at, free_at + dur))
+            free_at += dur
+            cost += float(q.tr_cost[leg.edge])
+            walked_from = leg.from_stop
+        else:
+            r = leg.route
+            soff = int(tt.route_stop_offsets[r])
+            dep = _departure(p, leg)
+            arr = _arrival(p, leg)
+            times.append((dep, arr))
+            cost += q.board_cost + float(q.route_penalty[r]) + (arr - dep)
+            if prev is None:
+                ready = q.time + access_time
+                cost += q.initial_wait_factor * q.wait_reluctance * (dep - ready)
+            else:
+                b = int(tt.route_stops[soff + leg.bpos])
+                a = walked_from if walked_from >= 0 else b
+                cost += q.transfer_penalty + q.wait_reluctance * (dep - free_at)
+                if q.has_preferred and _rule_kind(p, a, b, prev, leg) not in (0, 1):
+                    cost += q.nonpreferred_penalty
+            free_at = arr + q.alight_slack
+            prev = leg
+            walked_from = -1
+    times.append((free_at, free_at + int(q.egress_time[egress])))
+    cost += float(q.egress_cost[egress])
+    return times, cost
+
+
+def journey(p: Prepared, raw: list[_Raw], egress: int) -> RaptorJourney:
+    """Build the travel-order journey of a search-order path ending with egress ``egress``."""
+    tt, q = p.timetable, p.query
+    times, cost = _timed(p, raw, egress)
+    legs: list[Leg] = []
+    n_rides = 0
+    rev = p.reverse
+    for leg, (t_a, t_b) in zip([*raw, None], times, strict=True):
+        start, end = (-t_b, -t_a) if rev else (t_a, t_b)
+        if leg is None or isinstance(leg, _Access):
+            idx = egress if leg is None else leg.entry
+            stops = q.egress_stops if leg is None else q.access_stops
+            stop, dur = int(stops[idx]), end - start
+            if (leg is None) != rev:
+                legs.append(EgressLeg(stop, idx, dur, start, end))
+            else:
+                legs.append(AccessLeg(stop, idx, dur, start, end))
+        elif isinstance(leg, _Walk):
+            edge = leg.edge if p.edge_map is None else int(p.edge_map[leg.edge])
+            a, b = (leg.to_stop, leg.from_stop) if rev else (leg.from_stop, leg.to_stop)
+            legs.append(TransferLeg(a, b, end - start, start, end, edge))
+        else:
+            n_rides += 1
+            r = leg.route
+            soff = int(tt.route_stop_offsets[r])
+            last = int(tt.route_stop_offsets[r + 1]) - soff - 1
+            bpos, apos, trip = leg.bpos, leg.apos, leg.trip
+            b_stop = int(tt.route_stops[soff + bpos])
+            a_stop = int(tt.route_stops[soff + apos])
+            if rev:
+                t0, t1 = int(tt.route_trip_offsets[r]), int(tt.route_trip_offsets[r + 1])
+                trip = t0 + t1 - 1 - trip
+                bpos, apos = last - apos, last - bpos
+                b_stop, a_stop = a_stop, b_stop
+            legs.append(TransitLeg(r, trip, bpos, apos, b_stop, a_stop, start, end))
+    if rev:
+        legs.reverse()
+    return RaptorJourney(tuple(legs), legs[0].start, legs[-1].end, n_rides, cost)

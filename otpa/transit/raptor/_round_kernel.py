@@ -1,0 +1,388 @@
+"""Round-based RAPTOR on earliest arrival ("arrival" criteria), as one numba kernel.
+
+Labels are kept per round ``k`` (at most ``k`` rides) and per stop, in three kinds:
+
+* ``o``: the best arrival at the stop by any means (the answer of
+  :func:`~otpa.transit.raptor.api.earliest_arrivals`);
+* ``r``: the best arrival whose last leg is a ride (passenger time, alight slack
+  included), with the ride that produced it; walking transfers and egress start
+  from these only;
+* ``b``: the earliest *board-ready* time (arrival plus the slack needed before the
+  next boarding), from an access, a ride or a walking transfer, with its origin.
+
+A row starts as a copy of the previous one (only stops changed there are copied),
+so ``row k`` always holds the best labels with at most ``k`` rides.  In a single
+search this is exactly RAPTOR's pruning by the best arrival of earlier rounds; it
+also makes the labels valid upper bounds when the same arrays are reused for an
+earlier departure (range RAPTOR, :mod:`._range`).  Routes of a round are scanned
+in increasing index and labels only change on strict improvement, so ties are
+resolved deterministically.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from otpa.transit.raptor._common import first_trip, first_trip_rules, is_banned, rule_range
+from otpa.transit.raptor._query import INF, SearchQuery
+from otpa.transit.raptor.spi import RaptorTimetable
+from otpa.types import Int32Array, IntArray, UInt8Array
+
+__all__ = ["B_ACCESS", "B_RIDE", "B_WALK", "RoundLabels", "new_round_labels", "run_rounds"]
+
+B_ACCESS = 0
+B_RIDE = 1
+B_WALK = 2
+
+
+class RoundLabels(NamedTuple):
+    """Label arrays of shape ``(max_rounds + 1, n_stops)`` (``n_changed``: per round)."""
+
+    o_time: IntArray
+    r_time: IntArray
+    r_route: Int32Array
+    r_trip: Int32Array  # route-trip index
+    r_bpos: Int32Array
+    r_apos: Int32Array
+    r_round: Int32Array  # round of the ride (rows hold copies of older rides)
+    r_src: UInt8Array  # 0: boarded from the b label, 1: from the r label (transfer rules)
+    b_time: IntArray
+    b_kind: UInt8Array  # B_ACCESS, B_RIDE, B_WALK
+    b_ref: Int32Array  # access index, or the stop walked from
+    b_edge: IntArray  # walking transfer used (index into the transfer arrays)
+    b_round: Int32Array  # round whose r label the b label derives from
+    changed: UInt8Array
+    changed_list: Int32Array
+    n_changed: IntArray
+
+
+def new_round_labels(n_rounds: int, n_stops: int) -> RoundLabels:
+    """Fresh (unreached) labels for rounds ``0 .. n_rounds - 1``."""
+    shape = (n_rounds, n_stops)
+    return RoundLabels(
+        o_time=np.full(shape, INF, dtype=np.int64),
+        r_time=np.full(shape, INF, dtype=np.int64),
+        r_route=np.full(shape, -1, dtype=np.int32),
+        r_trip=np.full(shape, -1, dtype=np.int32),
+        r_bpos=np.full(shape, -1, dtype=np.int32),
+        r_apos=np.full(shape, -1, dtype=np.int32),
+        r_round=np.full(shape, -1, dtype=np.int32),
+        r_src=np.zeros(shape, dtype=np.uint8),
+        b_time=np.full(shape, INF, dtype=np.int64),
+        b_kind=np.zeros(shape, dtype=np.uint8),
+        b_ref=np.full(shape, -1, dtype=np.int32),
+        b_edge=np.full(shape, -1, dtype=np.int64),
+        b_round=np.full(shape, -1, dtype=np.int32),
+        changed=np.zeros(shape, dtype=np.uint8),
+        changed_list=np.empty(shape, dtype=np.int32),
+        n_changed=np.zeros(n_rounds, dtype=np.int64),
+    )
+
+
+@njit(cache=True, inline="always")  # type: ignore[misc]
+def _push(flags: UInt8Array, items: Int32Array, n: int, s: int) -> int:
+    if flags[s] == 0:
+        flags[s] = 1
+        items[n] = s
+        n += 1
+    return n
+
+
+@njit(cache=True)  # type: ignore[misc]
+def _copy_forward(lab: RoundLabels, k: int) -> None:
+    """Start row ``k`` from the labels of row ``k - 1`` that changed in this search."""
+    km = k - 1
+    changed, changed_list, n_changed = lab.changed, lab.changed_list, lab.n_changed
+    o_time, r_time, b_time = lab.o_time, lab.r_time, lab.b_time
+    for ii in range(n_changed[km]):
+        s = changed_list[km, ii]
+        changed[km, s] = 0
+        upd = False
+        if o_time[km, s] < o_time[k, s]:
+            o_time[k, s] = o_time[km, s]
+            upd = True
+        if r_time[km, s] < r_time[k, s]:
+            r_time[k, s] = r_time[km, s]
+            lab.r_route[k, s] = lab.r_route[km, s]
+            lab.r_trip[k, s] = lab.r_trip[km, s]
+            lab.r_bpos[k, s] = lab.r_bpos[km, s]
+            lab.r_apos[k, s] = lab.r_apos[km, s]
+            lab.r_round[k, s] = lab.r_round[km, s]
+            lab.r_src[k, s] = lab.r_src[km, s]
+            upd = True
+        if b_time[km, s] < b_time[k, s]:
+            b_time[k, s] = b_time[km, s]
+            lab.b_kind[k, s] = lab.b_kind[km, s]
+            lab.b_ref[k, s] = lab.b_ref[km, s]
+            lab.b_edge[k, s] = lab.b_edge[km, s]
+            lab.b_round[k, s] = lab.b_round[km, s]
+            upd = True
+        if upd and changed[k, s] == 0:
+            changed[k, s] = 1
+            changed_list[k, n_changed[k]] = s
+            n_changed[k] += 1
+    n_changed[km] = 0
+
+
+@njit(cache=True)  # type: ignore[misc]
+def _board(
+    tt: RaptorTimetable,
+    q: SearchQuery,
+    lab: RoundLabels,
+    km: int,
+    r: int,
+    j: int,
+    s: int,
+    k_hi: int,
+    target: int,
+) -> tuple[int, int]:
+    """Boarding with transfers.txt rules: ``(k, src)`` of the earliest trip before ``k_hi``."""
+    best, src = -1, 0
+    kind = lab.b_kind[km, s]
+    if lab.b_time[km, s] < target:
+        if kind == B_ACCESS:
+            soff = tt.route_stop_offsets[r]
+            ns = tt.route_stop_offsets[r + 1] - soff
+            best = first_trip(
+                tt.departure,
+                tt.route_time_offsets[r],
+                ns,
+                j,
+                tt.route_trip_offsets[r],
+                k_hi,
+                lab.b_time[km, s],
+                target,
+                q.cap,
+                q.trip_allowed,
+                q.trip_stop_bans,
+            )
+        else:
+            a = s if kind == B_RIDE else lab.b_ref[km, s]
+            rr = lab.b_round[km, s]
+            walk = q.tr_time[lab.b_edge[km, s]] if kind == B_WALK else 0
+            lo, hi = rule_range(q.r_key, a * tt.n_stops + s)
+            best, _ = first_trip_rules(
+                tt,
+                q,
+                np.int64(r),
+                np.int64(j),
+                np.int64(k_hi),
+                np.int64(lab.b_time[km, s]),
+                np.int64(target),
+                np.int64(lo),
+                np.int64(hi),
+                np.int64(tt.route_trip_ref[lab.r_trip[rr, a]]),
+                np.int64(tt.route_gtfs_route[lab.r_route[rr, a]]),
+                np.int64(lab.r_time[rr, a] - q.alight_slack),
+                np.int64(walk),
+            )
+    # the ride label may allow a transfer the better walk/access label does not
+    rt = lab.r_time[km, s]
+    if kind != B_RIDE and rt < target:
+        lo, hi = rule_range(q.r_key, s * tt.n_stops + s)
+        kb, _ = first_trip_rules(
+            tt,
+            q,
+            np.int64(r),
+            np.int64(j),
+            np.int64(best if best >= 0 else k_hi),
+            np.int64(rt + q.gap - q.alight_slack),
+            np.int64(target),
+            np.int64(lo),
+            np.int64(hi),
+            np.int64(tt.route_trip_ref[lab.r_trip[km, s]]),
+            np.int64(tt.route_gtfs_route[lab.r_route[km, s]]),
+            np.int64(rt - q.alight_slack),
+            np.int64(0),
+        )
+        if kb >= 0:
+            best, src = kb, 1
+    return best, src
+
+
+@njit(cache=True)  # type: ignore[misc]
+def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcounting)
+    tt: RaptorTimetable, q: SearchQuery, lab: RoundLabels, time: int, use_target: bool
+) -> int:
+    """Run RAPTOR rounds ``1 .. q.max_rounds`` from departure ``time`` into ``lab``.
+
+    ``lab`` may hold the labels of a later departure (range RAPTOR); they are kept
+    where still better.  With ``use_target`` labels that cannot beat the best
+    egress arrival found so far are not recorded.  Returns that arrival (INF: none).
+    """
+    # arrays are bound to locals once: attribute access in the loops costs reference counting
+    n = tt.n_stops
+    n_rounds = q.max_rounds
+    route_stop_offsets, route_stops = tt.route_stop_offsets, tt.route_stops
+    route_board, route_alight = tt.route_board, tt.route_alight
+    route_trip_offsets, route_time_offsets = tt.route_trip_offsets, tt.route_time_offsets
+    arrival, departure = tt.arrival, tt.departure
+    stop_route_offsets, stop_routes, stop_route_pos = (
+        tt.stop_route_offsets,
+        tt.stop_routes,
+        tt.stop_route_pos,
+    )
+    route_allowed, trip_allowed, bans = q.route_allowed, q.trip_allowed, q.trip_stop_bans
+    stop_board, stop_alight, stop_pass = q.stop_board, q.stop_alight, q.stop_pass
+    tr_offsets, tr_to, tr_time = q.tr_offsets, q.tr_to, q.tr_time
+    o_time, r_time, b_time = lab.o_time, lab.r_time, lab.b_time
+    r_route, r_trip, r_bpos, r_apos = lab.r_route, lab.r_trip, lab.r_bpos, lab.r_apos
+    r_round, r_src = lab.r_round, lab.r_src
+    b_kind, b_ref, b_edge, b_round = lab.b_kind, lab.b_ref, lab.b_edge, lab.b_round
+    changed, changed_list, n_changed = lab.changed, lab.changed_list, lab.n_changed
+    cap, alight_slack, has_rules = q.cap, q.alight_slack, q.has_rules
+    g = q.gap - q.alight_slack
+    n_routes = route_stop_offsets.shape[0] - 1
+    e_time = np.full(n, INF, dtype=np.int64)
+    if use_target:
+        for i in range(q.egress_stops.shape[0]):
+            s = q.egress_stops[i]
+            e_time[s] = min(e_time[s], np.int64(q.egress_time[i]))
+    target = INF
+    mark = np.zeros(n, dtype=np.uint8)
+    mark_list = np.empty(n, dtype=np.int32)
+    nxt = np.zeros(n, dtype=np.uint8)
+    nxt_list = np.empty(n, dtype=np.int32)
+    rimp = np.zeros(n, dtype=np.uint8)
+    rimp_list = np.empty(n, dtype=np.int32)
+    touched = np.zeros(n, dtype=np.uint8)
+    first_pos = np.full(n_routes, -1, dtype=np.int32)
+    queue = np.empty(n_routes, dtype=np.int32)
+    n_mark = 0
+    for i in range(q.access_stops.shape[0]):
+        s = q.access_stops[i]
+        t = np.int64(time) + q.access_time[i]
+        if t < o_time[0, s]:
+            o_time[0, s] = t
+            touched[s] = 1
+        if t + q.board_slack < b_time[0, s]:
+            b_time[0, s] = t + q.board_slack
+            b_kind[0, s] = B_ACCESS
+            b_ref[0, s] = i
+            b_edge[0, s] = -1
+            b_round[0, s] = 0
+            touched[s] = 1
+            n_mark = _push(mark, mark_list, n_mark, s)
+    for s in np.flatnonzero(touched):
+        if changed[0, s] == 0:
+            changed[0, s] = 1
+            changed_list[0, n_changed[0]] = s
+            n_changed[0] += 1
+    for k in range(1, n_rounds + 1):
+        km = k - 1
+        _copy_forward(lab, k)
+        if n_mark == 0:
+            continue
+        nq = 0
+        for ii in range(n_mark):
+            s = mark_list[ii]
+            mark[s] = 0
+            for x in range(stop_route_offsets[s], stop_route_offsets[s + 1]):
+                r = stop_routes[x]
+                if route_allowed[r] == 0:
+                    continue
+                p = stop_route_pos[x]
+                if first_pos[r] < 0:
+                    queue[nq] = r
+                    nq += 1
+                    first_pos[r] = p
+                elif p < first_pos[r]:
+                    first_pos[r] = p
+        n_next = 0
+        n_rimp = 0
+        for r in np.sort(queue[:nq]):
+            p0 = first_pos[r]
+            first_pos[r] = -1
+            soff = route_stop_offsets[r]
+            ns = route_stop_offsets[r + 1] - soff
+            t0 = route_trip_offsets[r]
+            nt = route_trip_offsets[r + 1] - t0
+            base = route_time_offsets[r]
+            cur = -1
+            cur_bpos = -1
+            cur_src = 0
+            for j in range(p0, ns):
+                s = route_stops[soff + j]
+                if stop_pass[s] == 0:
+                    cur = -1
+                    continue
+                if cur >= 0 and route_alight[soff + j] != 0 and stop_alight[s] != 0:
+                    t = np.int64(arrival[base + cur * ns + j]) + alight_slack
+                    if t < r_time[k, s] and t < target and not is_banned(bans, t0 + cur, j):
+                        r_time[k, s] = t
+                        r_route[k, s] = r
+                        r_trip[k, s] = t0 + cur
+                        r_bpos[k, s] = cur_bpos
+                        r_apos[k, s] = j
+                        r_round[k, s] = k
+                        r_src[k, s] = cur_src
+                        n_rimp = _push(rimp, rimp_list, n_rimp, s)
+                        touched[s] = 1
+                        if t < o_time[k, s]:
+                            o_time[k, s] = t
+                        if t + g < b_time[k, s]:
+                            b_time[k, s] = t + g
+                            b_kind[k, s] = B_RIDE
+                            b_ref[k, s] = -1
+                            b_edge[k, s] = -1
+                            b_round[k, s] = k
+                            n_next = _push(nxt, nxt_list, n_next, s)
+                        elif has_rules:
+                            n_next = _push(nxt, nxt_list, n_next, s)
+                        if e_time[s] < INF and t + e_time[s] < target:
+                            target = t + e_time[s]
+                if route_board[soff + j] == 0 or stop_board[s] == 0:
+                    continue
+                k_hi = cur if cur >= 0 else nt
+                if k_hi == 0:
+                    continue
+                if has_rules:
+                    kb, src = _board(tt, q, lab, km, r, j, s, k_hi, target)
+                    if kb >= 0:
+                        cur, cur_bpos, cur_src = kb, j, src
+                    continue
+                bt = b_time[km, s]
+                # nothing to do when the latest candidate trip leaves before the label is ready
+                if bt >= target or departure[base + (k_hi - 1) * ns + j] < bt:
+                    continue
+                kb = first_trip(
+                    departure, base, ns, j, t0, k_hi, bt, target, cap, trip_allowed, bans
+                )
+                if kb >= 0:
+                    cur, cur_bpos, cur_src = kb, j, 0
+        # walking transfers, only right after a ride
+        for s in np.sort(rimp_list[:n_rimp]):
+            rimp[s] = 0
+            ts = r_time[k, s]
+            for e in range(tr_offsets[s], tr_offsets[s + 1]):
+                u = tr_to[e]
+                t = ts + tr_time[e]
+                if t >= target:
+                    continue
+                if t < o_time[k, u]:
+                    o_time[k, u] = t
+                    touched[u] = 1
+                if t + g < b_time[k, u]:
+                    b_time[k, u] = t + g
+                    b_kind[k, u] = B_WALK
+                    b_ref[k, u] = s
+                    b_edge[k, u] = e
+                    b_round[k, u] = k
+                    touched[u] = 1
+                    n_next = _push(nxt, nxt_list, n_next, u)
+        for s in np.flatnonzero(touched):
+            touched[s] = 0
+            if changed[k, s] == 0:
+                changed[k, s] = 1
+                changed_list[k, n_changed[k]] = s
+                n_changed[k] += 1
+        mark, nxt = nxt, mark
+        mark_list, nxt_list = nxt_list, mark_list
+        n_mark = n_next
+    for ii in range(n_changed[n_rounds]):
+        changed[n_rounds, changed_list[n_rounds, ii]] = 0
+    n_changed[n_rounds] = 0
+    return target

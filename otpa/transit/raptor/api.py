@@ -1,0 +1,393 @@
+"""The RAPTOR component's public entry points: a request, Pareto-optimal journeys, arrival times.
+
+Everything is expressed in timetable indices and seconds since the timetable's
+epoch (see :mod:`otpa.transit.raptor.spi`); mapping from and to the transit
+model and the street network happens outside the component.
+
+Slack semantics follow OpenTripPlanner 1.x: a first boarding needs
+``board_slack_s`` after the access arrives; a transfer needs
+``max(transfer_slack_s, board_slack_s + alight_slack_s)`` between the vehicle's
+arrival and the next departure, plus the walk when the stops differ;
+``alight_slack_s`` is added before egress and before walking transfers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from otpa.transit.raptor._heuristic import lower_bounds
+from otpa.transit.raptor._mc_kernel import (
+    OVERFLOW_DEST,
+    OVERFLOW_LABELS,
+    new_mc_labels,
+    run_mc,
+)
+from otpa.transit.raptor._prepare import Prepared, prepare
+from otpa.transit.raptor._query import INF
+from otpa.transit.raptor._range import range_rounds
+from otpa.transit.raptor._reconstruct import journey, mc_path, round_path
+from otpa.transit.raptor._results import (
+    AccessLeg,
+    EgressLeg,
+    Leg,
+    RaptorJourney,
+    TransferLeg,
+    TransitLeg,
+)
+from otpa.transit.raptor._round_kernel import new_round_labels, run_rounds
+from otpa.transit.raptor.spi import RaptorTimetable, TransferRules
+from otpa.types import FloatArray, Int32Array, IntArray, UInt8Array
+
+__all__ = [
+    "AccessLeg",
+    "EgressLeg",
+    "Leg",
+    "RaptorJourney",
+    "RaptorRequest",
+    "TransferLeg",
+    "TransitLeg",
+    "earliest_arrivals",
+    "range_raptor",
+    "route",
+]
+
+_ARRAYS: dict[str, Any] = {
+    "access_stops": np.int32,
+    "access_time_s": np.int32,
+    "access_cost": np.float64,
+    "egress_stops": np.int32,
+    "egress_time_s": np.int32,
+    "egress_cost": np.float64,
+    "transfer_offsets": np.int64,
+    "transfer_to": np.int32,
+    "transfer_time_s": np.int32,
+    "transfer_cost": np.float64,
+}
+_OPTIONAL: dict[str, Any] = {
+    "route_allowed": np.uint8,
+    "trip_allowed": np.uint8,
+    "stop_board_allowed": np.uint8,
+    "stop_alight_allowed": np.uint8,
+    "stop_pass_allowed": np.uint8,
+    "trip_stop_bans": np.int64,
+    "route_penalty": np.float64,
+}
+_NON_NEGATIVE = (
+    "access_time_s", "access_cost", "egress_time_s", "egress_cost", "transfer_time_s",
+    "transfer_cost", "route_penalty", "max_rounds", "search_window_s", "board_slack_s",
+    "alight_slack_s", "transfer_slack_s", "board_cost", "transfer_penalty",
+    "nonpreferred_transfer_penalty", "wait_reluctance", "wait_at_beginning_factor",
+)  # fmt: skip
+
+
+def _no_i64() -> IntArray:
+    return np.zeros(0, np.int64)
+
+
+def _no_i32() -> Int32Array:
+    return np.zeros(0, np.int32)
+
+
+def _no_f64() -> FloatArray:
+    return np.zeros(0, np.float64)
+
+
+@dataclass(frozen=True, eq=False)
+class RaptorRequest:
+    """One transit search: access and egress stops, time, limits, filters and cost parameters.
+
+    Attributes
+    ----------
+    access_stops, access_time_s, access_cost
+        Stops reachable from the origin, the street time to reach them and its
+        generalized cost (reluctances applied).
+    egress_stops, egress_time_s, egress_cost
+        Stops from which the destination is reached, likewise.
+    time
+        Earliest departure, or latest arrival when ``arrive_by`` (seconds since the epoch).
+    arrive_by
+        Search backwards from the egress stops.
+    max_rounds
+        Most rides (OTP ``maxTransfers + 1``).
+    search_window_s
+        Trips departing later than ``time + search_window_s`` are ignored (arriving
+        earlier than ``time - search_window_s`` when ``arrive_by``).
+    board_slack_s, alight_slack_s, transfer_slack_s
+        OTP ``boardSlack``, ``alightSlack`` and ``minTransferTime`` (see the module docstring).
+    transfer_offsets, transfer_to, transfer_time_s, transfer_cost
+        Walking transfers between stops, CSR over the origin stop (no self loops); empty
+        arrays mean none.  They are taken only right after a ride.
+    route_allowed, trip_allowed
+        Per timetable route and route-trip: 0 excludes it (modes, banned/whitelisted
+        routes and agencies, banned trips, wheelchair-inaccessible trips).
+    stop_board_allowed, stop_alight_allowed
+        Per stop: 0 forbids boarding/alighting there (OTP ``bannedStops``, wheelchair).
+    stop_pass_allowed
+        Per stop: 0 means a ride cannot even pass through (OTP ``bannedStopsHard``).
+    trip_stop_bans
+        Sorted keys ``route_trip * 2**16 + position`` where a trip may not be boarded or left.
+    rules
+        transfers.txt rules (preferred, timed, minimum time, forbidden).
+    board_cost, transfer_penalty, nonpreferred_transfer_penalty, wait_reluctance
+        Generalized cost: per boarding, per boarding after the first, per transfer not
+        marked preferred or timed (only when some rule is), per second of waiting before a
+        boarding other than the first.
+    wait_at_beginning_factor
+        Accepted for completeness: the access leaves just in time, so there is no initial wait.
+    route_penalty
+        Per timetable route: extra cost of each boarding (preferred/unpreferred routes).
+    criteria
+        ``"arrival"``: (arrival, rides) Pareto set; ``"cost"``: (arrival, rides, cost) McRAPTOR.
+    """
+
+    access_stops: Int32Array
+    access_time_s: Int32Array
+    access_cost: FloatArray
+    egress_stops: Int32Array
+    egress_time_s: Int32Array
+    egress_cost: FloatArray
+    time: int
+    arrive_by: bool = False
+    max_rounds: int = 5
+    search_window_s: int = 24 * 3600
+    board_slack_s: int = 0
+    alight_slack_s: int = 0
+    transfer_slack_s: int = 0
+    transfer_offsets: IntArray = field(default_factory=_no_i64)
+    transfer_to: Int32Array = field(default_factory=_no_i32)
+    transfer_time_s: Int32Array = field(default_factory=_no_i32)
+    transfer_cost: FloatArray = field(default_factory=_no_f64)
+    route_allowed: UInt8Array | None = None
+    trip_allowed: UInt8Array | None = None
+    stop_board_allowed: UInt8Array | None = None
+    stop_alight_allowed: UInt8Array | None = None
+    stop_pass_allowed: UInt8Array | None = None
+    trip_stop_bans: IntArray | None = None
+    rules: TransferRules | None = None
+    board_cost: float = 600.0
+    transfer_penalty: float = 0.0
+    nonpreferred_transfer_penalty: float = 180.0
+    wait_reluctance: float = 1.0
+    wait_at_beginning_factor: float = 0.4
+    route_penalty: FloatArray | None = None
+    criteria: Literal["arrival", "cost"] = "arrival"
+
+    def __post_init__(self) -> None:
+        values: dict[str, Any] = {}
+        for name, dtype in [*_ARRAYS.items(), *_OPTIONAL.items()]:
+            value = getattr(self, name)
+            if value is None:
+                continue
+            a = np.ascontiguousarray(value, dtype=dtype)
+            if a.ndim != 1:
+                msg = f"RaptorRequest.{name} must be one-dimensional"
+                raise ValueError(msg)
+            values[name] = a
+        if values.get("trip_stop_bans") is not None:
+            values["trip_stop_bans"] = np.sort(values["trip_stop_bans"])
+        for name in ("time", "max_rounds", "search_window_s", "board_slack_s", "alight_slack_s"):
+            values[name] = int(getattr(self, name))
+        values["transfer_slack_s"] = int(self.transfer_slack_s)
+        values["arrive_by"] = bool(self.arrive_by)
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+        self._check()
+
+    def _check(self) -> None:
+        for group in ("access", "egress"):
+            n = len(getattr(self, f"{group}_stops"))
+            for suffix in ("time_s", "cost"):
+                if len(getattr(self, f"{group}_{suffix}")) != n:
+                    msg = f"RaptorRequest.{group}_{suffix} must have the length of {group}_stops"
+                    raise ValueError(msg)
+        off = self.transfer_offsets
+        m = int(off[-1]) if len(off) else 0
+        if len(off) and (off[0] != 0 or np.any(np.diff(off) < 0)):
+            msg = "RaptorRequest.transfer_offsets must start at 0 and never decrease"
+            raise ValueError(msg)
+        for name in ("transfer_to", "transfer_time_s", "transfer_cost"):
+            if len(getattr(self, name)) != m:
+                msg = f"RaptorRequest.{name} must have transfer_offsets[-1] = {m} entries"
+                raise ValueError(msg)
+        for name in _NON_NEGATIVE:
+            value = getattr(self, name)
+            bad = value is not None and (
+                bool(np.any(~(np.asarray(value) >= 0))) if np.ndim(value) else not value >= 0
+            )
+            if bad:
+                msg = f"RaptorRequest.{name} must be non-negative (and not NaN)"
+                raise ValueError(msg)
+        if self.max_rounds < 1:
+            msg = "RaptorRequest.max_rounds must be at least 1"
+            raise ValueError(msg)
+        if self.criteria not in ("arrival", "cost"):
+            msg = f"RaptorRequest.criteria must be 'arrival' or 'cost', not {self.criteria!r}"
+            raise ValueError(msg)
+
+
+def _sorted(journeys: list[RaptorJourney], reverse: bool) -> list[RaptorJourney]:
+    if reverse:
+        return sorted(journeys, key=lambda j: (-j.departure, j.n_rides, j.cost))
+    return sorted(journeys, key=lambda j: (j.arrival, j.n_rides, j.cost))
+
+
+def _route_arrival(p: Prepared) -> tuple[list[RaptorJourney], list[int]]:
+    """Journeys of the round search and their arrivals in search direction."""
+    q = p.query
+    lab = new_round_labels(q.max_rounds + 1, p.timetable.n_stops)
+    run_rounds(p.timetable, q, lab, q.time, True)
+    journeys: list[RaptorJourney] = []
+    arrivals: list[int] = []
+    if len(q.egress_stops) == 0:
+        return journeys, arrivals
+    best = INF
+    for k in range(1, q.max_rounds + 1):
+        at_egress = lab.r_time[k, q.egress_stops] + q.egress_time
+        i = int(np.argmin(at_egress))
+        if at_egress[i] < best:
+            best = int(at_egress[i])
+            journeys.append(journey(p, round_path(p, lab, k, int(q.egress_stops[i])), i))
+            arrivals.append(best)
+    return journeys, arrivals
+
+
+def _route_cost(p: Prepared) -> list[RaptorJourney]:
+    q = p.query
+    n_rounds, n_stops = q.max_rounds + 1, p.timetable.n_stops
+    # the fastest journeys bound the search: nothing arrives earlier, and whatever
+    # could only arrive later for more cost (and rides) is dominated by them
+    known, arrivals = _route_arrival(p)
+    if not known:
+        return []
+    ea_min = float(min(arrivals))
+    lb_cost, lb_rides = lower_bounds(p.timetable, q)
+    cap, dest_cap, rb_cap = max(1 << 14, 8 * n_stops), 64 + len(known), 64
+    while True:
+        lab = new_mc_labels(n_rounds, n_stops, cap, dest_cap, rb_cap)
+        for i, (j, t) in enumerate(zip(known, arrivals, strict=True)):
+            lab.d_label[i], lab.d_egress[i], lab.d_time[i] = -1, -1, t
+            lab.d_cost[i], lab.d_round[i], lab.d_alive[i] = j.cost + 1e-6, j.n_rides, 1
+        lab.used[1] = len(known)
+        status = run_mc(p.timetable, q, lab, lb_cost, lb_rides, ea_min)
+        if status == 0:
+            break
+        if status == OVERFLOW_LABELS:
+            cap *= 4
+        elif status == OVERFLOW_DEST:
+            dest_cap *= 4
+        else:
+            rb_cap *= 4
+    out = []
+    for i in range(int(lab.used[1])):
+        if lab.d_alive[i] and lab.d_label[i] >= 0:
+            raw = mc_path(lab, int(lab.d_label[i]))
+            j = journey(p, raw, int(lab.d_egress[i]))
+            out.append(dataclasses.replace(j, cost=float(lab.d_cost[i])))
+    return out
+
+
+def route(timetable: RaptorTimetable, request: RaptorRequest) -> list[RaptorJourney]:
+    """Pareto-optimal journeys from the access stops to the egress stops.
+
+    Parameters
+    ----------
+    timetable
+        Timetable of the search date.
+    request
+        The search.
+
+    Returns
+    -------
+    list of RaptorJourney
+        ``criteria="arrival"``: one journey per number of rides that arrives strictly
+        earlier than with fewer rides; ``criteria="cost"``: the (arrival, rides, cost)
+        Pareto set.  For ``arrive_by`` the criteria are a later departure, rides and cost.
+        Sorted by arrival (departure, latest first, for ``arrive_by``), then rides, then
+        cost.  Access legs end at the first boarding (minus board slack); for
+        ``arrive_by`` egress legs start right after the last alighting.
+    """
+    p = prepare(timetable, request)
+    journeys = _route_cost(p) if request.criteria == "cost" else _route_arrival(p)[0]
+    return _sorted(journeys, p.reverse)
+
+
+def _as_times(o_time: IntArray, reverse: bool) -> FloatArray:
+    out = o_time.astype(np.float64)
+    out[o_time >= INF] = np.inf
+    return -out if reverse else out
+
+
+def earliest_arrivals(timetable: RaptorTimetable, request: RaptorRequest) -> FloatArray:
+    """Best arrival time at every stop, over all rounds (access, rides and walking transfers).
+
+    Parameters
+    ----------
+    timetable
+        Timetable of the search date.
+    request
+        The search; egress stops are not used.
+
+    Returns
+    -------
+    numpy.ndarray
+        Seconds since the epoch per stop, ``inf`` where unreachable; for ``arrive_by``
+        the latest departure from each stop that still arrives in time (``-inf``: none).
+        Ride arrivals include the alight slack.
+    """
+    p = prepare(timetable, request)
+    lab = new_round_labels(p.query.max_rounds + 1, p.timetable.n_stops)
+    run_rounds(p.timetable, p.query, lab, p.query.time, False)
+    return _as_times(lab.o_time[p.query.max_rounds], p.reverse)
+
+
+def range_raptor(
+    timetable: RaptorTimetable, request: RaptorRequest, departure_times: IntArray
+) -> FloatArray:
+    """Earliest arrivals for several departure times, by range RAPTOR.
+
+    Departures are processed latest first and labels are reused.  The boarding
+    window is anchored at the latest departure ``t_max``, so row ``i`` equals
+    ``earliest_arrivals`` with ``time=departure_times[i]`` and
+    ``search_window_s = t_max + request.search_window_s - departure_times[i]``.
+
+    Parameters
+    ----------
+    timetable
+        Timetable of the search date.
+    request
+        The search (``criteria="arrival"``, forward); ``request.time`` is not used.
+    departure_times
+        Seconds since the epoch, in any order.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(len(departure_times), n_stops)`` arrival times (``inf``: unreachable), rows in
+        the order of ``departure_times``.
+    """
+    if request.arrive_by or request.criteria != "arrival":
+        msg = "range_raptor supports forward searches with criteria='arrival' only"
+        raise ValueError(msg)
+    times = np.ascontiguousarray(departure_times, dtype=np.int64).ravel()
+    n_stops = int(timetable.n_stops)
+    out = np.full((len(times), n_stops), np.inf)
+    if len(times) == 0:
+        return out
+    p = prepare(timetable, request, time=int(times.max()))
+    order = np.argsort(-times, kind="stable")
+    if request.rules is not None and len(request.rules):
+        # rules depend on which ride a label came from: no label reuse across departures
+        for i in order:
+            lab = new_round_labels(p.query.max_rounds + 1, n_stops)
+            run_rounds(p.timetable, p.query, lab, int(times[i]), False)
+            out[i] = _as_times(lab.o_time[p.query.max_rounds], False)
+        return out
+    lab = new_round_labels(p.query.max_rounds + 1, n_stops)
+    block = np.empty((len(times), n_stops))
+    range_rounds(p.timetable, p.query, lab, times[order], block)
+    out[order] = block
+    return out

@@ -1,0 +1,110 @@
+"""FEATURE UNDER TEST: range RAPTOR.
+
+Earliest arrivals for many departure times, computed latest first with labels
+reused, equal those of separate searches (with the boarding window anchored at
+the latest departure).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import random
+
+import numpy as np
+import pytest
+
+from otpa.testing.timetable import TestRule, TestTimetable, parse_timetable
+from otpa.transit.raptor.api import RaptorRequest, earliest_arrivals, range_raptor
+
+
+def _random_timetable(seed: int) -> tuple[TestTimetable, list[tuple[str, str, int]]]:
+    rng = random.Random(seed)
+    stops = [f"S{i}" for i in range(15)]
+    lines = []
+    for r in range(8):
+        seq = rng.sample(stops, rng.randint(3, 7))
+        hops = [rng.randint(1, 8) * 60 for _ in seq[1:]]
+        for start in range(rng.randint(0, 9) * 60, 4 * 3600, rng.choice([300, 600, 1200])):
+            t, parts = start, []
+            for s, h in zip(seq, [0, *hops], strict=True):
+                t += h
+                parts.append(f"{s} {t // 3600:02d}:{t // 60 % 60:02d}")
+            lines.append(f"R{r} " + " ".join(parts))
+    pairs = [(a, b) for a, b in itertools.permutations(stops, 2) if rng.random() < 0.06]
+    walks = [(a, b, rng.randint(1, 6) * 60) for a, b in pairs]
+    return parse_timetable("\n".join(lines), stops=stops), walks
+
+
+def _repeated(tt: TestTimetable, req: RaptorRequest, times: list[int]) -> np.ndarray:
+    last = max(times)
+    rows = [
+        earliest_arrivals(
+            tt.timetable,
+            dataclasses.replace(req, time=t, search_window_s=last + req.search_window_s - t),
+        )
+        for t in times
+    ]
+    return np.vstack(rows)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_range_equals_repeated_searches(seed: int) -> None:
+    tt, walks = _random_timetable(seed)
+    rng = random.Random(seed)
+    origin = rng.choice(tt.stop_names)
+    times = sorted(rng.sample(range(0, 3 * 3600, 60), 25))
+    rng.shuffle(times)
+    req = tt.request(
+        {origin: 0},
+        {origin: 0},
+        0,
+        transfers=walks,
+        max_rounds=rng.choice([2, 3, 5]),
+        transfer_slack_s=rng.choice([0, 60]),
+        board_slack_s=rng.choice([0, 30]),
+        alight_slack_s=rng.choice([0, 30]),
+    )
+    got = range_raptor(tt.timetable, req, np.asarray(times))
+    np.testing.assert_array_equal(got, _repeated(tt, req, times))
+
+
+def test_window_is_anchored_at_the_latest_departure() -> None:
+    tt = parse_timetable(
+        """
+        R1  A 00:15  B 00:25
+        R1  A 00:30  B 00:40
+        """
+    )
+    req = tt.request("A", "B", 0, search_window_s=600)
+    got = range_raptor(tt.timetable, req, np.asarray([0, 1200]))
+    b = tt.stop("B")
+    # from 00:20 the 00:30 trip is within 10 min; from 00:00 the window also ends at 00:30
+    assert got[:, b].tolist() == [25 * 60, 40 * 60]
+    # a separate search from 00:00 ends its window at 00:10
+    assert earliest_arrivals(tt.timetable, req)[b] == np.inf
+
+
+def test_range_with_transfer_rules() -> None:
+    tt = parse_timetable(
+        """
+        R1  A 00:00  B 00:10
+        R1  A 00:20  B 00:30
+        R2  B 00:10  C 00:20
+        R2  B 00:40  C 00:50
+        """
+    )
+    req = tt.request("A", "C", 0, rules=tt.rules(TestRule("B", "B", 1)), transfer_slack_s=300)
+    times = [0, 60, 1200]
+    got = range_raptor(tt.timetable, req, np.asarray(times))
+    c = tt.stop("C")
+    assert got[:, c].tolist() == [20 * 60, 50 * 60, 50 * 60]
+    np.testing.assert_array_equal(got, _repeated(tt, req, times))
+
+
+def test_range_rejects_arrive_by_and_cost() -> None:
+    tt = parse_timetable("R1 A 00:00 B 00:10")
+    for kw in ({"arrive_by": True}, {"criteria": "cost"}):
+        with pytest.raises(ValueError, match="range_raptor"):
+            range_raptor(tt.timetable, tt.request("A", "B", 0, **kw), np.asarray([0]))
+    assert range_raptor(tt.timetable, tt.request("A", "B", 0), np.zeros(0)).shape == (0, 2)

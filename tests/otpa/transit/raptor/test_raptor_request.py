@@ -1,0 +1,135 @@
+"""Validation of RAPTOR requests and transfer rules: clear errors for bad input."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from otpa.testing.timetable import parse_timetable
+from otpa.transit.raptor.api import RaptorRequest, route
+from otpa.transit.raptor.spi import TransferRules
+
+TT = parse_timetable("R1 A 00:00 B 00:10 C 00:20")
+
+
+def _request(**kw: object) -> RaptorRequest:
+    base = {
+        "access_stops": [0],
+        "access_time_s": [0],
+        "access_cost": [0.0],
+        "egress_stops": [2],
+        "egress_time_s": [0],
+        "egress_cost": [0.0],
+        "time": 0,
+    }
+    return RaptorRequest(**(base | kw))  # type: ignore[arg-type]
+
+
+def test_arrays_are_coerced() -> None:
+    req = _request(trip_stop_bans=[5, 1, 3])
+    assert req.access_stops.dtype == np.int32
+    assert req.access_cost.dtype == np.float64
+    assert req.trip_stop_bans.tolist() == [1, 3, 5]
+    assert req.transfer_offsets.shape == (0,)
+    assert [TT.path(j) for j in route(TT.timetable, req)] == ["A ~ R1 00:00 00:20 ~ C"]
+
+
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"access_time_s": [0, 1]}, "access_time_s must have the length of access_stops"),
+        ({"egress_cost": []}, "egress_cost must have the length of egress_stops"),
+        ({"access_stops": [[0]]}, "access_stops must be one-dimensional"),
+        ({"max_rounds": 0}, "max_rounds must be at least 1"),
+        ({"board_slack_s": -1}, "board_slack_s must be non-negative"),
+        ({"access_cost": [np.nan]}, "access_cost must be non-negative"),
+        ({"wait_reluctance": -0.5}, "wait_reluctance must be non-negative"),
+        ({"criteria": "fast"}, "criteria must be 'arrival' or 'cost'"),
+        (
+            {
+                "transfer_offsets": [0, 1, 1, 1],
+                "transfer_to": [],
+                "transfer_time_s": [],
+                "transfer_cost": [],
+            },
+            "transfer_to must have transfer_offsets",
+        ),
+        (
+            {"transfer_offsets": [1, 1, 1, 1]},
+            "transfer_offsets must start at 0",
+        ),
+    ],
+)
+def test_bad_requests(kw: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace("[", r"\[")):
+        _request(**kw)
+
+
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"access_stops": [7]}, "access_stops holds stop indices outside 0..2"),
+        ({"route_allowed": [1, 1]}, "route_allowed has length 2, expected 1"),
+        ({"trip_allowed": []}, "trip_allowed has length 0, expected 1"),
+        ({"stop_pass_allowed": [1]}, "stop_pass_allowed has length 1, expected 3"),
+        (
+            {
+                "transfer_offsets": [0, 0, 0, 0, 0],
+                "transfer_to": [],
+                "transfer_time_s": [],
+                "transfer_cost": [],
+            },
+            "transfer_offsets has length 5, expected 4",
+        ),
+    ],
+)
+def test_requests_that_do_not_fit_the_timetable(kw: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        route(TT.timetable, _request(**kw))
+
+
+def test_rules_for_another_network() -> None:
+    rules = TransferRules(
+        key=np.asarray([0]),
+        from_route=np.asarray([-1]),
+        to_route=np.asarray([-1]),
+        from_trip=np.asarray([-1]),
+        to_trip=np.asarray([-1]),
+        kind=np.asarray([3]),
+        min_time_s=np.asarray([0]),
+        n_stops=10,
+    )
+    with pytest.raises(ValueError, match="rules were built for 10 stops, the timetable has 3"):
+        route(TT.timetable, _request(rules=rules))
+    assert route(TT.timetable, _request(rules=dataclasses.replace(rules, n_stops=3)))
+
+
+def test_bad_rules() -> None:
+    args = {
+        "from_route": [-1, -1],
+        "to_route": [-1, -1],
+        "from_trip": [-1, -1],
+        "to_trip": [-1, -1],
+        "min_time_s": [0, 0],
+    }
+    with pytest.raises(ValueError, match="key must be sorted"):
+        TransferRules(key=np.asarray([5, 1]), kind=np.asarray([0, 0]), **args)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="kind must be 0, 1, 2 or 3"):
+        TransferRules(key=np.asarray([1, 5]), kind=np.asarray([0, 4]), **args)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"from_route must be one-dimensional of length 1"):
+        TransferRules(key=np.asarray([1]), kind=np.asarray([0]), **args)  # type: ignore[arg-type]
+
+
+def test_timetable_language_errors() -> None:
+    with pytest.raises(ValueError, match="times go backwards"):
+        parse_timetable("R1 A 00:10 B 00:05")
+    with pytest.raises(ValueError, match="overtake"):
+        parse_timetable("R1 A 00:00 B 00:30\nR1 A 00:10 B 00:20")
+    with pytest.raises(ValueError, match="same stops"):
+        parse_timetable("R1 A 00:00 B 00:30\nR1 A 00:10 C 00:40")
+    with pytest.raises(ValueError, match="bad time"):
+        parse_timetable("R1 A 0010 B 00:20")
+    with pytest.raises(KeyError, match="unknown stop 'Q'"):
+        TT.stop("Q")
