@@ -17,7 +17,7 @@ from dataclasses import replace
 from zoneinfo import ZoneInfo
 
 from otpa.network import TransportNetwork
-from otpa.routing._access import StreetEnd, leg_geometry, street_end
+from otpa.routing._access import StreetEnd, path_geometry, street_end
 from otpa.routing._itinerary import filter_and_sort, make_itinerary
 from otpa.routing._legs import street_leg
 from otpa.routing._places import Endpoint, resolve_location
@@ -91,7 +91,7 @@ def _direct(
     if path is None:
         return None
     o, d = origin.endpoint, destination.endpoint
-    geom, _ = leg_geometry(network, origin, destination, options, (o.lat, o.lon, d.lat, d.lon))
+    geom = path_geometry(network, path)
     duration = dt.timedelta(seconds=round(path.duration_s))
     start, end = (when - duration, when) if request.arrive_by else (when, when + duration)
     leg = street_leg(
