@@ -8,12 +8,17 @@ route-trip index.
 
 from __future__ import annotations
 
+from typing import Any, TypeAlias
+
 import numpy as np
 from numba import njit
 
 from otpa.transit.raptor._query import SearchQuery
 from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.types import Int32Array, IntArray, UInt8Array
+
+#: Integer arguments: call sites pass numpy int64 so that one specialisation is compiled.
+IntLike: TypeAlias = int | np.integer[Any]
 
 __all__ = [
     "first_rule",
@@ -29,7 +34,7 @@ _NO_RULE = -1
 
 @njit(cache=True, inline="always")  # type: ignore[misc]
 def _first_departure(
-    dep: Int32Array, base: int, ns: int, j: int, lo: int, hi: int, thr: int
+    dep: Int32Array, base: IntLike, ns: IntLike, j: IntLike, lo: IntLike, hi: IntLike, thr: IntLike
 ) -> int:
     """First local trip ``k`` in ``[lo, hi)`` departing position ``j`` at or after ``thr``."""
     while lo < hi:
@@ -38,11 +43,11 @@ def _first_departure(
             lo = mid + 1
         else:
             hi = mid
-    return lo
+    return int(lo)
 
 
 @njit(cache=True, inline="always")  # type: ignore[misc]
-def is_banned(bans: IntArray, route_trip: int, pos: int) -> bool:
+def is_banned(bans: IntArray, route_trip: IntLike, pos: IntLike) -> bool:
     """True when boarding/alighting route-trip ``route_trip`` at position ``pos`` is banned."""
     if bans.shape[0] == 0:
         return False
@@ -54,12 +59,12 @@ def is_banned(bans: IntArray, route_trip: int, pos: int) -> bool:
 @njit(cache=True)  # type: ignore[misc]
 def first_rule(
     q: SearchQuery,
-    lo: int,
-    hi: int,
-    from_route: int,
-    from_trip: int,
-    to_route: int,
-    to_trip: int,
+    lo: IntLike,
+    hi: IntLike,
+    from_route: IntLike,
+    from_trip: IntLike,
+    to_route: IntLike,
+    to_trip: IntLike,
 ) -> tuple[int, int]:
     """``(kind, min_time)`` of the rule used for a transfer, ``(-1, 0)`` when none matches.
 
@@ -128,17 +133,17 @@ def first_trip(
 def first_trip_rules(
     tt: RaptorTimetable,
     q: SearchQuery,
-    r: int,
-    j: int,
-    k_hi: int,
-    thr: int,
-    limit: int,
-    lo_rule: int,
-    hi_rule: int,
-    prev_trip: int,
-    prev_route: int,
-    raw_arrival: int,
-    walk_s: int,
+    r: IntLike,
+    j: IntLike,
+    k_hi: IntLike,
+    thr: IntLike,
+    limit: IntLike,
+    lo_rule: IntLike,
+    hi_rule: IntLike,
+    prev_trip: IntLike,
+    prev_route: IntLike,
+    raw_arrival: IntLike,
+    walk_s: IntLike,
 ) -> tuple[int, int]:
     """Like :func:`first_trip` for a transfer covered by transfers.txt rows ``lo_rule:hi_rule``.
 
@@ -201,7 +206,7 @@ def first_trip_rules(
     return -1, _NO_RULE
 
 
-@njit(cache=True)  # type: ignore[misc]
+@njit(cache=True, nogil=True)  # type: ignore[misc]
 def transpose_csr(
     offsets: IntArray, to: Int32Array, n: int
 ) -> tuple[IntArray, Int32Array, IntArray]:

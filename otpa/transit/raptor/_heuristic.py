@@ -20,20 +20,29 @@ from __future__ import annotations
 
 import threading
 import weakref
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from numba import njit
 
 from otpa.transit.raptor._common import transpose_csr
-from otpa.transit.raptor._query import SearchQuery
+from otpa.transit.raptor._prepare import Prepared
+from otpa.transit.raptor._reverse import readonly
 from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.types import FloatArray, Int32Array, IntArray
+
+if TYPE_CHECKING:
+    from otpa.transit.raptor.api import RaptorRequest
 
 __all__ = ["StaticGraph", "lower_bounds", "static_graph"]
 
 _LOCK = threading.Lock()
 _CACHE: dict[int, tuple[weakref.ref[Any], StaticGraph]] = {}
+_TRANSPOSED: dict[
+    tuple[str, int, int],
+    tuple[weakref.ref[Any], weakref.ref[Any], tuple[IntArray, Int32Array, IntArray]],
+] = {}
+_IDENTITY: dict[int, IntArray] = {}
 
 
 class StaticGraph(NamedTuple):
@@ -48,7 +57,7 @@ class StaticGraph(NamedTuple):
     route_pat: IntArray  # pattern (0 .. n_patterns - 1) of every route
 
 
-@njit(cache=True)  # type: ignore[misc]
+@njit(cache=True, nogil=True)  # type: ignore[misc]
 def _min_hops(tt: RaptorTimetable) -> IntArray:
     """Per route position ``j``: least ``arrival[j + 1] - departure[j]`` over the route's trips."""
     offs = tt.route_stop_offsets
@@ -87,7 +96,7 @@ def _build(tt: RaptorTimetable) -> StaticGraph:
     pat_pos = np.arange(len(pat_stops)) - np.repeat(pat_offsets[:-1], pat_ns)
     order = np.lexsort((pat_pos, pat_of_pos, pat_stops))
     counts = np.bincount(pat_stops, minlength=tt.n_stops)
-    return StaticGraph(
+    graph = StaticGraph(
         pat_offsets=pat_offsets,
         pat_stops=pat_stops,
         pat_pref=pat_pref.astype(np.int64),
@@ -96,6 +105,7 @@ def _build(tt: RaptorTimetable) -> StaticGraph:
         stop_pat_pos=pat_pos[order].astype(np.int64),
         route_pat=route_pat.ravel().astype(np.int64),
     )
+    return StaticGraph(*(readonly(a, a.dtype) for a in graph))
 
 
 def static_graph(tt: RaptorTimetable) -> StaticGraph:
@@ -116,118 +126,105 @@ def static_graph(tt: RaptorTimetable) -> StaticGraph:
     return graph
 
 
-@njit(cache=True)  # type: ignore[misc]
-def _grow(hv: FloatArray, hi: IntArray, n: int, extra: int) -> tuple[FloatArray, IntArray]:
-    """Heap arrays with room for ``extra`` more items."""
-    if n + extra <= hv.shape[0]:
-        return hv, hi
-    size = max(2 * hv.shape[0], n + extra)
-    hv2 = np.empty(size, np.float64)
-    hi2 = np.empty(size, np.int64)
-    hv2[:n] = hv[:n]
-    hi2[:n] = hi[:n]
-    return hv2, hi2
-
-
 @njit(cache=True, inline="always")  # type: ignore[misc]
-def _push(hv: FloatArray, hi: IntArray, n: int, v: float, item: int) -> int:
-    i = n
+def _sift_up(heap: IntArray, pos: IntArray, key: FloatArray, i: int) -> None:
+    item = heap[i]
+    v = key[item]
     while i > 0:
         p = (i - 1) >> 1
-        if hv[p] <= v:
+        above = heap[p]
+        if key[above] <= v:
             break
-        hv[i] = hv[p]
-        hi[i] = hi[p]
+        heap[i] = above
+        pos[above] = i
         i = p
-    hv[i] = v
-    hi[i] = item
-    return n + 1
+    heap[i] = item
+    pos[item] = i
 
 
 @njit(cache=True, inline="always")  # type: ignore[misc]
-def _pop(hv: FloatArray, hi: IntArray, n: int) -> tuple[float, int, int]:
-    v0, i0 = hv[0], hi[0]
-    n -= 1
-    if n > 0:
-        v, item = hv[n], hi[n]
-        i = 0
-        while True:
-            left = 2 * i + 1
-            if left >= n:
-                break
-            m = left
-            if left + 1 < n and hv[left + 1] < hv[left]:
-                m = left + 1
-            if hv[m] >= v:
-                break
-            hv[i] = hv[m]
-            hi[i] = hi[m]
-            i = m
-        hv[i] = v
-        hi[i] = item
-    return v0, i0, n
+def _sift_down(heap: IntArray, pos: IntArray, key: FloatArray, n: int, i: int) -> None:
+    item = heap[i]
+    v = key[item]
+    while True:
+        m = 2 * i + 1
+        if m >= n:
+            break
+        if m + 1 < n and key[heap[m + 1]] < key[heap[m]]:
+            m += 1
+        if key[heap[m]] >= v:
+            break
+        heap[i] = heap[m]
+        pos[heap[i]] = i
+        i = m
+    heap[i] = item
+    pos[item] = i
 
 
-@njit(cache=True)  # type: ignore[misc]
+@njit(cache=True, nogil=True)  # type: ignore[misc]
 def _dijkstra(  # noqa: C901
     g: StaticGraph,
-    q: SearchQuery,
+    egress_stops: Int32Array,
+    egress_w: FloatArray,
     in_off: IntArray,
     in_from: Int32Array,
     in_edge: IntArray,
-    pat_penalty: FloatArray,
-    mode: int,
+    walk_w: FloatArray,
+    board_w: FloatArray,
+    weighted: bool,
 ) -> FloatArray:
-    """Bound per stop; ``mode`` 0: seconds, 1: generalized cost, 2: rides."""
+    """Least weight from every stop to an egress stop (indexed binary heap, no stale entries).
+
+    Weights: ``egress_w`` per egress entry, ``board_w`` per pattern boarding and, when
+    ``weighted``, ``walk_w[in_edge[x]]`` per incoming walking transfer ``x`` plus the
+    minimum hop times (else walks and rides weigh nothing).
+    """
     n = g.stop_pat_offsets.shape[0] - 1
-    n_pats = g.pat_offsets.shape[0] - 1
     pat_offsets, pat_stops, pat_pref = g.pat_offsets, g.pat_stops, g.pat_pref
     stop_pat_offsets, stop_pats, stop_pat_pos = g.stop_pat_offsets, g.stop_pats, g.stop_pat_pos
-    tr_time, tr_cost = q.tr_time, q.tr_cost
-    board_cost = q.board_cost
     lb = np.full(n, np.inf)
-    done = np.zeros(n, np.uint8)
-    # per pattern: least (bound + prefix) scanned so far and from which position
-    pat_key = np.full(n_pats, np.inf)
-    pat_pos = np.full(n_pats, -1, np.int64)
-    hv = np.empty(4 * n + 16 + q.egress_stops.shape[0], np.float64)
-    hi = np.empty(hv.shape[0], np.int64)
+    pos = np.full(n, -1, np.int64)  # heap position; -1 never queued, -2 settled
+    heap = np.empty(n, np.int64)
     nh = 0
-    for i in range(q.egress_stops.shape[0]):
-        s = q.egress_stops[i]
-        v = 0.0
-        if mode == 0:
-            v = float(q.egress_time[i])
-        elif mode == 1:
-            v = q.egress_cost[i]
-        if v < lb[s]:
-            lb[s] = v
-            nh = _push(hv, hi, nh, v, s)
+    # per pattern: least (bound + prefix) scanned so far and from which position
+    pat_key = np.full(pat_offsets.shape[0] - 1, np.inf)
+    pat_pos = np.full(pat_offsets.shape[0] - 1, -1, np.int64)
+    for i in range(egress_stops.shape[0]):
+        s = egress_stops[i]
+        if egress_w[i] < lb[s]:
+            lb[s] = egress_w[i]
+            if pos[s] < 0:
+                heap[nh] = s
+                pos[s] = nh
+                nh += 1
+            _sift_up(heap, pos, lb, pos[s])
     while nh > 0:
-        v, s, nh = _pop(hv, hi, nh)
-        if done[s] != 0 or v > lb[s]:
-            continue
-        done[s] = 1
-        if nh + in_off[s + 1] - in_off[s] > hv.shape[0]:
-            hv, hi = _grow(hv, hi, nh, in_off[s + 1] - in_off[s])
+        s = heap[0]
+        v = lb[s]
+        nh -= 1
+        pos[s] = -2
+        if nh > 0:
+            heap[0] = heap[nh]
+            pos[heap[0]] = 0
+            _sift_down(heap, pos, lb, nh, 0)
         for x in range(in_off[s], in_off[s + 1]):
             u = in_from[x]
-            c = v
-            if mode == 0:
-                c += tr_time[in_edge[x]]
-            elif mode == 1:
-                c += tr_cost[in_edge[x]]
-            if c < lb[u]:
+            c = v + walk_w[in_edge[x]] if weighted else v
+            if c < lb[u] and pos[u] != -2:
                 lb[u] = c
-                nh = _push(hv, hi, nh, c, u)
+                if pos[u] < 0:
+                    heap[nh] = u
+                    pos[u] = nh
+                    nh += 1
+                _sift_up(heap, pos, lb, pos[u])
         for x in range(stop_pat_offsets[s], stop_pat_offsets[s + 1]):
             p = stop_pats[x]
             j = stop_pat_pos[x]
             soff = pat_offsets[p]
             # a scan from j reaches i < j with v + pref[j] - pref[i]: skip it when an
             # earlier scan from a later position offered no more
-            key = v + (pat_pref[soff + j] if mode != 2 else 0)
-            stop_at = 0  # positions below were reached at least as well by an earlier scan
+            key = v + (pat_pref[soff + j] if weighted else 0)
+            stop_at = 0
             if key >= pat_key[p]:
                 if j <= pat_pos[p]:
                     continue
@@ -235,39 +232,88 @@ def _dijkstra(  # noqa: C901
             else:
                 pat_key[p] = key
                 pat_pos[p] = j
-            board = 1.0 if mode == 2 else (board_cost + pat_penalty[p] if mode == 1 else 0.0)
-            if nh + j - stop_at > hv.shape[0]:
-                hv, hi = _grow(hv, hi, nh, j - stop_at)
             for i in range(j - 1, stop_at - 1, -1):
                 u = pat_stops[soff + i]
-                c = key + board - (pat_pref[soff + i] if mode != 2 else 0)
-                if c < lb[u]:
+                c = key + board_w[p] - (pat_pref[soff + i] if weighted else 0)
+                if c < lb[u] and pos[u] != -2:
                     lb[u] = c
-                    nh = _push(hv, hi, nh, c, u)
+                    if pos[u] < 0:
+                        heap[nh] = u
+                        pos[u] = nh
+                        nh += 1
+                    _sift_up(heap, pos, lb, pos[u])
     return lb
 
 
-def lower_bounds(tt: RaptorTimetable, q: SearchQuery) -> tuple[FloatArray, FloatArray]:
+def _incoming(offsets: IntArray, to: Int32Array, n: int) -> tuple[IntArray, Int32Array, IntArray]:
+    """Transposed walking transfers, cached while ``to`` is alive (callers reuse the arrays)."""
+    key = ("in", id(to), id(offsets))
+    with _LOCK:
+        hit = _TRANSPOSED.get(key)
+        if hit is not None and hit[0]() is to and hit[1]() is offsets:
+            return hit[2]
+    out: tuple[IntArray, Int32Array, IntArray] = transpose_csr(
+        readonly(offsets, np.int64), readonly(to, np.int32), n
+    )
+    out = (readonly(out[0], np.int64), readonly(out[1], np.int32), readonly(out[2], np.int64))
+
+    def _drop(_: weakref.ref[Any], key: tuple[str, int, int] = key) -> None:
+        with _LOCK:
+            _TRANSPOSED.pop(key, None)
+
+    with _LOCK:
+        _TRANSPOSED[key] = (weakref.ref(to, _drop), weakref.ref(offsets), out)
+    return out
+
+
+def lower_bounds(p: Prepared, req: RaptorRequest) -> tuple[FloatArray, FloatArray]:
     """``(cost, rides)`` lower bounds from every stop to the destination.
 
     Parameters
     ----------
-    tt
-        The searched timetable.
-    q
-        The query (its egress, walking transfers and cost parameters are used).
+    p
+        The prepared search (its timetable, egress and cost parameters are used).
+    req
+        The request, whose walking transfers are reversed for the backward search.
 
     Returns
     -------
     tuple of numpy.ndarray
         Generalized cost and rides per stop (``inf``: destination unreachable).
     """
+    tt, q = p.timetable, p.query
     g = static_graph(tt)
-    in_off, in_from, in_edge = transpose_csr(q.tr_offsets, q.tr_to, tt.n_stops)
+    off, to = req.transfer_offsets, req.transfer_to
+    if len(off) == 0:
+        off = np.zeros(tt.n_stops + 1, np.int64)
+    if p.reverse:
+        # backwards on the reversed search is forwards on the request's transfers
+        in_off, in_from = readonly(off, np.int64), readonly(to, np.int32)
+        in_edge: IntArray = _identity(len(to))
+    else:
+        in_off, in_from, in_edge = _incoming(off, to, tt.n_stops)
     n_pats = len(g.pat_offsets) - 1
     penalty = np.full(n_pats, np.inf)
     np.minimum.at(penalty, g.route_pat, q.route_penalty)
     penalty[~np.isfinite(penalty)] = 0.0
-    lb_cost: FloatArray = _dijkstra(g, q, in_off, in_from, in_edge, penalty, 1)
-    lb_rides: FloatArray = _dijkstra(g, q, in_off, in_from, in_edge, penalty, 2)
+    args = (g, q.egress_stops)
+    walk_cost = readonly(req.transfer_cost, np.float64)
+    board = readonly(q.board_cost + penalty, np.float64)
+    lb_cost: FloatArray = _dijkstra(
+        *args, q.egress_cost, in_off, in_from, in_edge, walk_cost, board, True
+    )
+    zeros = readonly(np.zeros(len(q.egress_stops)), np.float64)
+    ones = readonly(np.ones(n_pats), np.float64)
+    lb_rides: FloatArray = _dijkstra(*args, zeros, in_off, in_from, in_edge, walk_cost, ones, False)
     return lb_cost, lb_rides
+
+
+def _identity(n: int) -> IntArray:
+    with _LOCK:
+        hit = _IDENTITY.get(n)
+    if hit is None:
+        hit = readonly(np.arange(n, dtype=np.int64), np.int64)
+        with _LOCK:
+            _IDENTITY.clear()
+            _IDENTITY[n] = hit
+    return hit

@@ -1,16 +1,12 @@
 """McRAPTOR on (arrival, rides, generalized cost) ("cost" criteria), as one numba kernel.
 
-Labels live in a pool (parallel arrays) and are chained into one *bag* per
-(round, stop).  Three kinds: access (round 0), ride (passenger arrival after
-alighting) and walk (after a walking transfer that follows a ride).
-
-Dominance.  Waiting before the next boarding is charged ``wait_reluctance`` per
-second, so an earlier label only dominates a later one when it is still cheaper
-after waiting for it: ``t1 <= t2 and c1 + w * (t2 - t1) <= c2``.  Ride labels are
-compared with ride labels only (they alone lead to egress and walking
-transfers); a walk label is dominated by any label.  A label is also dropped
-when a journey already found arrives no later for no more cost (target pruning:
-continuing only adds time, rides and cost).
+Round by round, every route serving a stop whose bag got new labels is scanned
+with a *route bag* (boarded trips with their cost); alighting creates ride
+labels, walking transfers follow rides.  Labels are dropped when dominated at
+their stop (see :mod:`._mc_labels`) and by target pruning: when a journey found
+so far (or known from the arrival search) arrives no later than the label ever
+could, with no more rides and for no more than its cost plus a lower bound of
+the rest (:mod:`._heuristic`).  Continuing only adds time, rides and cost.
 
 The caller allocates the pool; a kernel that runs out of room returns a status
 code and is run again with larger arrays (see :func:`run_mc`).
@@ -18,195 +14,32 @@ code and is run again with larger arrays (see :func:`run_mc`).
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 from numba import njit
 
 from otpa.transit.raptor._common import first_trip, first_trip_rules, is_banned, rule_range
+from otpa.transit.raptor._mc_labels import (
+    KIND_ACCESS,
+    KIND_RIDE,
+    KIND_WALK,
+    OVERFLOW_DEST,
+    OVERFLOW_LABELS,
+    OVERFLOW_ROUTE_BAG,
+    McLabels,
+    beats,
+    dest_beats,
+    dominated,
+    egress_index,
+    unlink_beaten,
+)
 from otpa.transit.raptor._query import INF, SearchQuery
 from otpa.transit.raptor.spi import RaptorTimetable
-from otpa.types import FloatArray, Int32Array, IntArray, UInt8Array
+from otpa.types import FloatArray
 
-__all__ = [
-    "OVERFLOW_DEST",
-    "OVERFLOW_LABELS",
-    "OVERFLOW_ROUTE_BAG",
-    "McLabels",
-    "new_mc_labels",
-    "run_mc",
-]
-
-KIND_ACCESS = 0
-KIND_RIDE = 1
-KIND_WALK = 2
-OVERFLOW_LABELS = 1
-OVERFLOW_ROUTE_BAG = 2
-OVERFLOW_DEST = 3
+__all__ = ["run_mc"]
 
 
-class McLabels(NamedTuple):
-    """Label pool, bags and destination set of one McRAPTOR search."""
-
-    time: IntArray
-    cost: FloatArray
-    stop: Int32Array
-    kind: UInt8Array
-    parent: Int32Array  # ride: label boarded from; walk: ride walked from
-    route: Int32Array
-    trip: Int32Array  # route-trip index
-    bpos: Int32Array
-    apos: Int32Array
-    ref: IntArray  # access index (access) or transfer edge (walk)
-    rnd: Int32Array
-    alive: UInt8Array
-    nxt: Int32Array  # next label in the same bag
-    head: Int32Array  # (max_rounds + 1, n_stops) first label of each bag
-    used: IntArray  # [labels used, destinations used]
-    d_label: Int32Array
-    d_egress: Int32Array
-    d_time: IntArray
-    d_cost: FloatArray
-    d_round: Int32Array
-    d_alive: UInt8Array
-    rb_size: IntArray  # [route bag capacity]
-
-
-def new_mc_labels(n_rounds: int, n_stops: int, cap: int, dest_cap: int, rb_cap: int) -> McLabels:
-    """Empty pool with room for ``cap`` labels and ``dest_cap`` journeys."""
-    return McLabels(
-        time=np.empty(cap, np.int64),
-        cost=np.empty(cap, np.float64),
-        stop=np.empty(cap, np.int32),
-        kind=np.empty(cap, np.uint8),
-        parent=np.empty(cap, np.int32),
-        route=np.empty(cap, np.int32),
-        trip=np.empty(cap, np.int32),
-        bpos=np.empty(cap, np.int32),
-        apos=np.empty(cap, np.int32),
-        ref=np.empty(cap, np.int64),
-        rnd=np.empty(cap, np.int32),
-        alive=np.empty(cap, np.uint8),
-        nxt=np.empty(cap, np.int32),
-        head=np.full((n_rounds, n_stops), -1, np.int32),
-        used=np.zeros(2, np.int64),
-        d_label=np.empty(dest_cap, np.int32),
-        d_egress=np.empty(dest_cap, np.int32),
-        d_time=np.empty(dest_cap, np.int64),
-        d_cost=np.empty(dest_cap, np.float64),
-        d_round=np.empty(dest_cap, np.int32),
-        d_alive=np.empty(dest_cap, np.uint8),
-        rb_size=np.full(1, rb_cap, np.int64),
-    )
-
-
-@njit(cache=True, inline="always")  # type: ignore[misc]
-def _beats(t1: int | np.int64, c1: float, t2: int | np.int64, c2: float, w: float) -> bool:
-    """Label (t1, c1) is at least as good as (t2, c2) for anything that follows."""
-    return bool(t1 <= t2 and c1 + w * (t2 - t1) <= c2)
-
-
-@njit(cache=True, inline="always")  # type: ignore[misc]
-def _dest_beats(
-    d_alive: UInt8Array,
-    d_time: IntArray,
-    d_cost: FloatArray,
-    d_round: Int32Array,
-    n: int,
-    t: float,
-    c: float,
-    rides: float,
-) -> bool:
-    """A journey found arrives no later than ``t`` for no more than ``c`` and ``rides``."""
-    for i in range(n):
-        if d_alive[i] != 0 and d_time[i] <= t and d_cost[i] <= c and d_round[i] <= rides:
-            return True
-    return False
-
-
-@njit(cache=True, inline="always")  # type: ignore[misc]
-def _dominated(
-    head: Int32Array,
-    nxt: Int32Array,
-    alive: UInt8Array,
-    kind: UInt8Array,
-    time: IntArray,
-    cost: FloatArray,
-    k: int,
-    s: int,
-    t: int | np.int64,
-    c: float,
-    ride: bool,
-    w: float,
-    f: float,
-) -> bool:
-    """Some label at ``s`` of round ``<= k`` beats ``(t, c)`` (only ride labels if ``ride``)."""
-    for kk in range(k + 1):
-        li = head[kk, s]
-        while li >= 0:
-            if alive[li] != 0 and (not ride or kind[li] == KIND_RIDE):
-                if kind[li] != KIND_ACCESS:
-                    if _beats(time[li], cost[li], t, c, w):
-                        return True
-                elif f <= w and _beats(time[li], cost[li], t, c, f):
-                    return True
-            li = nxt[li]
-    return False
-
-
-@njit(cache=True, inline="always")  # type: ignore[misc]
-def _unlink_beaten(
-    head: Int32Array,
-    nxt: Int32Array,
-    alive: UInt8Array,
-    kind: UInt8Array,
-    time: IntArray,
-    cost: FloatArray,
-    k: int,
-    s: int,
-    t: int | np.int64,
-    c: float,
-    ride: bool,
-    w: float,
-) -> None:
-    """Drop from bag (k, s) the labels a new ride (or walk) label ``(t, c)`` beats."""
-    prev = -1
-    x = head[k, s]
-    while x >= 0:
-        nx = nxt[x]
-        dead = alive[x] == 0
-        if not dead and (ride or kind[x] == KIND_WALK) and _beats(t, c, time[x], cost[x], w):
-            alive[x] = 0
-            dead = True
-        if dead:
-            if prev < 0:
-                head[k, s] = nx
-            else:
-                nxt[prev] = nx
-        else:
-            prev = x
-        x = nx
-
-
-@njit(cache=True)  # type: ignore[misc]
-def _egress_index(q: SearchQuery, n: int) -> tuple[IntArray, IntArray]:
-    """CSR over stops of the egress entries."""
-    ne = q.egress_stops.shape[0]
-    e_off = np.zeros(n + 1, np.int64)
-    for i in range(ne):
-        e_off[q.egress_stops[i] + 1] += 1
-    for s in range(n):
-        e_off[s + 1] += e_off[s]
-    e_idx = np.empty(ne, np.int64)
-    fill = e_off[:-1].copy()
-    for i in range(ne):
-        s = q.egress_stops[i]
-        e_idx[fill[s]] = i
-        fill[s] += 1
-    return e_off, e_idx
-
-
-@njit(cache=True)  # type: ignore[misc]
+@njit(cache=True, nogil=True)  # type: ignore[misc]
 def run_mc(  # noqa: C901
     tt: RaptorTimetable,
     q: SearchQuery,
@@ -249,7 +82,7 @@ def run_mc(  # noqa: C901
     d_alive, d_time, d_cost, d_round = lab.d_alive, lab.d_time, lab.d_cost, lab.d_round
     d_label, d_egress, used = lab.d_label, lab.d_egress, lab.used
     cap = l_time.shape[0]
-    e_off, e_idx = _egress_index(q, n)
+    e_off, e_idx = egress_index(q, n)
     rb_cap = lab.rb_size[0]
     rb_trip = np.empty(rb_cap, np.int64)
     rb_bpos = np.empty(rb_cap, np.int64)
@@ -268,11 +101,11 @@ def run_mc(  # noqa: C901
         if max(lb_rides[s], 1.0) > n_rounds:
             continue
         x = head[0, s]
-        dominated = False
+        beaten = False
         while x >= 0:
-            dominated = dominated or _beats(l_time[x], l_cost[x], t, c, f)
+            beaten = beaten or beats(l_time[x], l_cost[x], t, c, f)
             x = nxt[x]
-        if dominated:
+        if beaten:
             continue
         li = used[0]
         if li >= cap:
@@ -327,7 +160,7 @@ def run_mc(  # noqa: C901
                         t = a + q.alight_slack
                         c = rb_cost[i] + (a - rb_dep[i])
                         rides = k + lb_rides[s]
-                        if rides > n_rounds or _dest_beats(
+                        if rides > n_rounds or dest_beats(
                             d_alive,
                             d_time,
                             d_cost,
@@ -338,7 +171,7 @@ def run_mc(  # noqa: C901
                             rides,
                         ):
                             continue
-                        if _dominated(
+                        if dominated(
                             head, nxt, alive, kind_of, l_time, l_cost, k, s, t, c, True, w, w
                         ):
                             continue
@@ -346,7 +179,7 @@ def run_mc(  # noqa: C901
                         if li >= cap:
                             return OVERFLOW_LABELS
                         used[0] = li + 1
-                        _unlink_beaten(
+                        unlink_beaten(
                             head, nxt, alive, kind_of, l_time, l_cost, k, s, t, c, True, w
                         )
                         l_time[li], l_cost[li], l_stop[li], kind_of[li] = t, c, s, KIND_RIDE
@@ -364,7 +197,7 @@ def run_mc(  # noqa: C901
                             te = t + egress_time[ei]
                             ce = c + egress_cost[ei]
                             nd = used[1]
-                            if _dest_beats(d_alive, d_time, d_cost, d_round, nd, te, ce, k):
+                            if dest_beats(d_alive, d_time, d_cost, d_round, nd, te, ce, k):
                                 continue
                             for y in range(nd):
                                 if (
@@ -463,7 +296,7 @@ def run_mc(  # noqa: C901
                 t = l_time[li] + tr_time[e]
                 c = l_cost[li] + tr_cost[e]
                 rides = k + max(lb_rides[u], 1.0)
-                if rides > n_rounds or _dest_beats(
+                if rides > n_rounds or dest_beats(
                     d_alive,
                     d_time,
                     d_cost,
@@ -474,13 +307,13 @@ def run_mc(  # noqa: C901
                     rides,
                 ):
                     continue
-                if _dominated(head, nxt, alive, kind_of, l_time, l_cost, k, u, t, c, False, w, f):
+                if dominated(head, nxt, alive, kind_of, l_time, l_cost, k, u, t, c, False, w, f):
                     continue
                 wi = used[0]
                 if wi >= cap:
                     return OVERFLOW_LABELS
                 used[0] = wi + 1
-                _unlink_beaten(head, nxt, alive, kind_of, l_time, l_cost, k, u, t, c, False, w)
+                unlink_beaten(head, nxt, alive, kind_of, l_time, l_cost, k, u, t, c, False, w)
                 l_time[wi], l_cost[wi], l_stop[wi], kind_of[wi] = t, c, u, KIND_WALK
                 l_parent[wi], l_rnd[wi], alive[wi], l_ref[wi] = li, k, 1, e
                 nxt[wi] = head[k, u]

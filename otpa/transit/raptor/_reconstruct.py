@@ -14,7 +14,7 @@ from typing import NamedTuple, TypeAlias
 import numpy as np
 
 from otpa.transit.raptor._common import first_rule
-from otpa.transit.raptor._mc_kernel import McLabels
+from otpa.transit.raptor._mc_labels import McLabels
 from otpa.transit.raptor._prepare import Prepared
 from otpa.transit.raptor._results import (
     AccessLeg,

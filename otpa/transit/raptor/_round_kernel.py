@@ -203,7 +203,7 @@ def _board(
     return best, src
 
 
-@njit(cache=True)  # type: ignore[misc]
+@njit(cache=True, nogil=True)  # type: ignore[misc]
 def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcounting)
     tt: RaptorTimetable, q: SearchQuery, lab: RoundLabels, time: int, use_target: bool
 ) -> int:

@@ -20,12 +20,8 @@ from typing import Any, Literal
 import numpy as np
 
 from otpa.transit.raptor._heuristic import lower_bounds
-from otpa.transit.raptor._mc_kernel import (
-    OVERFLOW_DEST,
-    OVERFLOW_LABELS,
-    new_mc_labels,
-    run_mc,
-)
+from otpa.transit.raptor._mc_kernel import run_mc
+from otpa.transit.raptor._mc_labels import OVERFLOW_DEST, OVERFLOW_LABELS, new_mc_labels
 from otpa.transit.raptor._prepare import Prepared, prepare
 from otpa.transit.raptor._query import INF
 from otpa.transit.raptor._range import range_rounds
@@ -255,7 +251,7 @@ def _route_arrival(p: Prepared) -> tuple[list[RaptorJourney], list[int]]:
     return journeys, arrivals
 
 
-def _route_cost(p: Prepared) -> list[RaptorJourney]:
+def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
     q = p.query
     n_rounds, n_stops = q.max_rounds + 1, p.timetable.n_stops
     # the fastest journeys bound the search: nothing arrives earlier, and whatever
@@ -264,7 +260,7 @@ def _route_cost(p: Prepared) -> list[RaptorJourney]:
     if not known:
         return []
     ea_min = float(min(arrivals))
-    lb_cost, lb_rides = lower_bounds(p.timetable, q)
+    lb_cost, lb_rides = lower_bounds(p, request)
     cap, dest_cap, rb_cap = max(1 << 14, 8 * n_stops), 64 + len(known), 64
     while True:
         lab = new_mc_labels(n_rounds, n_stops, cap, dest_cap, rb_cap)
@@ -311,7 +307,7 @@ def route(timetable: RaptorTimetable, request: RaptorRequest) -> list[RaptorJour
         ``arrive_by`` egress legs start right after the last alighting.
     """
     p = prepare(timetable, request)
-    journeys = _route_cost(p) if request.criteria == "cost" else _route_arrival(p)[0]
+    journeys = _route_cost(p, request) if request.criteria == "cost" else _route_arrival(p)[0]
     return _sorted(journeys, p.reverse)
 
 
