@@ -25,9 +25,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from otpa.transit.raptor._common import transpose_csr
 from otpa.transit.raptor._prepare import Prepared
-from otpa.transit.raptor._reverse import readonly
+from otpa.transit.raptor._reverse import readonly, transposed_transfers
 from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.types import FloatArray, Int32Array, IntArray
 
@@ -38,10 +37,6 @@ __all__ = ["StaticGraph", "lower_bounds", "static_graph"]
 
 _LOCK = threading.Lock()
 _CACHE: dict[int, tuple[weakref.ref[Any], StaticGraph]] = {}
-_TRANSPOSED: dict[
-    tuple[str, int, int],
-    tuple[weakref.ref[Any], weakref.ref[Any], tuple[IntArray, Int32Array, IntArray]],
-] = {}
 _IDENTITY: dict[int, IntArray] = {}
 
 
@@ -245,27 +240,6 @@ def _dijkstra(  # noqa: C901
     return lb
 
 
-def _incoming(offsets: IntArray, to: Int32Array, n: int) -> tuple[IntArray, Int32Array, IntArray]:
-    """Transposed walking transfers, cached while ``to`` is alive (callers reuse the arrays)."""
-    key = ("in", id(to), id(offsets))
-    with _LOCK:
-        hit = _TRANSPOSED.get(key)
-        if hit is not None and hit[0]() is to and hit[1]() is offsets:
-            return hit[2]
-    out: tuple[IntArray, Int32Array, IntArray] = transpose_csr(
-        readonly(offsets, np.int64), readonly(to, np.int32), n
-    )
-    out = (readonly(out[0], np.int64), readonly(out[1], np.int32), readonly(out[2], np.int64))
-
-    def _drop(_: weakref.ref[Any], key: tuple[str, int, int] = key) -> None:
-        with _LOCK:
-            _TRANSPOSED.pop(key, None)
-
-    with _LOCK:
-        _TRANSPOSED[key] = (weakref.ref(to, _drop), weakref.ref(offsets), out)
-    return out
-
-
 def lower_bounds(p: Prepared, req: RaptorRequest) -> tuple[FloatArray, FloatArray]:
     """``(cost, rides)`` lower bounds from every stop to the destination.
 
@@ -291,7 +265,7 @@ def lower_bounds(p: Prepared, req: RaptorRequest) -> tuple[FloatArray, FloatArra
         in_off, in_from = readonly(off, np.int64), readonly(to, np.int32)
         in_edge: IntArray = _identity(len(to))
     else:
-        in_off, in_from, in_edge = _incoming(off, to, tt.n_stops)
+        in_off, in_from, in_edge = transposed_transfers(off, to, tt.n_stops)
     n_pats = len(g.pat_offsets) - 1
     penalty = np.full(n_pats, np.inf)
     np.minimum.at(penalty, g.route_pat, q.route_penalty)

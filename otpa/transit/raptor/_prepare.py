@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from otpa.transit.raptor._common import transpose_csr
 from otpa.transit.raptor._query import SearchQuery
 from otpa.transit.raptor._reverse import (
     flip_positions,
@@ -21,6 +20,7 @@ from otpa.transit.raptor._reverse import (
     normalized,
     readonly,
     reversed_timetable,
+    transposed_transfers,
 )
 from otpa.transit.raptor.spi import RaptorTimetable, TransferRules
 from otpa.types import IntArray
@@ -157,7 +157,7 @@ def prepare(timetable: RaptorTimetable, req: RaptorRequest, *, time: int | None 
     anchor = req.time if time is None else time
     edge = None
     if reverse:
-        off, to, edge = transpose_csr(readonly(off, np.int64), readonly(to, np.int32), n)
+        off, to, edge = transposed_transfers(off, to, n)
         tr_time, tr_cost = tr_time[edge], tr_cost[edge]
         trip_allowed = trip_allowed[flip_route_trips(tt)]
         bans = _reverse_bans(tt, bans)

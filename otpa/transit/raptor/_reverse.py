@@ -19,8 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from otpa.transit.raptor._common import transpose_csr
 from otpa.transit.raptor.spi import RaptorTimetable
-from otpa.types import IntArray
+from otpa.types import Int32Array, IntArray
 
 __all__ = [
     "flip_positions",
@@ -28,11 +29,16 @@ __all__ = [
     "normalized",
     "readonly",
     "reversed_timetable",
+    "transposed_transfers",
 ]
 
 _LOCK = threading.Lock()
 # id(timetable.arrival) -> (weak reference to that array, reversed timetable)
 _CACHE: dict[int, tuple[weakref.ref[Any], RaptorTimetable]] = {}
+_TRANSPOSED: dict[
+    tuple[str, int, int],
+    tuple[weakref.ref[Any], weakref.ref[Any], tuple[IntArray, Int32Array, IntArray]],
+] = {}
 
 
 def readonly(a: np.ndarray[Any, Any], dtype: Any) -> np.ndarray[Any, Any]:
@@ -152,3 +158,29 @@ def reversed_timetable(tt: RaptorTimetable) -> RaptorTimetable:
     with _LOCK:
         _CACHE[key] = (weakref.ref(tt.arrival, _drop), rev)
     return rev
+
+
+def transposed_transfers(
+    offsets: IntArray, to: Int32Array, n: int
+) -> tuple[IntArray, Int32Array, IntArray]:
+    """Walking transfers reversed: ``(offsets, from, edge)``, read-only.
+
+    Cached while ``to`` is alive: callers pass the same network arrays every time.
+    """
+    key = ("in", id(to), id(offsets))
+    with _LOCK:
+        hit = _TRANSPOSED.get(key)
+        if hit is not None and hit[0]() is to and hit[1]() is offsets:
+            return hit[2]
+    out: tuple[IntArray, Int32Array, IntArray] = transpose_csr(
+        readonly(offsets, np.int64), readonly(to, np.int32), n
+    )
+    out = (readonly(out[0], np.int64), readonly(out[1], np.int32), readonly(out[2], np.int64))
+
+    def _drop(_: weakref.ref[Any], key: tuple[str, int, int] = key) -> None:
+        with _LOCK:
+            _TRANSPOSED.pop(key, None)
+
+    with _LOCK:
+        _TRANSPOSED[key] = (weakref.ref(to, _drop), weakref.ref(offsets), out)
+    return out

@@ -182,3 +182,22 @@ class Oracle:
                     if dropoff[j2] != 1:
                         heapq.heappush(heap, (int(arr[i, j2]), int(stops[j2]), k + 1, 1))
         return any_arrival, ride_arrival
+
+
+def check_legs(tt: RaptorTimetable, j: RaptorJourney) -> None:
+    """Every ride's trip, positions and stops agree with its times in the timetable."""
+    for leg in j.transit_legs:
+        r = leg.route
+        soff = int(tt.route_stop_offsets[r])
+        ns = int(tt.route_stop_offsets[r + 1]) - soff
+        t0, t1 = int(tt.route_trip_offsets[r]), int(tt.route_trip_offsets[r + 1])
+        assert t0 <= leg.trip < t1
+        assert 0 <= leg.board_pos < leg.alight_pos < ns
+        base = int(tt.route_time_offsets[r]) + (leg.trip - t0) * ns
+        assert tt.departure[base + leg.board_pos] == leg.start
+        assert tt.arrival[base + leg.alight_pos] == leg.end
+        assert tt.route_stops[soff + leg.board_pos] == leg.board_stop
+        assert tt.route_stops[soff + leg.alight_pos] == leg.alight_stop
+    times = [t for leg in j.legs for t in (leg.start, leg.end)]
+    assert times == sorted(times)
+    assert (j.departure, j.arrival) == (j.legs[0].start, j.legs[-1].end)

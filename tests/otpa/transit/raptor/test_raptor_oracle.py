@@ -16,7 +16,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _raptor_net import Oracle, point_request, service_date_with_trips, walk_transfers
+from _raptor_net import (
+    Oracle,
+    check_legs,
+    point_request,
+    service_date_with_trips,
+    walk_transfers,
+)
 
 from otpa.network import TransportNetwork
 from otpa.transit.raptor.api import RaptorRequest, earliest_arrivals, route
@@ -63,13 +69,24 @@ def test_matches_the_oracle(data_root: Path, name: str, n_queries: int) -> None:
         np.testing.assert_array_equal(earliest_arrivals(tt, req), any_arrival)
         fastest = route(tt, req)
         best = fastest[0].arrival if fastest else np.inf
+        for j in fastest:
+            check_legs(tt, j)
         assert best == ride_arrival[dest]
         cheapest = route(tt, _request(origin, dest, time, walks, criteria="cost"))
         assert min((j.arrival for j in cheapest), default=np.inf) == best
+        for j in cheapest:
+            check_legs(tt, j)
         if not fastest:
             continue
         # arrive by that time: the latest departure still makes it, one second later does not
-        [latest, *_] = route(tt, _request(origin, dest, int(best), walks, arrive_by=True))
+        backwards = route(tt, _request(origin, dest, int(best), walks, arrive_by=True))
+        backwards += route(
+            tt, _request(origin, dest, int(best), walks, arrive_by=True, criteria="cost")
+        )
+        for j in backwards:
+            check_legs(tt, j)
+            assert j.arrival <= best
+        latest = backwards[0]
         assert latest.departure >= time
         assert oracle.search(origin, latest.departure, max_rides=MAX_RIDES)[1][dest] <= best
         later = oracle.search(origin, latest.departure + 1, max_rides=MAX_RIDES)[1][dest]
