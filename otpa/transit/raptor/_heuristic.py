@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import threading
 import weakref
+import zlib
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -38,6 +40,10 @@ __all__ = ["StaticGraph", "lower_bounds", "static_graph"]
 _LOCK = threading.Lock()
 _CACHE: dict[int, tuple[weakref.ref[Any], StaticGraph]] = {}
 _IDENTITY: dict[int, IntArray] = {}
+_BOUNDS_SIZE = 16
+_BOUNDS: OrderedDict[
+    tuple[Any, ...], tuple[tuple[weakref.ref[Any], ...], tuple[FloatArray, FloatArray]]
+] = OrderedDict()
 
 
 class StaticGraph(NamedTuple):
@@ -240,8 +246,30 @@ def _dijkstra(  # noqa: C901
     return lb
 
 
+def _bounds_key(p: Prepared, req: RaptorRequest) -> tuple[Any, ...]:
+    """What the bounds depend on: network arrays by identity, small arrays by value."""
+    q = p.query
+    cost = np.ascontiguousarray(req.transfer_cost, dtype=np.float64)
+    return (
+        id(p.timetable.arrival),
+        id(req.transfer_offsets),
+        id(req.transfer_to),
+        p.reverse,
+        q.egress_stops.tobytes(),
+        q.egress_cost.tobytes(),
+        zlib.crc32(cost.data),
+        len(cost),
+        float(cost.sum()),
+        q.board_cost,
+        zlib.crc32(np.ascontiguousarray(q.route_penalty).data),
+    )
+
+
 def lower_bounds(p: Prepared, req: RaptorRequest) -> tuple[FloatArray, FloatArray]:
     """``(cost, rides)`` lower bounds from every stop to the destination.
+
+    The last few results are kept (searches repeated with other trip filters, as
+    when planners ban the trips of itineraries found, need the same bounds).
 
     Parameters
     ----------
@@ -255,6 +283,22 @@ def lower_bounds(p: Prepared, req: RaptorRequest) -> tuple[FloatArray, FloatArra
     tuple of numpy.ndarray
         Generalized cost and rides per stop (``inf``: destination unreachable).
     """
+    key = _bounds_key(p, req)
+    refs = (p.timetable.arrival, req.transfer_offsets, req.transfer_to)
+    with _LOCK:
+        hit = _BOUNDS.get(key)
+        if hit is not None and all(r() is a for r, a in zip(hit[0], refs, strict=True)):
+            _BOUNDS.move_to_end(key)
+            return hit[1]
+    bounds = _lower_bounds(p, req)
+    with _LOCK:
+        _BOUNDS[key] = (tuple(weakref.ref(a) for a in refs), bounds)
+        while len(_BOUNDS) > _BOUNDS_SIZE:
+            _BOUNDS.popitem(last=False)
+    return bounds
+
+
+def _lower_bounds(p: Prepared, req: RaptorRequest) -> tuple[FloatArray, FloatArray]:
     tt, q = p.timetable, p.query
     g = static_graph(tt)
     off, to = req.transfer_offsets, req.transfer_to
@@ -279,7 +323,7 @@ def lower_bounds(p: Prepared, req: RaptorRequest) -> tuple[FloatArray, FloatArra
     zeros = readonly(np.zeros(len(q.egress_stops)), np.float64)
     ones = readonly(np.ones(n_pats), np.float64)
     lb_rides: FloatArray = _dijkstra(*args, zeros, in_off, in_from, in_edge, walk_cost, ones, False)
-    return lb_cost, lb_rides
+    return readonly(lb_cost, np.float64), readonly(lb_rides, np.float64)
 
 
 def _identity(n: int) -> IntArray:
