@@ -148,7 +148,7 @@ def _banned(
     return False
 
 
-@njit(cache=True)  # type: ignore[misc]
+@njit(cache=True, nogil=True)  # type: ignore[misc]
 def _search(  # noqa: C901 (one flat loop for numba)
     out_indptr: IntArray,
     in_indptr: IntArray,
@@ -316,7 +316,7 @@ def _search(  # noqa: C901 (one flat loop for numba)
     return settled
 
 
-@njit(cache=True)  # type: ignore[misc]
+@njit(cache=True, nogil=True)  # type: ignore[misc]
 def _path_turns(
     edges: Int32Array,
     driving: bool,

@@ -85,7 +85,7 @@ def _heap_pop(hc: FloatArray, hi: IntArray, n: int) -> tuple[float, int, int]:
     return c0, it0, n
 
 
-@njit(cache=True)  # type: ignore[misc]
+@njit(cache=True, nogil=True)  # type: ignore[misc]
 def vertex_dijkstra(
     indptr: IntArray,
     adj_edges: Int32Array,
@@ -200,7 +200,7 @@ def _banned(
     return False
 
 
-@njit(cache=True)  # type: ignore[misc]
+@njit(cache=True, nogil=True)  # type: ignore[misc]
 def edge_dijkstra(  # noqa: C901 (one loop, kept flat for numba)
     indptr: IntArray,
     adj_edges: Int32Array,
@@ -306,7 +306,7 @@ def edge_dijkstra(  # noqa: C901 (one loop, kept flat for numba)
     return ntv, nte
 
 
-@njit(cache=True)  # type: ignore[misc]
+@njit(cache=True, nogil=True)  # type: ignore[misc]
 def many_to_many(
     indptr: IntArray,
     nbr: Int32Array,
