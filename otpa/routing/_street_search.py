@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit
 
 from otpa.types import BoolArray, FloatArray, Int16Array, Int32Array, IntArray, UInt8Array
+from otpa.util._heap import heap_pop, heap_push
 from otpa.util.geo import EARTH_RADIUS_M
 
 __all__ = ["SearchResult", "Seeds", "path_turn_costs", "run_search"]
@@ -48,56 +49,6 @@ NON_DRIVING_DEGREES = 20.0
 #: edge lengths slightly shorter than their geometry).
 H_SAFETY = 0.95
 _M_PER_DEG = EARTH_RADIUS_M * math.pi / 180.0
-
-
-@njit(cache=True, inline="always")  # type: ignore[misc]
-def _push(
-    hc: FloatArray, hi: IntArray, n: int, c: float, item: int
-) -> tuple[FloatArray, IntArray, int]:
-    if n == hc.shape[0]:
-        nhc = np.empty(2 * n, dtype=np.float64)
-        nhi = np.empty(2 * n, dtype=np.int64)
-        nhc[:n] = hc
-        nhi[:n] = hi
-        hc = nhc
-        hi = nhi
-    i = n
-    while i > 0:
-        p = (i - 1) >> 1
-        if hc[p] <= c:
-            break
-        hc[i] = hc[p]
-        hi[i] = hi[p]
-        i = p
-    hc[i] = c
-    hi[i] = item
-    return hc, hi, n + 1
-
-
-@njit(cache=True, inline="always")  # type: ignore[misc]
-def _pop(hc: FloatArray, hi: IntArray, n: int) -> tuple[float, int, int]:
-    c0 = hc[0]
-    it0 = hi[0]
-    n -= 1
-    if n > 0:
-        c = hc[n]
-        item = hi[n]
-        i = 0
-        while True:
-            left = 2 * i + 1
-            if left >= n:
-                break
-            m = left
-            if left + 1 < n and hc[left + 1] < hc[left]:
-                m = left + 1
-            if hc[m] >= c:
-                break
-            hc[i] = hc[m]
-            hi[i] = hi[m]
-            i = m
-        hc[i] = c
-        hi[i] = item
-    return c0, it0, n
 
 
 @njit(cache=True, inline="always")  # type: ignore[misc]
@@ -227,10 +178,10 @@ def _search(  # noqa: C901 (one flat loop for numba)
             if astar:
                 w = edge_to[e]
                 key = c + math.hypot(kx * (v_lon[w] - h_lon), ky * (v_lat[w] - h_lat))
-            hc, hi, n = _push(hc, hi, n, key, e)
+            hc, hi, n = heap_push(hc, hi, n, key, e)
     settled = 0
     while n > 0:
-        key, e, n = _pop(hc, hi, n)
+        key, e, n = heap_pop(hc, hi, n)
         c = lab[e]
         if astar:
             w = edge_to[e]
@@ -312,7 +263,7 @@ def _search(  # noqa: C901 (one flat loop for numba)
             if astar:
                 w = edge_to[f]
                 key = nc + math.hypot(kx * (v_lon[w] - h_lon), ky * (v_lat[w] - h_lat))
-            hc, hi, n = _push(hc, hi, n, key, f)
+            hc, hi, n = heap_push(hc, hi, n, key, f)
     return settled
 
 

@@ -28,61 +28,11 @@ import numpy as np
 from numba import njit
 
 from otpa.types import FloatArray, Int32Array, IntArray, UInt8Array
+from otpa.util._heap import heap_pop, heap_push
 
 __all__ = ["edge_dijkstra", "many_to_many", "vertex_dijkstra"]
 
 _INF = np.inf
-
-
-@njit(cache=True, inline="always")  # type: ignore[misc]
-def _heap_push(
-    hc: FloatArray, hi: IntArray, n: int, c: float, item: int
-) -> tuple[FloatArray, IntArray, int]:
-    if n == hc.shape[0]:
-        nhc = np.empty(2 * n, dtype=np.float64)
-        nhi = np.empty(2 * n, dtype=np.int64)
-        nhc[:n] = hc
-        nhi[:n] = hi
-        hc = nhc
-        hi = nhi
-    i = n
-    while i > 0:
-        p = (i - 1) >> 1
-        if hc[p] <= c:
-            break
-        hc[i] = hc[p]
-        hi[i] = hi[p]
-        i = p
-    hc[i] = c
-    hi[i] = item
-    return hc, hi, n + 1
-
-
-@njit(cache=True, inline="always")  # type: ignore[misc]
-def _heap_pop(hc: FloatArray, hi: IntArray, n: int) -> tuple[float, int, int]:
-    c0 = hc[0]
-    it0 = hi[0]
-    n -= 1
-    if n > 0:
-        c = hc[n]
-        item = hi[n]
-        i = 0
-        while True:
-            left = 2 * i + 1
-            if left >= n:
-                break
-            m = left
-            right = left + 1
-            if right < n and hc[right] < hc[left]:
-                m = right
-            if hc[m] >= c:
-                break
-            hc[i] = hc[m]
-            hi[i] = hi[m]
-            i = m
-        hc[i] = c
-        hi[i] = item
-    return c0, it0, n
 
 
 @njit(cache=True, nogil=True)  # type: ignore[misc]
@@ -122,7 +72,7 @@ def vertex_dijkstra(
             cost_v[v] = c
             dist_v[v] = 0.0
             pred_v[v] = -1
-            hc, hi, n = _heap_push(hc, hi, n, c, v)
+            hc, hi, n = heap_push(hc, hi, n, c, v)
     # A seed on a barrier may be left, but the vertex must not be passed through
     # when reached over an edge: expand such seeds now, at their seed cost.
     for i in range(seeds.shape[0]):
@@ -133,7 +83,7 @@ def vertex_dijkstra(
                 max_cost, cost_v, dist_v, pred_v, touched, nt, hc, hi, n,
             )  # fmt: skip
     while n > 0:
-        c, v, n = _heap_pop(hc, hi, n)
+        c, v, n = heap_pop(hc, hi, n)
         if c > cost_v[v]:
             continue
         if v == target:
@@ -186,7 +136,7 @@ def _relax(
             cost_v[w] = nc
             dist_v[w] = d + len_e[e]
             pred_v[w] = e
-            hc, hi, n = _heap_push(hc, hi, n, nc, w)
+            hc, hi, n = heap_push(hc, hi, n, nc, w)
     return hc, hi, n, nt
 
 
@@ -267,9 +217,9 @@ def edge_dijkstra(  # noqa: C901 (one loop, kept flat for numba)
                 lab_e[f] = nc
                 dist_e[f] = len_e[f]
                 pred_e[f] = -1
-                hc, hi, n = _heap_push(hc, hi, n, nc, f)
+                hc, hi, n = heap_push(hc, hi, n, nc, f)
     while n > 0:
-        c, e, n = _heap_pop(hc, hi, n)
+        c, e, n = heap_pop(hc, hi, n)
         if c > lab_e[e]:
             continue
         v = nbr[e]
@@ -302,7 +252,7 @@ def edge_dijkstra(  # noqa: C901 (one loop, kept flat for numba)
                 lab_e[f] = nc
                 dist_e[f] = d + len_e[f]
                 pred_e[f] = e
-                hc, hi, n = _heap_push(hc, hi, n, nc, f)
+                hc, hi, n = heap_push(hc, hi, n, nc, f)
     return ntv, nte
 
 
