@@ -16,6 +16,8 @@ import time
 from dataclasses import replace
 from zoneinfo import ZoneInfo
 
+import numpy as np
+
 from otpa.network import TransportNetwork
 from otpa.routing._access import StreetEnd, path_geometry, street_end
 from otpa.routing._itinerary import filter_and_sort, make_itinerary
@@ -83,12 +85,18 @@ def _direct(
     destination: StreetEnd,
     options: StreetOptions,
     when: dt.datetime,
+    max_cost: float | None,
 ) -> Itinerary | None:
-    """The street-only itinerary in ``options.mode``, or None."""
+    """The street-only itinerary in ``options.mode``, or None.
+
+    None too when its generalized cost exceeds ``max_cost`` (the best transit
+    itinerary's): the search is bounded by it and no geometry is built.
+    """
     if network.street is None or origin.where is None or destination.where is None:
         return None
-    path = street_path(network, origin.where, destination.where, options)
-    if path is None:
+    bound = np.inf if max_cost is None else max_cost
+    path = street_path(network, origin.where, destination.where, options, max_cost_s=bound)
+    if path is None or path.cost > bound:
         return None
     o, d = origin.endpoint, destination.endpoint
     geom = path_geometry(network, path)
@@ -121,17 +129,15 @@ def _plan_pair(
     o_end = street_end(network, origin, mode, "from")
     d_end = street_end(network, destination, mode, "to")
     itineraries: list[Itinerary] = []
-    direct: Itinerary | None = None
-    if mode in modes.street and not request.transit.only_transit_trips:
-        direct = _direct(network, request, o_end, d_end, options, when)
     if modes.transit:
         search = TransitSearch(network, request, when, o_end, d_end, options, tz)
         itineraries = transit_itineraries(search)
-    best_transit = min((it.generalized_cost or 0.0 for it in itineraries), default=None)
-    if direct is not None and (
-        best_transit is None or (direct.generalized_cost or 0.0) <= best_transit
-    ):
-        itineraries.insert(0, direct)
+    if mode in modes.street and not request.transit.only_transit_trips:
+        # kept only when it is at least as good as the best transit itinerary
+        best_transit = min((it.generalized_cost or 0.0 for it in itineraries), default=None)
+        direct = _direct(network, request, o_end, d_end, options, when, best_transit)
+        if direct is not None:
+            itineraries.insert(0, direct)
     return itineraries
 
 
