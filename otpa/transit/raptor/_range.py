@@ -22,16 +22,24 @@ __all__ = ["range_rounds"]
 
 
 def range_rounds(
-    tt: RaptorTimetable, q: SearchQuery, lab: RoundLabels, times: IntArray, out: FloatArray
+    tt: RaptorTimetable,
+    q: SearchQuery,
+    lab: RoundLabels,
+    times: IntArray,
+    out: FloatArray,
+    *,
+    ride: bool = False,
 ) -> None:
     """Fill ``out[i]`` with the earliest arrivals from departure ``times[i]``.
 
-    ``times`` must be sorted in decreasing order; ``lab`` must start unreached.  The
-    loop stays in Python (a few microseconds per departure) so the round kernel is
+    ``times`` must be sorted in decreasing order; ``lab`` must start unreached.  With
+    ``ride`` the arrivals are those whose last leg is a ride (where egress may start).
+    The loop stays in Python (a few microseconds per departure) so the round kernel is
     compiled once, for all callers.
     """
     last = q.max_rounds
+    labels = lab.r_time if ride else lab.o_time
     for i in range(times.shape[0]):
         run_rounds(tt, q, lab, int(times[i]), False)
-        row = lab.o_time[last]
+        row = labels[last]
         out[i] = np.where(row >= INF, np.inf, row)

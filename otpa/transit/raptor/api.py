@@ -317,7 +317,19 @@ def _as_times(o_time: IntArray, reverse: bool) -> FloatArray:
     return -out if reverse else out
 
 
-def earliest_arrivals(timetable: RaptorTimetable, request: RaptorRequest) -> FloatArray:
+def _check_arrivals(arrivals: str) -> bool:
+    if arrivals not in ("any", "ride"):
+        msg = f"arrivals must be 'any' or 'ride', not {arrivals!r}"
+        raise ValueError(msg)
+    return arrivals == "ride"
+
+
+def earliest_arrivals(
+    timetable: RaptorTimetable,
+    request: RaptorRequest,
+    *,
+    arrivals: Literal["any", "ride"] = "any",
+) -> FloatArray:
     """Best arrival time at every stop, over all rounds (access, rides and walking transfers).
 
     Parameters
@@ -326,6 +338,9 @@ def earliest_arrivals(timetable: RaptorTimetable, request: RaptorRequest) -> Flo
         Timetable of the search date.
     request
         The search; egress stops are not used.
+    arrivals
+        ``"any"``: by any leg; ``"ride"``: only arrivals whose last leg is a ride, the
+        ones an egress may start from (``inf`` at stops reached only on foot).
 
     Returns
     -------
@@ -334,14 +349,20 @@ def earliest_arrivals(timetable: RaptorTimetable, request: RaptorRequest) -> Flo
         the latest departure from each stop that still arrives in time (``-inf``: none).
         Ride arrivals include the alight slack.
     """
+    ride = _check_arrivals(arrivals)
     p = prepare(timetable, request)
     lab = new_round_labels(p.query.max_rounds + 1, p.timetable.n_stops)
     run_rounds(p.timetable, p.query, lab, p.query.time, False)
-    return _as_times(lab.o_time[p.query.max_rounds], p.reverse)
+    labels = lab.r_time if ride else lab.o_time
+    return _as_times(labels[p.query.max_rounds], p.reverse)
 
 
 def range_raptor(
-    timetable: RaptorTimetable, request: RaptorRequest, departure_times: IntArray
+    timetable: RaptorTimetable,
+    request: RaptorRequest,
+    departure_times: IntArray,
+    *,
+    arrivals: Literal["any", "ride"] = "any",
 ) -> FloatArray:
     """Earliest arrivals for several departure times, by range RAPTOR.
 
@@ -358,6 +379,8 @@ def range_raptor(
         The search (``criteria="arrival"``, forward); ``request.time`` is not used.
     departure_times
         Seconds since the epoch, in any order.
+    arrivals
+        ``"any"`` or ``"ride"``, as for :func:`earliest_arrivals`.
 
     Returns
     -------
@@ -368,6 +391,7 @@ def range_raptor(
     if request.arrive_by or request.criteria != "arrival":
         msg = "range_raptor supports forward searches with criteria='arrival' only"
         raise ValueError(msg)
+    ride = _check_arrivals(arrivals)
     times = np.ascontiguousarray(departure_times, dtype=np.int64).ravel()
     n_stops = int(timetable.n_stops)
     out = np.full((len(times), n_stops), np.inf)
@@ -380,10 +404,11 @@ def range_raptor(
         for i in order:
             lab = new_round_labels(p.query.max_rounds + 1, n_stops)
             run_rounds(p.timetable, p.query, lab, int(times[i]), False)
-            out[i] = _as_times(lab.o_time[p.query.max_rounds], False)
+            labels = lab.r_time if ride else lab.o_time
+            out[i] = _as_times(labels[p.query.max_rounds], False)
         return out
     lab = new_round_labels(p.query.max_rounds + 1, n_stops)
     block = np.empty((len(times), n_stops))
-    range_rounds(p.timetable, p.query, lab, times[order], block)
+    range_rounds(p.timetable, p.query, lab, times[order], block, ride=ride)
     out[order] = block
     return out

@@ -7,6 +7,8 @@ limit, and the (arrival, rides) Pareto set.
 
 from __future__ import annotations
 
+import pytest
+
 from otpa.testing.timetable import parse_timetable
 from otpa.transit.raptor.api import TransferLeg, earliest_arrivals, route
 
@@ -134,3 +136,15 @@ def test_earliest_arrivals_include_walks_and_every_round() -> None:
         "Z": float("inf"),  # R5 leaves Y at 00:20, before the walk from C arrives
     }
     assert {name: got[TT.stop(name)] for name in expected} == expected
+
+
+def test_ride_arrivals_leave_out_stops_reached_on_foot() -> None:
+    req = TT.request("A", "D", "00:00", transfers=[("B", "E", 120), ("C", "Y", 30)])
+    got = earliest_arrivals(TT.timetable, req, arrivals="ride")
+    assert got[TT.stop("E")] == float("inf")  # walked to from B only
+    assert got[TT.stop("Y")] == float("inf")
+    assert got[TT.stop("B")] == 10 * 60
+    assert got[TT.stop("D")] == 25 * 60
+    assert got[TT.stop("A")] == float("inf")  # the origin is not arrived at by a ride
+    with pytest.raises(ValueError, match="arrivals"):
+        earliest_arrivals(TT.timetable, req, arrivals="walk")  # type: ignore[arg-type]

@@ -36,12 +36,15 @@ def _random_timetable(seed: int) -> tuple[TestTimetable, list[tuple[str, str, in
     return parse_timetable("\n".join(lines), stops=stops), walks
 
 
-def _repeated(tt: TestTimetable, req: RaptorRequest, times: list[int]) -> np.ndarray:
+def _repeated(
+    tt: TestTimetable, req: RaptorRequest, times: list[int], arrivals: str = "any"
+) -> np.ndarray:
     last = max(times)
     rows = [
         earliest_arrivals(
             tt.timetable,
             dataclasses.replace(req, time=t, search_window_s=last + req.search_window_s - t),
+            arrivals=arrivals,  # type: ignore[arg-type]
         )
         for t in times
     ]
@@ -67,6 +70,9 @@ def test_range_equals_repeated_searches(seed: int) -> None:
     )
     got = range_raptor(tt.timetable, req, np.asarray(times))
     np.testing.assert_array_equal(got, _repeated(tt, req, times))
+    rides = range_raptor(tt.timetable, req, np.asarray(times), arrivals="ride")
+    np.testing.assert_array_equal(rides, _repeated(tt, req, times, "ride"))
+    assert np.all(rides >= got)
 
 
 def test_window_is_anchored_at_the_latest_departure() -> None:
