@@ -18,9 +18,9 @@ import numpy as np
 
 from otpa.index.model import Pattern, Stop, StopTimesInPattern, Trip, TripTime
 from otpa.transit.model import TransitModel
-from otpa.types import Int32Array, IntArray
+from otpa.types import BoolArray, Int32Array, IntArray
 
-__all__ = ["Calls", "ServiceDayClock", "Timetable", "calls_on_day", "candidate_days"]
+__all__ = ["Calls", "ServiceDayClock", "Timetable", "candidate_days"]
 
 _DAY_S = 86_400
 
@@ -36,13 +36,42 @@ class Calls:
     arrival, departure
         Seconds after the start of the service day.
     service_day
-        Epoch seconds of the start of the service day of each call.
+        Epoch seconds of the start of the service day.
     """
 
     trips: IntArray
     arrival: Int32Array
     departure: Int32Array
-    service_day: IntArray
+    service_day: int
+
+
+@dataclass(frozen=True)
+class _PatternTrips:
+    """A model pattern's trips and timetable, laid out for lookups by service day.
+
+    Attributes
+    ----------
+    trips
+        Model trips in departure order.
+    services, known
+        Service index of each trip (0 where unknown) and whether it is known.
+    arrival, departure
+        Views of the timetable, shape ``(n_trips, n_stops)``.
+    tz
+        Time zone index of the pattern's agency.
+    monotone
+        Whether departures never decrease from trip to trip at every stop (the
+        model splits patterns so that trips do not overtake), so that a time
+        window is a contiguous run of trips.
+    """
+
+    trips: IntArray
+    services: IntArray
+    known: BoolArray
+    arrival: Int32Array
+    departure: Int32Array
+    tz: int
+    monotone: bool
 
 
 class ServiceDayClock:
@@ -100,54 +129,17 @@ def candidate_days(
     return range(lo, hi + 1)
 
 
-def calls_on_day(
-    transit: TransitModel,
-    trip_service: IntArray,
-    pattern: int,
-    position: int,
-    ordinal: int,
-    service_day_s: int,
-) -> Calls:
-    """Trips of a model pattern calling at ``position`` on service day ``ordinal``.
-
-    Parameters
-    ----------
-    transit
-        The transit model.
-    trip_service
-        Service index of each model trip (-1: unknown service, never runs).
-    pattern, position
-        The model pattern and the stop position in it.
-    ordinal
-        The service day (proleptic ordinal).
-    service_day_s
-        Epoch seconds of that service day's start (in the pattern's time zone).
-    """
-    day = ordinal - transit.service_first_day
-    trips = np.asarray(transit.pattern_trip_indices(pattern), dtype=np.int64)
-    if day < 0 or day >= transit.service_active.shape[1] or trips.size == 0:
-        empty = np.zeros(0, dtype=np.int64)
-        return Calls(empty, empty.astype(np.int32), empty.astype(np.int32), empty)
-    n_stops = int(transit.pattern_stop_offsets[pattern + 1] - transit.pattern_stop_offsets[pattern])
-    rows = int(transit.pattern_time_offsets[pattern]) + np.arange(trips.size) * n_stops + position
-    services = trip_service[trips]
-    active = np.zeros(trips.size, dtype=bool)
-    known = services >= 0
-    active[known] = transit.service_active[services[known], day]
-    return Calls(
-        trips=trips[active],
-        arrival=np.asarray(transit.arrival_s[rows[active]], dtype=np.int32),
-        departure=np.asarray(transit.departure_s[rows[active]], dtype=np.int32),
-        service_day=np.full(int(active.sum()), service_day_s, dtype=np.int64),
-    )
-
-
 _PICKUP_NONE = 1
-_Found = list[tuple[int, str, TripTime]]
+#: A call before it becomes a TripTime: (sort time, trip id, model pattern, position,
+#: model trip, arrival, departure, service day start).
+_Call = tuple[int, str, int, int, int, int, int, int]
 
 
 class Timetable:
     """Trip times of an index at stops and along trips, as :mod:`otpa.index.model` entities.
+
+    Calls are gathered as plain tuples, sorted and cut to size first; only the
+    calls returned become :class:`~otpa.index.model.TripTime` objects.
 
     Parameters
     ----------
@@ -173,7 +165,7 @@ class Timetable:
     ) -> None:
         self._transit = transit
         self._model_group = model_group
-        self._trip_gtfs = trip_gtfs
+        self._trip_gtfs: list[int] = np.asarray(trip_gtfs).tolist()
         self._patterns, self._trips, self._stops = patterns, trips, stops
         table = transit.trips
         self._trip_service: IntArray = table.service_index.to_numpy(np.int64)
@@ -186,41 +178,43 @@ class Timetable:
         ) - np.repeat(transit.pattern_trip_offsets[:-1], counts)
         self._clock = ServiceDayClock(transit)
         self._max_time_s = int(transit.departure_s.max()) if transit.departure_s.size else 0
+        self._n_days = int(transit.service_active.shape[1])
+        self._layouts: dict[int, _PatternTrips] = {}  # filled lazily; values never change
 
     def in_window(
         self, stop: int, start_s: int, end_s: int, limit: int, omit_non_pickups: bool
     ) -> list[StopTimesInPattern]:
         """The first ``limit`` calls per pattern at a stop departing in ``[start_s, end_s]``."""
         out = []
+        days: dict[int, range] = {}  # per time zone
         for g, occurrences in self._occurrences(stop, omit_non_pickups):
-            found: _Found = []
+            found: list[_Call] = []
             for p, pos in occurrences:
-                tz = self._pattern_tz(p)
-                for day in candidate_days(
-                    self._transit, self._clock, tz, start_s, end_s, self._max_time_s
-                ):
-                    calls = self._calls(p, pos, day, tz)
-                    t = calls.service_day + calls.departure
-                    keep = np.flatnonzero((t >= start_s) & (t <= end_s))
-                    found.extend(self._found(p, pos, calls, keep, t))
-            found.sort(key=lambda f: (f[0], f[1]))
+                tz = self._layout(p).tz
+                if tz not in days:
+                    days[tz] = candidate_days(
+                        self._transit, self._clock, tz, start_s, end_s, self._max_time_s
+                    )
+                for day in days[tz]:
+                    if not self._may_reach(p, pos, day, start_s, end_s):
+                        continue
+                    calls = self._calls(p, pos, day)
+                    keep = self._window(p, calls, start_s, end_s, limit)
+                    found.extend(self._gather(p, pos, calls, keep))
+            found.sort(key=lambda c: (c[0], c[1]))
             if found and limit:
-                out.append(
-                    StopTimesInPattern(self._patterns[g], tuple(f[2] for f in found[:limit]))
-                )
+                out.append(StopTimesInPattern(self._patterns[g], self._made(found[:limit])))
         return out
 
     def on_day(self, stop: int, date: dt.date, omit_non_pickups: bool) -> list[StopTimesInPattern]:
         """Every call at a stop on a service day, per pattern (every pattern listed)."""
         out = []
         for g, occurrences in self._occurrences(stop, omit_non_pickups):
-            found: _Found = []
+            found: list[_Call] = []
             for p, pos in occurrences:
-                calls = self._calls(p, pos, date.toordinal(), self._pattern_tz(p))
-                keep = np.arange(calls.trips.size)
-                found.extend(self._found(p, pos, calls, keep, calls.departure))
-            found.sort(key=lambda f: (f[0], f[1]))
-            out.append(StopTimesInPattern(self._patterns[g], tuple(f[2] for f in found)))
+                found.extend(self._gather(p, pos, self._calls(p, pos, date.toordinal()), None))
+            found.sort(key=lambda c: (c[6], c[1]))
+            out.append(StopTimesInPattern(self._patterns[g], self._made(found)))
         return out
 
     def of_trip(self, model_trip: int, date: dt.date | None) -> list[TripTime]:
@@ -233,23 +227,47 @@ class Timetable:
             day = date.toordinal() - self._transit.service_first_day
             service = int(self._trip_service[model_trip])
             active = self._transit.service_active
-            if service < 0 or not 0 <= day < active.shape[1] or not active[service, day]:
+            if service < 0 or not 0 <= day < self._n_days or not active[service, day]:
                 return []
             service_day = self._clock.start(date.toordinal(), int(self._trip_tz[model_trip]))
-        arr, dep = self._transit.pattern_times(p)
+        layout = self._layout(p)
         k = int(self._trip_position[model_trip])
-        n = arr.shape[1]
-        calls = Calls(
-            trips=np.full(n, model_trip, dtype=np.int64),
-            arrival=np.asarray(arr[k]),
-            departure=np.asarray(dep[k]),
-            service_day=np.full(n, service_day, dtype=np.int64),
-        )
-        return [self._trip_time(p, pos, calls, pos) for pos in range(n)]
+        trip_id = self._trips[self._trip_gtfs[model_trip]].id
+        calls = [
+            (0, trip_id, p, pos, model_trip, a, d, service_day)
+            for pos, (a, d) in enumerate(
+                zip(layout.arrival[k].tolist(), layout.departure[k].tolist(), strict=True)
+            )
+        ]
+        return list(self._made(calls))
 
-    def _pattern_tz(self, pattern: int) -> int:
-        """Time zone of a model pattern (its trips share a route, hence an agency)."""
-        return int(self._trip_tz[self._transit.pattern_trip_indices(pattern)[0]])
+    def departing(self, patterns: Iterable[int], date: dt.date, departure_s: int) -> list[int]:
+        """Model trips of some model patterns running on a service day that leave their first
+        stop ``departure_s`` seconds after the day's start, pattern by pattern."""
+        out: list[int] = []
+        for p in patterns:
+            calls = self._calls(p, 0, date.toordinal())
+            out.extend(calls.trips[calls.departure == departure_s].tolist())
+        return out
+
+    def _layout(self, pattern: int) -> _PatternTrips:
+        layout = self._layouts.get(pattern)
+        if layout is None:
+            t = self._transit
+            trips = np.asarray(t.pattern_trip_indices(pattern), dtype=np.int64)
+            services = self._trip_service[trips]
+            arrival, departure = t.pattern_times(pattern)
+            layout = _PatternTrips(
+                trips=trips,
+                services=np.maximum(services, 0),
+                known=services >= 0,
+                arrival=arrival,
+                departure=departure,
+                tz=int(self._trip_tz[trips[0]]) if trips.size else -1,
+                monotone=bool(np.all(np.diff(departure, axis=0) >= 0)),
+            )
+            layout = self._layouts.setdefault(pattern, layout)
+        return layout
 
     def _occurrences(
         self, stop_row: int, omit_non_pickups: bool
@@ -268,39 +286,94 @@ class Timetable:
                 by_group[g].append((p, pos))
         return sorted(by_group.items())
 
-    def _calls(self, pattern: int, position: int, ordinal: int, tz: int) -> Calls:
-        start = self._clock.start(ordinal, tz)
-        return calls_on_day(self._transit, self._trip_service, pattern, position, ordinal, start)
-
-    def _found(
-        self,
-        pattern: int,
-        position: int,
-        calls: Calls,
-        keep: Iterable[int],
-        key: IntArray | Int32Array,
-    ) -> _Found:
-        out: _Found = []
-        for k in keep:
-            time = self._trip_time(pattern, position, calls, int(k))
-            out.append((int(key[k]), time.trip_id, time))
-        return out
-
-    def _trip_time(self, pattern: int, position: int, calls: Calls, k: int) -> TripTime:
-        t = self._transit
-        offset = int(t.pattern_stop_offsets[pattern])
-        n = int(t.pattern_stop_offsets[pattern + 1]) - offset
-        trip = self._trips[int(self._trip_gtfs[int(calls.trips[k])])]
-        return TripTime(
-            stop_id=self._stops[int(t.pattern_stops[offset + position])].id,
-            stop_index=position,
-            stop_count=n,
-            scheduled_arrival=int(calls.arrival[k]),
-            scheduled_departure=int(calls.departure[k]),
-            service_day=int(calls.service_day[k]),
-            trip_id=trip.id,
-            block_id=trip.block_id,
-            headsign=trip.trip_headsign,
-            pickup_type=int(t.pattern_pickup[offset + position]),
-            drop_off_type=int(t.pattern_dropoff[offset + position]),
+    def _calls(self, pattern: int, position: int, ordinal: int) -> Calls:
+        """Trips of a model pattern calling at ``position`` on service day ``ordinal``."""
+        layout = self._layout(pattern)
+        day = ordinal - self._transit.service_first_day
+        if not 0 <= day < self._n_days or layout.trips.size == 0:
+            empty = np.zeros(0, dtype=np.int64)
+            return Calls(empty, empty.astype(np.int32), empty.astype(np.int32), 0)
+        active = self._transit.service_active[layout.services, day] & layout.known
+        rows = np.flatnonzero(active)
+        return Calls(
+            trips=layout.trips[rows],
+            arrival=layout.arrival[rows, position],
+            departure=layout.departure[rows, position],
+            service_day=self._clock.start(ordinal, layout.tz),
         )
+
+    def _may_reach(
+        self, pattern: int, position: int, ordinal: int, start_s: int, end_s: int
+    ) -> bool:
+        """False when no trip of the pattern can depart at ``position`` within the window on
+        that service day (checked on the first and last trip when departures are ordered)."""
+        layout = self._layout(pattern)
+        if not layout.monotone:
+            return True
+        if layout.trips.size == 0:
+            return False
+        day_start = self._clock.start(ordinal, layout.tz)
+        first = day_start + int(layout.departure[0, position])
+        last = day_start + int(layout.departure[-1, position])
+        return last >= start_s and first <= end_s
+
+    def _window(
+        self, pattern: int, calls: Calls, start_s: int, end_s: int, limit: int
+    ) -> BoolArray | slice:
+        """The calls departing in ``[start_s, end_s]``: with ordered departures, only the
+        first ``limit`` of them (and any tied with the last), else all, as a mask."""
+        dep = calls.departure
+        lo, hi = start_s - calls.service_day, end_s - calls.service_day
+        if not self._layout(pattern).monotone:
+            return (dep >= lo) & (dep <= hi)
+        a = int(np.searchsorted(dep, lo, side="left"))
+        b = int(np.searchsorted(dep, hi, side="right"))
+        if b - a > limit:  # ties with the last one kept still compete on trip id
+            b = a if limit == 0 else int(np.searchsorted(dep, dep[a + limit - 1], side="right"))
+        return slice(a, b)
+
+    def _gather(
+        self, pattern: int, position: int, calls: Calls, keep: BoolArray | slice | None
+    ) -> list[_Call]:
+        """Calls as sortable tuples (sort time: absolute departure), those in ``keep``."""
+        trips, arr, dep = calls.trips, calls.arrival, calls.departure
+        if keep is not None:
+            trips, arr, dep = trips[keep], arr[keep], dep[keep]
+        day, gtfs, entities = calls.service_day, self._trip_gtfs, self._trips
+        return [
+            (day + d, entities[gtfs[m]].id, pattern, position, m, a, d, day)
+            for m, a, d in zip(trips.tolist(), arr.tolist(), dep.tolist(), strict=True)
+        ]
+
+    def _made(self, calls: Sequence[_Call]) -> tuple[TripTime, ...]:
+        """TripTimes of gathered calls, in the given order."""
+        t, stops, gtfs, entities = self._transit, self._stops, self._trip_gtfs, self._trips
+        slots: dict[tuple[int, int], tuple[str, int, int, int]] = {}
+        out = []
+        for _, _, p, pos, m, arr, dep, day in calls:
+            slot = slots.get((p, pos))
+            if slot is None:
+                offset = int(t.pattern_stop_offsets[p])
+                slot = slots[(p, pos)] = (
+                    stops[int(t.pattern_stops[offset + pos])].id,
+                    int(t.pattern_stop_offsets[p + 1]) - offset,
+                    int(t.pattern_pickup[offset + pos]),
+                    int(t.pattern_dropoff[offset + pos]),
+                )
+            trip = entities[gtfs[m]]
+            out.append(
+                TripTime(
+                    stop_id=slot[0],
+                    stop_index=pos,
+                    stop_count=slot[1],
+                    scheduled_arrival=arr,
+                    scheduled_departure=dep,
+                    service_day=day,
+                    trip_id=trip.id,
+                    block_id=trip.block_id,
+                    headsign=trip.trip_headsign,
+                    pickup_type=slot[2],
+                    drop_off_type=slot[3],
+                )
+            )
+        return tuple(out)

@@ -16,6 +16,8 @@ __all__ = [
     "EncodedPolyline",
     "FeedInfo",
     "FlexArea",
+    "FlexPolygon",
+    "FlexRing",
     "Pattern",
     "Route",
     "ServiceCalendar",
@@ -204,9 +206,15 @@ class StopCluster:
     stop_ids: tuple[str, ...]
 
 
+#: A closed ring of ``(lat, lon)`` pairs.
+FlexRing = tuple[tuple[float, float], ...]
+#: A polygon's rings: the exterior ring first, then its holes.
+FlexPolygon = tuple[FlexRing, ...]
+
+
 @dataclass(frozen=True)
 class FlexArea:
-    """A GTFS-Flex zone (a ``locations.geojson`` polygon).
+    """A GTFS-Flex zone: a Polygon or MultiPolygon feature of ``locations.geojson``.
 
     Attributes
     ----------
@@ -214,13 +222,23 @@ class FlexArea:
         ``feedId:locationId``.
     name
         The feature's ``stop_name`` property, if any.
-    rings
-        The exterior ring of each polygon, as ``(lat, lon)`` pairs.
+    polygons
+        The zone's polygons (one for a GeoJSON Polygon), each as its rings of
+        ``(lat, lon)`` pairs: the exterior ring first, then any holes.
     """
 
     id: str
     name: str | None
-    rings: tuple[tuple[tuple[float, float], ...], ...]
+    polygons: tuple[FlexPolygon, ...]
+
+    @property
+    def boundary(self) -> list[tuple[float, float]]:
+        """Every ring, polygon by polygon, exterior ring first, as one list of ``(lat, lon)``.
+
+        This is the line OTP 1.x encoded as an ``AreaShort``'s ``polygon`` (the
+        points of the geometry's boundary, rings one after the other).
+        """
+        return [point for polygon in self.polygons for ring in polygon for point in ring]
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ import numpy as np
 from otpa.errors import UnknownIdError
 from otpa.index import _entities, _geometry, _hash
 from otpa.index._clusters import build_clusters
-from otpa.index._flex import read_flex_areas
+from otpa.index._flex import flex_areas_from_geojson
 from otpa.index._patterns import PatternGroup, group_patterns
 from otpa.index._spatial import StopSpatialIndex
 from otpa.index._stoptimes import Timetable
@@ -130,6 +130,14 @@ class TransitIndex:
         self._shape_row = _rows(transit.shape_ids)
         self._raw_stop_ids = transit.stops.raw_id.astype(str).to_list()
         self._service_row = _rows(transit.service_ids)
+        self._route_groups: list[list[int]] = [[] for _ in self._routes]
+        for i, group in enumerate(self._groups):
+            self._route_groups[group.route].append(i)
+        self._route_trips: list[list[int]] = [[] for _ in self._routes]
+        for i, trip in enumerate(self._trips):
+            route_row = self._route_row.get(trip.route_id)
+            if route_row is not None:
+                self._route_trips[route_row].append(i)
 
         self._timetable = Timetable(
             transit,
@@ -138,13 +146,6 @@ class TransitIndex:
             patterns=self._patterns,
             trips=self._trips,
             stops=self._stops,
-        )
-        self._feed_paths = list(
-            zip(
-                transit.feeds.feed_id.astype(str).to_list(),
-                [None if p is None or p != p else str(p) for p in transit.feeds.path.to_list()],
-                strict=True,
-            )
         )
 
     @classmethod
@@ -240,11 +241,11 @@ class TransitIndex:
     ) -> list[Pattern]:
         """The patterns of a route, or those calling at a stop."""
         rows: Sequence[int] = range(len(self._patterns))
-        if stop_id is not None:
-            rows = self._groups_at(_lookup(self._stop_row, "stop", stop_id))
         if route_id is not None:
-            route = _lookup(self._route_row, "route", route_id)
-            rows = [g for g in rows if self._groups[g].route == route]
+            rows = self._route_groups[_lookup(self._route_row, "route", route_id)]
+        if stop_id is not None:
+            at_stop = set(self._groups_at(_lookup(self._stop_row, "stop", stop_id)))
+            rows = [g for g in rows if g in at_stop]
         return [self._patterns[g] for g in rows]
 
     def _groups_at(self, stop_row: int) -> list[int]:
@@ -271,9 +272,52 @@ class TransitIndex:
             trips = [self._trips[t] for t in group.gtfs_trips]
             return [t for t in trips if route_id is None or t.route_id == route_id]
         if route_id is not None:
-            rid = self.get_route(route_id).id
-            return [t for t in self._trips if t.route_id == rid]
+            route = _lookup(self._route_row, "route", route_id)
+            return [self._trips[t] for t in self._route_trips[route]]
         return self.list_trips()
+
+    def find_trips_departing(
+        self,
+        route_id: str,
+        date: dt.date,
+        departure_s: int,
+        *,
+        direction_id: int | None = None,
+    ) -> list[Trip]:
+        """Trips of a route that run on a service day and leave their first stop at a time.
+
+        OTP's "fuzzy trip" match (GraphQL ``fuzzyTrip``): a trip known by its
+        route, direction and scheduled start rather than by its id.  A
+        frequency-based trip matches at any of its departures (OTP 1.x matched
+        only its template times).
+
+        Parameters
+        ----------
+        route_id
+            The route.
+        date
+            The service day.
+        departure_s
+            Scheduled departure from the first stop, in seconds after the start
+            of the service day (may exceed 24 h).
+        direction_id
+            Only trips of this ``direction_id`` (-1: trips without one); None: any.
+
+        Returns
+        -------
+        list of Trip
+            The matching GTFS trips (usually one), pattern by pattern.
+        """
+        route = _lookup(self._route_row, "route", route_id)
+        groups = [self._groups[g] for g in self._route_groups[route]]
+        model_patterns = [
+            p
+            for g in groups
+            if direction_id is None or g.direction == direction_id
+            for p in g.model_patterns
+        ]
+        rows = self._trip_gtfs[self._timetable.departing(model_patterns, date, departure_s)]
+        return [self._trips[int(g)] for g in dict.fromkeys(rows.tolist())]
 
     # -- stops --------------------------------------------------------------------------------
     def list_stops(self) -> list[Stop]:
@@ -302,9 +346,8 @@ class TransitIndex:
         if route_id is not None:
             route = _lookup(self._route_row, "route", route_id)
             seen: dict[int, None] = {}
-            for g in self._groups:
-                if g.route == route:
-                    seen.update(dict.fromkeys(g.stops))
+            for g in self._route_groups[route]:
+                seen.update(dict.fromkeys(self._groups[g].stops))
             return [self._stops[s] for s in seen]
         return self.list_stops()
 
@@ -353,10 +396,10 @@ class TransitIndex:
         return self._clusters[_lookup(self._cluster_row, "cluster", cluster_id)]
 
     def list_flex_areas(self) -> list[FlexArea]:
-        """GTFS-Flex zones of the feeds (read from the feed files once, see ``_flex``)."""
+        """GTFS-Flex zones: the polygons of the feeds' ``locations.geojson``, in feed order."""
         with self._lock:
             if self._flex is None:
-                self._flex = read_flex_areas(self._feed_paths)
+                self._flex = flex_areas_from_geojson(self._transit.flex_locations)
                 self._flex_row = _rows(a.id for a in self._flex)
             return list(self._flex)
 

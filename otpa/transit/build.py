@@ -313,6 +313,17 @@ def _shapes(feeds: Sequence[GtfsFeed]) -> tuple[list[str], dict[str, np.ndarray]
     }
 
 
+def _flex_locations(feeds: Sequence[GtfsFeed]) -> dict[str, Any]:
+    """The feeds' ``locations.geojson`` features in one collection, ids feed-scoped."""
+    features = []
+    for feed in feeds:
+        doc = feed.locations if isinstance(feed.locations, dict) else {}
+        for feature in doc.get("features") or []:
+            if isinstance(feature, dict) and feature.get("id") is not None:
+                features.append({**feature, "id": f"{feed.feed_id}:{feature['id']}"})
+    return {"type": "FeatureCollection", "features": features} if features else {}
+
+
 def build_transit_model(feeds: Sequence[GtfsFeed]) -> TransitModel:
     """Merge parsed feeds into one transit model.
 
@@ -402,6 +413,7 @@ def build_transit_model(feeds: Sequence[GtfsFeed]) -> TransitModel:
         shape_lat=shapes["lat"],
         shape_lon=shapes["lon"],
         shape_dist_m=shapes["dist"],
+        flex_locations=_flex_locations(feeds),
     )
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -85,6 +85,9 @@ class TransitModel:
     shape_lat: npt.NDArray[np.float64]
     shape_lon: npt.NDArray[np.float64]
     shape_dist_m: npt.NDArray[np.float64]  # shape_dist_traveled as given (NaN if absent)
+    #: GTFS-Flex zones of every feed (``locations.geojson``) as one GeoJSON FeatureCollection
+    #: whose feature ids are feed-scoped (``feedId:locationId``); saved as a JSON member.
+    flex_locations: dict[str, Any] = field(default_factory=dict)
 
     # -- sizes ------------------------------------------------------------------------
     @property
@@ -170,6 +173,8 @@ class TransitModel:
                 "service_first_day": self.service_first_day,
             }
         }
+        if self.flex_locations:
+            docs["transit.flex_locations"] = self.flex_locations
         for name in _TABLES:
             a, d = frame_to_members(f"transit.{name}", getattr(self, name))
             arrays.update(a)
@@ -192,6 +197,8 @@ class TransitModel:
             "shape_ids": list(lists["shape_ids"]),
             "service_first_day": int(lists["service_first_day"]),
         }
+        flex = documents.get("transit.flex_locations", {})  # absent from older graphs
+        kwargs["flex_locations"] = flex if isinstance(flex, dict) else {}
         for name in _TABLES:
             kwargs[name] = frame_from_members(f"transit.{name}", arrays, documents)
         for f in fields(cls):

@@ -98,7 +98,8 @@ def _stop_times_flat(stop: Stop, info: Info, **kw: Any) -> list[TripTime]:
 
 def _stop_times_for_date(stop: Stop, info: Info, **kw: Any) -> Any:
     date = date_arg(kw.get("date"), "date")
-    return index_of(info).find_stop_times_for_date(stop.id, date)
+    omit = bool(kw.get("omitNonPickups"))
+    return index_of(info).find_stop_times_for_date(stop.id, date, omit_non_pickups=omit)
 
 
 def _trip_times_for_date(trip: Trip, info: Info, **kw: Any) -> Any:
@@ -252,7 +253,10 @@ Stop_: GraphQLObjectType = GraphQLObjectType(
         "stoptimesForServiceDate": field(
             list_of(StoptimesInPattern),
             _stop_times_for_date,
-            {"date": GraphQLArgument(GraphQLString)},
+            {
+                "date": GraphQLArgument(GraphQLString),
+                "omitNonPickups": GraphQLArgument(GraphQLBoolean, default_value=False),
+            },
         ),
         "stoptimesForPatterns": field(list_of(StoptimesInPattern), _stop_times, _STOPTIME_ARGS),
         "stoptimesWithoutPatterns": field(list_of(Stoptime), _stop_times_flat, _STOPTIME_ARGS),
@@ -438,6 +442,20 @@ def _agency(_root: Any, info: Info, id: str) -> Agency | None:
     return found
 
 
+def _fuzzy_trip(_root: Any, info: Info, **kw: Any) -> Trip | None:
+    """OTP's fuzzy trip match: the route's trip running on ``date`` that leaves at ``time``."""
+    route, date, time = kw.get("route"), kw.get("date"), kw.get("time")
+    if route is None or date is None or time is None:
+        return None
+    day = date_arg(date, "date")
+    found: list[Trip] | None = or_none(
+        lambda: index_of(info).find_trips_departing(
+            route, day, time, direction_id=kw.get("direction")
+        )
+    )
+    return found[0] if found else None
+
+
 _NODE_GETTERS: dict[str, Callable[[TransitIndex, str], Any]] = {
     "Agency": TransitIndex.get_agency,
     "Route": TransitIndex.get_route,
@@ -512,6 +530,18 @@ Query: GraphQLObjectType = GraphQLObjectType(
         "route": field(Route_, _one(TransitIndex.get_route), _ID_ARG),
         "trips": field(list_of(Trip_), _all(TransitIndex.list_trips)),
         "trip": field(Trip_, _one(TransitIndex.get_trip), _ID_ARG),
+        "fuzzyTrip": field(
+            Trip_,
+            _fuzzy_trip,
+            {
+                "route": GraphQLArgument(GraphQLString),
+                "direction": GraphQLArgument(GraphQLInt),
+                "date": GraphQLArgument(GraphQLString, description="The service day, YYYYMMDD."),
+                "time": GraphQLArgument(
+                    GraphQLInt, description="Departure from the first stop, seconds after midnight."
+                ),
+            },
+        ),
         "patterns": field(list_of(Pattern_), _all(TransitIndex.list_patterns)),
         "pattern": field(Pattern_, _one(TransitIndex.get_pattern), _ID_ARG),
         "clusters": field(list_of(Cluster), _all(TransitIndex.list_clusters)),

@@ -224,7 +224,7 @@ class IndexHandler(BaseHandler):
     # -- routes -------------------------------------------------------------------------------
 
     def _routes(self, index: TransitIndex) -> Any:
-        stops = self.get_query_arguments("hasStop")
+        stops = [s for s in self.get_query_arguments("hasStop") if s.strip()]  # blank: absent
         return self._route_list(index, index.find_routes(stop_ids=stops))
 
     def _route(self, index: TransitIndex, route_id: str) -> Any:

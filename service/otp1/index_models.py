@@ -278,13 +278,19 @@ def cluster_detail(
 
 
 def area_short(area: FlexArea) -> JsonDict:
-    """AreaShort: the zone's id and its (first) boundary ring as an encoded polyline."""
-    ring = area.rings[0]
-    lat = [p[0] for p in ring]
-    lon = [p[1] for p in ring]
+    """AreaShort: the zone's id and its boundary as an encoded polyline.
+
+    As OTP 1.x (``PolylineEncoder.createEncodings(geometry.getBoundary())``), the
+    polyline runs through every ring of the zone one after the other: each
+    polygon's exterior ring, then its holes.
+    """
+    points = area.boundary
     return {
         "areaId": area.id,
-        "polygon": {"points": encode_polyline(lat, lon), "length": len(ring)},
+        "polygon": {
+            "points": encode_polyline([p[0] for p in points], [p[1] for p in points]),
+            "length": len(points),
+        },
     }
 
 

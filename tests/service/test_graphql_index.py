@@ -302,3 +302,38 @@ def test_field_errors_keep_partial_data(svc: Service, atl: CsvFeed) -> None:
     assert body["data"]["stop"] == {"name": "FIVE POINTS STATION", "stoptimesForServiceDate": None}
     assert "YYYYMMDD" in body["errors"][0]["message"]
     assert body["errors"][0]["path"] == ["stop", "stoptimesForServiceDate"]
+
+
+def test_fuzzy_trip(svc: Service, atl: CsvFeed) -> None:
+    day = dt.date(2021, 10, 6)
+    row = next(r for r in atl.rows("trips.txt") if r["trip_id"] == "8049377")
+    first = atl.stop_times_by_trip()["8049377"][0]
+    h, m, s = (int(v) for v in first.departure.strip().split(":"))
+    query = """query ($route: String, $dir: Int, $date: String, $time: Int) {
+      fuzzyTrip(route: $route, direction: $dir, date: $date, time: $time) { gtfsId } }"""
+    variables = {
+        "route": atl.scoped(row["route_id"]),
+        "dir": int(row["direction_id"]),
+        "date": f"{day:%Y%m%d}",
+        "time": h * 3600 + m * 60 + s,
+    }
+    assert row["service_id"].strip() in atl.active_services(day)
+    assert data(svc, query, variables) == {"fuzzyTrip": {"gtfsId": atl.scoped("8049377")}}
+    # any direction when none is given; nothing at another time, direction or route
+    assert data(svc, query, {**variables, "dir": None})["fuzzyTrip"] is not None
+    assert data(svc, query, {**variables, "time": variables["time"] + 1})["fuzzyTrip"] is None
+    assert data(svc, query, {**variables, "dir": 1 - variables["dir"]})["fuzzyTrip"] is None
+    assert data(svc, query, {**variables, "route": "nope"})["fuzzyTrip"] is None
+    assert data(svc, query, {**variables, "date": None})["fuzzyTrip"] is None
+    bad = post(svc, query, {**variables, "date": "2021-10-06"}).json()
+    assert "YYYYMMDD" in bad["errors"][0]["message"]
+
+
+def test_no_alerts_without_real_time(svc: Service) -> None:
+    # otpa has no real-time updaters yet: the schema has no alerts field to pretend with
+    resp = post(svc, "{ alerts { id } }")
+    assert resp.status == 400
+    assert "alerts" in resp.json()["errors"][0]["message"]
+    names = data(svc, '{ __type(name: "QueryType") { fields { name } } }')["__type"]["fields"]
+    assert "alerts" not in {f["name"] for f in names}
+    assert {"fuzzyTrip", "stopsByRadius", "viewer"} <= {f["name"] for f in names}

@@ -27,6 +27,8 @@ FEED_IDS = {
     "rnv.zip": "rnv",
     "poa_eptc.zip": "poa_eptc",
     "poa_trensurb.zip": "poa_trensurb",
+    "vvs-bus-751-only.gtfs.zip": "vvs-bus-751-only",
+    "vvs-bus-764-only.gtfs.zip": "vvs-bus-764-only",
 }
 
 
@@ -154,8 +156,11 @@ class CsvFeed:
             runs.update(range(start, end, headway))
         return [(t - first, first) for t in sorted(runs)]
 
-    def stop_calls(self, stop_id: str, date: dt.date) -> Counter[tuple[str, int, int]]:
-        """``(scoped trip id, arrival, departure)`` of every call at a stop on a service day."""
+    def stop_calls(
+        self, stop_id: str, date: dt.date, *, pickups_only: bool = False
+    ) -> Counter[tuple[str, int, int]]:
+        """``(scoped trip id, arrival, departure)`` of every call at a stop on a service day
+        (with ``pickups_only``, of the calls where riders may board: ``pickup_type`` not 1)."""
         active = self.active_services(date)
         trips = {r["trip_id"].strip(): r for r in self.rows("trips.txt")}
         calls: Counter[tuple[str, int, int]] = Counter()
@@ -163,7 +168,7 @@ class CsvFeed:
             if trips[trip_id]["service_id"].strip() not in active:
                 continue
             for r in rows:
-                if r.stop_id != stop_id:
+                if r.stop_id != stop_id or (pickups_only and r.pickup == "1"):
                     continue
                 arr, dep = parse_time(r.arrival), parse_time(r.departure)
                 for shift, _ in self.departures(trip_id, rows):

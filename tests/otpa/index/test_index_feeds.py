@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import math
 import zipfile
 from collections import defaultdict
+from pathlib import Path
 
 from otpa.index import TransitIndex
+from otpa.index._flex import flex_areas_from_geojson
+from otpa.network import TransportNetwork
 from tests.conftest import DATA_ROOT, require_data
 from tests.fixtures.networks import built_network, count_rows
+from tests.otpa.index._flex_geojson import COBB_FEEDS, cobb_flex_zones
 from tests.otpa.index._gtfs_csv import csv_feeds
 
 
@@ -52,45 +57,56 @@ def test_porto_alegre_has_two_feeds_both_reachable() -> None:
     assert any(p.times for p in found)
 
 
-def _polygon_features(path: str) -> list[tuple[str, list[tuple[float, float]]]]:
-    with zipfile.ZipFile(path) as zf:
-        names = [n for n in zf.namelist() if n.endswith("locations.geojson")]
-        if not names:
-            return []
-        doc = json.loads(zf.read(names[0]))
-    out = []
-    for f in doc["features"]:
-        geom = f.get("geometry") or {}
-        if "id" not in f or geom.get("type") not in ("Polygon", "MultiPolygon"):
-            continue
-        first = geom["coordinates"][0] if geom["type"] == "Polygon" else geom["coordinates"][0][0]
-        out.append((str(f["id"]), [(float(p[1]), float(p[0])) for p in first]))
-    return out
-
-
-#: Feed ids of the Cobb County files (feed_info.feed_id, else the file name).
-COBB_FEEDS = {
-    "aspen-flex-on-demand.gtfs.zip": "1696",
-    "cobblinc-bus-30-only.gtfs.zip": "cobblinc-bus-30-only",
-    "cobblinc-scheduled-deviated-flex.gtfs.zip": "cobblinc-scheduled-deviated-flex",
-    "lincoln-county-flex.gtfs.zip": "lincolncounty-or-us",
-    "marta-bus-856-only.gtfs.zip": "MARTA",
-}
-
-
 def test_flex_areas_come_from_locations_geojson() -> None:
     index = index_of("tiny/cobb-flex")
     assert sorted(f.id for f in index.list_feeds()) == sorted(COBB_FEEDS.values())
-    expected: dict[str, list[tuple[float, float]]] = {}
-    for file_name, feed_id in COBB_FEEDS.items():
-        for area_id, ring in _polygon_features(str(DATA_ROOT / "tiny" / "cobb-flex" / file_name)):
-            expected[f"{feed_id}:{area_id}"] = ring
+    expected = cobb_flex_zones()
     assert len(expected) > 10
     areas = index.list_flex_areas()
     assert sorted(a.id for a in areas) == sorted(expected)
-    for area in areas[::7]:
-        assert list(area.rings[0]) == expected[area.id]
+    for area in areas:
+        assert [[list(ring) for ring in polygon] for polygon in area.polygons] == expected[area.id]
         assert index.get_flex_area(area.id) == area
+    # zones with holes: the boundary runs through the exterior ring, then each hole
+    holed = [a for a in areas if len(a.polygons[0]) > 1]
+    assert holed
+    for area in holed:
+        assert area.boundary == [p for ring in expected[area.id][0] for p in ring]
+
+
+def test_flex_areas_survive_save_and_load(tmp_path: Path) -> None:
+    """The saved graph carries the zones itself: the feed files are not read again."""
+    require_data("tiny", "cobb-flex")
+    net = built_network(DATA_ROOT, "tiny/cobb-flex")
+    path = net.save(tmp_path / "graph")
+    with zipfile.ZipFile(path) as zf:
+        member = json.loads(zf.read("json/transit.flex_locations.json"))
+    assert {f["id"] for f in member["features"]} >= set(cobb_flex_zones())
+    # a graph whose recorded feed paths lead nowhere still has every zone
+    moved = dataclasses.replace(
+        net.transit, feeds=net.transit.feeds.assign(path="/nonexistent/feed.zip")
+    )
+    path = dataclasses.replace(net, transit=moved).save(tmp_path / "moved")
+    loaded = TransitIndex.of(TransportNetwork.load(path))
+    assert loaded.list_flex_areas() == TransitIndex.of(net).list_flex_areas()
+
+
+def test_malformed_flex_features_are_skipped() -> None:
+    ring = [[8, 49], [9, 49], [8, 50], [8, 49]]
+    good = {"id": "f:ok", "geometry": {"type": "MultiPolygon", "coordinates": [[ring], [ring]]}}
+    bad = [
+        {"geometry": {"type": "Polygon", "coordinates": [ring]}},  # no id
+        {"id": "f:point", "geometry": {"type": "Point", "coordinates": [8, 49]}},
+        {"id": "f:nan", "geometry": {"type": "Polygon", "coordinates": [[["x", 1]]]}},
+        {"id": "f:empty", "geometry": {"type": "Polygon", "coordinates": []}},
+        {"id": "f:flat", "geometry": {"type": "Polygon", "coordinates": [[1, 2]]}},
+        {"id": "f:none"},
+        "not a feature",
+    ]
+    areas = flex_areas_from_geojson({"features": [*bad, good]})
+    assert [(a.id, len(a.polygons)) for a in areas] == [("f:ok", 2)]
+    assert len(areas[0].boundary) == 2 * len(ring)
+    assert flex_areas_from_geojson({"features": "nope"}) == []
 
 
 def test_clusters_group_same_named_stops_nearby() -> None:

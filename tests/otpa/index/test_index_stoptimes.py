@@ -13,7 +13,7 @@ from collections import Counter
 
 import pytest
 
-from otpa.index import TransitIndex
+from otpa.index import StopTimesInPattern, TransitIndex
 from tests.conftest import DATA_ROOT, require_data
 from tests.fixtures.networks import built_network
 from tests.otpa.index._gtfs_csv import CsvFeed, csv_feeds
@@ -104,16 +104,58 @@ def test_window_reaches_after_midnight_trips_of_the_previous_day() -> None:
     assert (times[0].trip_id, times[0].scheduled_departure) == (trip, dep)
 
 
-def test_omit_non_pickups() -> None:
-    index, feed, _ = _setup("tiny/atlanta")
-    # at the last stop of a pattern nobody boards when pickup_type is 1; Atlanta has no such
-    # rows, so omitting non-pickups changes nothing there
-    last = index.list_patterns()[0].stop_ids[-1]
-    date = dt.date(2021, 10, 6)
-    assert index.find_stop_times_for_date(
-        last, date, omit_non_pickups=True
-    ) == index.find_stop_times_for_date(last, date)
-    assert all(r.pickup == "0" for rows in feed.stop_times_by_trip().values() for r in rows)
+#: VVS bus 751 (Herrenberg): three trips end at this stop with pickup_type 1 (no boarding).
+VVS = "tiny/herrenberg-vvs"
+NO_BOARDING_STOP = "de:08115:7100:10:13"
+VVS_DAY = dt.date(2020, 3, 4)  # a Wednesday
+
+
+def test_omit_non_pickups_on_a_service_day() -> None:
+    require_data("tiny", "herrenberg-vvs")
+    index = TransitIndex.of(built_network(DATA_ROOT, VVS))
+    feed = next(f for f in csv_feeds(VVS) if f.feed_id == "vvs-bus-751-only")
+    stop = feed.scoped(NO_BOARDING_STOP)
+    every = feed.stop_calls(NO_BOARDING_STOP, VVS_DAY)
+    boarding = feed.stop_calls(NO_BOARDING_STOP, VVS_DAY, pickups_only=True)
+    assert sum(every.values()) > sum(boarding.values())  # the file has non-pickup calls here
+
+    def calls(found: list[StopTimesInPattern]) -> Counter[tuple[str, int, int]]:
+        return Counter(
+            (t.trip_id, t.scheduled_arrival, t.scheduled_departure) for p in found for t in p.times
+        )
+
+    all_calls = index.find_stop_times_for_date(stop, VVS_DAY)
+    pickups = index.find_stop_times_for_date(stop, VVS_DAY, omit_non_pickups=True)
+    assert calls(all_calls) == every
+    assert calls(pickups) == boarding
+    assert all(
+        t.pickup_type == 1
+        for p in all_calls
+        for t in p.times
+        if (t.trip_id, t.scheduled_arrival, t.scheduled_departure) not in boarding
+    )
+    # every pattern of the stop is still listed, as OTP did
+    assert [p.pattern.id for p in pickups] == [p.pattern.id for p in all_calls]
+
+
+def test_omit_non_pickups_in_a_window() -> None:
+    require_data("tiny", "herrenberg-vvs")
+    index = TransitIndex.of(built_network(DATA_ROOT, VVS))
+    feed = next(f for f in csv_feeds(VVS) if f.feed_id == "vvs-bus-751-only")
+    stop = feed.scoped(NO_BOARDING_STOP)
+    start = feed.service_day_start(VVS_DAY)
+    found = index.find_stop_times(stop, start_time=start, number_of_departures=100)
+    assert sum(len(p.times) for p in found) == sum(
+        feed.stop_calls(NO_BOARDING_STOP, VVS_DAY).values()
+    )
+    boarding = index.find_stop_times(
+        stop, start_time=start, number_of_departures=100, omit_non_pickups=True
+    )
+    # a window lists only patterns with departures left
+    assert sum(len(p.times) for p in boarding) == sum(
+        feed.stop_calls(NO_BOARDING_STOP, VVS_DAY, pickups_only=True).values()
+    )
+    assert all(p.times for p in boarding)
 
 
 def test_trip_times_follow_the_stop_times_rows() -> None:
@@ -146,3 +188,36 @@ def test_trip_times_on_a_date() -> None:
 def _seconds(text: str) -> int:
     h, m, s = text.strip().split(":")
     return int(h) * 3600 + int(m) * 60 + int(s)
+
+
+@pytest.mark.parametrize(("name", "date"), CASES)
+def test_trips_found_by_route_date_and_first_departure(name: str, date: dt.date) -> None:
+    """OTP's fuzzy trip match; a frequency-based trip is found by any of its departures."""
+    index, feed, _ = _setup(name)
+    active = feed.active_services(date)
+    by_trip = feed.stop_times_by_trip()
+    starts = {  # every first departure of each GTFS trip (one per run of a frequency trip)
+        feed.scoped(t): {
+            shift + _seconds(rows[0].departure) for shift, _ in feed.departures(t, rows)
+        }
+        for t, rows in by_trip.items()
+    }
+    rows = [r for r in feed.rows("trips.txt") if r["trip_id"].strip() in by_trip]
+    rows = rows[:: max(1, len(rows) // 60)]
+    assert len(rows) > 5
+    for row in rows:
+        trip_id = feed.scoped(row["trip_id"])
+        direction = row.get("direction_id", "").strip()
+        for first in sorted(starts[trip_id])[-2:]:
+            found = index.find_trips_departing(
+                feed.scoped(row["route_id"]),
+                date,
+                first,
+                direction_id=int(direction) if direction else None,
+            )
+            ids = [t.id for t in found]
+            assert (trip_id in ids) == (row["service_id"].strip() in active)
+            for trip in found:  # every match is of the route, runs that day and starts then
+                assert trip.route_id == feed.scoped(row["route_id"])
+                assert first in starts[trip.id]
+                assert index.find_trip_times(trip.id, date=date)
