@@ -13,9 +13,10 @@ from otpa.elevation._geoid import find_geoid_grid, geoid_undulation
 from otpa.elevation._profiles import edge_elevation_profiles
 from otpa.elevation._raster import sample_raster
 from otpa.elevation._slope_costs import slope_speed_coefficient, tobler_multiplier
-from otpa.elevation.model import EdgeElevation, ElevationMetadata
+from otpa.elevation.model import GEOID_UNAVAILABLE_NO_GRID, EdgeElevation, ElevationMetadata
 
 __all__ = [
+    "GEOID_UNAVAILABLE_NO_GRID",
     "EdgeElevation",
     "ElevationMetadata",
     "edge_elevation_profiles",

@@ -10,7 +10,7 @@ import numpy.typing as npt
 from otpa.elevation._geoid import geoid_undulation
 from otpa.elevation._raster import as_paths, raster_crs_name, sample_raster
 from otpa.elevation._slope_costs import slope_costs, sum_by
-from otpa.elevation.model import EdgeElevation, ElevationMetadata
+from otpa.elevation.model import GEOID_UNAVAILABLE_NO_GRID, EdgeElevation, ElevationMetadata
 from otpa.errors import ElevationError
 from otpa.types import BoolArray, FloatArray, IntArray, PathLike
 from otpa.util.geo import haversine_m
@@ -97,6 +97,21 @@ def _per_segment(value: bool | npt.ArrayLike | None, n: int, name: str) -> BoolA
     return np.asarray(arr, dtype=bool)
 
 
+def _geoid(geom_lat: FloatArray, geom_lon: FloatArray) -> tuple[float, str | None, str]:
+    """``(undulation, grid name, status)`` at the centre of the segments' bounding box."""
+    if geom_lat.size == 0:
+        return 0.0, None, "geoid difference unavailable: no street segments"
+    centre_lat = 0.5 * (float(np.min(geom_lat)) + float(np.max(geom_lat)))
+    centre_lon = 0.5 * (float(np.min(geom_lon)) + float(np.max(geom_lon)))
+    found = geoid_undulation(centre_lat, centre_lon)
+    if found is None:
+        return 0.0, None, GEOID_UNAVAILABLE_NO_GRID
+    value, name = float(found[0]), found[1]
+    if not np.isfinite(value):
+        return 0.0, None, f"geoid difference unavailable: grid {name} has no value there"
+    return value, name, f"EGM96 geoid height from {name}"
+
+
 def _metadata(
     files: list[str],
     geom_lat: FloatArray,
@@ -104,13 +119,7 @@ def _metadata(
     elev: FloatArray,
     geoid_elevation: bool,
 ) -> ElevationMetadata:
-    centre_lat = 0.5 * (float(np.min(geom_lat)) + float(np.max(geom_lat)))
-    centre_lon = 0.5 * (float(np.min(geom_lon)) + float(np.max(geom_lon)))
-    found = geoid_undulation(centre_lat, centre_lon)
-    if found is None or not np.isfinite(found[0]):
-        difference, model = 0.0, None
-    else:
-        difference, model = float(found[0]), found[1]
+    difference, model, status = _geoid(geom_lat, geom_lon)
     nodata = float(np.mean(np.isnan(elev))) if elev.size else 0.0
     return ElevationMetadata(
         ellipsoid_to_geoid_difference=difference,
@@ -118,6 +127,7 @@ def _metadata(
         source_crs=raster_crs_name(files[0]),
         nodata_fraction=nodata,
         geoid_model=model,
+        geoid_status=status,
     )
 
 
@@ -239,7 +249,5 @@ def edge_elevation_profiles(
         profile_offsets=s_off,
         profile_dist_m=s_dist.astype(np.float32),
         profile_elev_m=elev.astype(np.float32),
-        metadata=_metadata(files, lat, lon, elev, geoid_elevation)
-        if n
-        else ElevationMetadata(0.0, geoid_elevation, raster_crs_name(files[0]), 0.0, None),
+        metadata=_metadata(files, lat, lon, elev, geoid_elevation),
     )

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from otpa.types import BoolArray, Float32Array, FloatArray, IntArray
 
-__all__ = ["EdgeElevation", "ElevationMetadata"]
+__all__ = ["GEOID_UNAVAILABLE_NO_GRID", "EdgeElevation", "ElevationMetadata"]
 
 
 @dataclass(frozen=True)
@@ -20,7 +21,8 @@ class ElevationMetadata:
         ellipsoid) at the centre of the sampled segments: OTP's
         ``Graph.ellipsoidToGeoidDifference``.  Adding it to a DEM (orthometric) height
         gives an ellipsoidal height.  ``0.0`` when no geoid grid is available offline;
-        then ``geoid_model`` is ``None``.
+        then ``geoid_model`` is ``None`` and ``geoid_status`` says why (never a
+        made-up value).
     geoid_elevation
         OTP's ``geoidElevation`` flag: whether elevations handed to clients should have
         ``ellipsoid_to_geoid_difference`` applied.  Stored as given by the caller.
@@ -30,6 +32,11 @@ class ElevationMetadata:
         Share of the profile sample points that fell outside every raster or on nodata.
     geoid_model
         The grid file used for the undulation (``"egm96_15.gtx"``...), or ``None``.
+    geoid_status
+        How ``ellipsoid_to_geoid_difference`` was obtained, for people reading the
+        metadata: ``"EGM96 geoid height from egm96_15.gtx"``, or a sentence starting
+        ``"geoid difference unavailable: "`` saying why the ``0.0`` is not a measured
+        value (:data:`GEOID_UNAVAILABLE_NO_GRID` when no grid is installed).
     """
 
     ellipsoid_to_geoid_difference: float
@@ -37,6 +44,23 @@ class ElevationMetadata:
     source_crs: str
     nodata_fraction: float
     geoid_model: str | None = None
+    geoid_status: str = ""
+
+    @property
+    def geoid_available(self) -> bool:
+        """Whether ``ellipsoid_to_geoid_difference`` comes from a geoid grid."""
+        return self.geoid_model is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The metadata as a JSON-ready dict (all fields)."""
+        return asdict(self)
+
+
+#: ``geoid_status`` when no EGM96 grid file is installed (see ``otpa/elevation/README.md``).
+GEOID_UNAVAILABLE_NO_GRID = (
+    "geoid difference unavailable: grid not installed (no egm96_15.gtx or "
+    "us_nga_egm96_15.tif found; set OTPA_GEOID_GRID or install a PROJ data package)"
+)
 
 
 @dataclass(frozen=True)

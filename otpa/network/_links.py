@@ -198,14 +198,7 @@ def _elevation(
         slope_limit=((osm.seg_perm_fwd | osm.seg_perm_back) & CAR) != 0,
         slope_override=(osm.seg_flags & FLAG_SLOPE_OVERRIDE) != 0,
     )
-    meta = elevation.metadata
-    return elevation, {
-        "ellipsoid_to_geoid_difference": float(meta.ellipsoid_to_geoid_difference),
-        "geoid_elevation": bool(meta.geoid_elevation),
-        "source_crs": meta.source_crs,
-        "nodata_fraction": float(meta.nodata_fraction),
-        "geoid_model": meta.geoid_model,
-    }
+    return elevation, elevation.metadata.to_dict()
 
 
 def _link_streets(

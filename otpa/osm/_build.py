@@ -7,15 +7,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from otpa.errors import OsmError
-from otpa.osm._areas import MAX_ENTRANCES, visible_pairs
+from otpa.osm._areas import MAX_ENTRANCES, ring_corners, visible_pairs
 from otpa.osm._barriers import barrier_blocked_bits
 from otpa.osm._features import collect_features
+from otpa.osm._multipolygons import AreaRing, multipolygon_rings
 from otpa.osm._restrictions import (
     PendingRestriction,
     finish_restrictions,
     resolve_restrictions,
 )
 from otpa.osm._scan import UNDEFINED_COORD, RawData
+from otpa.osm._via_ways import ViaPath, ViaWayResolver
 from otpa.osm._ways import WayAttributes, way_attributes
 from otpa.osm.model import OsmStreetData
 from otpa.types import BoolArray, FloatArray, IntArray
@@ -35,6 +37,8 @@ class _Ways:
     lat: FloatArray
     lon: FloatArray
     way: IntArray  # way index per node position
+    group: IntArray  # per way: the area (outer ring and its holes) it outlines, or -1
+    hole: BoolArray  # per way: the ring is a hole of its area
 
 
 @dataclass
@@ -50,15 +54,20 @@ class _Pieces:
     last: BoolArray
 
 
-def _collect_ways(data: RawData) -> _Ways:
+def _collect_ways(data: RawData, rings: list[AreaRing]) -> _Ways:
+    """The kept ways in id order: multipolygon rings (negative ids) first, then OSM ways."""
     ids: list[int] = []
     attrs: list[WayAttributes] = []
     closed_list: list[bool] = []
     starts: list[int] = []
     counts: list[int] = []
+    groups: list[int] = []
+    holes: list[bool] = []
     node_refs = data.node_refs
-    for way_id in sorted(data.ways):
-        raw = data.ways[way_id]
+    candidates = [(r.way, r.outer, r.hole) for r in sorted(rings, key=lambda r: r.way.way_id)]
+    candidates += [(data.ways[way_id], -1, False) for way_id in sorted(data.ways)]
+    n_rings = max((r.outer for r in rings), default=-1) + 1
+    for raw, outer, hole in candidates:
         if raw.count < 2:
             continue
         first, last = node_refs[raw.start], node_refs[raw.start + raw.count - 1]
@@ -66,11 +75,16 @@ def _collect_ways(data: RawData) -> _Ways:
         attr = way_attributes(raw.tags, closed=closed)
         if attr is None:
             continue
-        ids.append(way_id)
+        if attr.is_area and outer < 0:
+            outer = n_rings
+            n_rings += 1
+        ids.append(raw.way_id)
         attrs.append(attr)
         closed_list.append(closed)
         starts.append(raw.start)
         counts.append(raw.count)
+        groups.append(outer if attr.is_area else -1)
+        holes.append(hole)
     count_arr = np.asarray(counts, dtype=np.int64)
     offsets = np.zeros(count_arr.shape[0] + 1, dtype=np.int64)
     np.cumsum(count_arr, out=offsets[1:])
@@ -90,6 +104,8 @@ def _collect_ways(data: RawData) -> _Ways:
         lat=lat,
         lon=lon,
         way=np.repeat(np.arange(len(ids), dtype=np.int64), count_arr),
+        group=np.asarray(groups, dtype=np.int64),
+        hole=np.asarray(holes, dtype=bool),
     )
 
 
@@ -166,37 +182,68 @@ class _Segments:
     geom_lon: FloatArray
 
 
+def _area_rings(ways: _Ways, p: _Pieces) -> dict[int, IntArray]:
+    """Node positions (closing node not repeated) of every complete area ring, by way."""
+    out: dict[int, IntArray] = {}
+    for w in np.flatnonzero(ways.group >= 0).tolist():
+        lo, hi = np.searchsorted(p.way, [w, w + 1])
+        pos = np.arange(lo, hi)
+        if pos.size < 4 or np.unique(p.piece[pos]).size != 1:
+            continue  # incomplete ring (clipped extract)
+        out[w] = pos[:-1] if p.refs[pos[0]] == p.refs[pos[-1]] else pos
+    return out
+
+
+def _area_corners(ways: _Ways, p: _Pieces, rings: dict[int, IntArray]) -> dict[int, IntArray]:
+    """Positions of the corners (visibility points other than entrances) of every ring."""
+    return {
+        w: ring[ring_corners(p.lat[ring], p.lon[ring], hole=bool(ways.hole[w]))]
+        for w, ring in rings.items()
+    }
+
+
 def _area_segments(
     ways: _Ways,
     p: _Pieces,
     is_shared: BoolArray,
     vertex_ids: IntArray,
     outline: _Segments,
+    corners: dict[int, IntArray],
 ) -> _Segments | None:
-    area_ways = np.flatnonzero(np.fromiter((a.is_area for a in ways.attrs), dtype=bool))
-    if area_ways.size == 0:
+    if not corners:
         return None
     # Pairs joined by a straight (two-point) outline segment already.
+    area_ways = np.asarray(sorted(corners), dtype=np.int64)
     two = (np.diff(outline.geom_offsets) == 2) & np.isin(outline.way, area_ways)
     straight = {
         (int(min(f, t)), int(max(f, t)))
         for f, t in zip(outline.frm[two], outline.to[two], strict=True)
     }
+    by_group: dict[int, list[int]] = {}
+    for w in corners:
+        by_group.setdefault(int(ways.group[w]), []).append(w)
     frm: list[int] = []
     to: list[int] = []
     way: list[int] = []
-    for w in area_ways.tolist():
-        lo, hi = np.searchsorted(p.way, [w, w + 1])
-        pos = np.arange(lo, hi)
-        if pos.size < 4 or np.unique(p.piece[pos]).size != 1:
-            continue  # incomplete ring (clipped extract)
-        ring = pos[:-1] if p.refs[pos[0]] == p.refs[pos[-1]] else pos
-        ent = ring[is_shared[ring]]
+    for group in sorted(by_group):
+        members = by_group[group]
+        outer = [w for w in members if not ways.hole[w]]
+        if len(outer) != 1:
+            continue  # the outer ring is incomplete
+        holes = [w for w in members if ways.hole[w]]
+        rings = [_ring_positions(ways, p, w) for w in (*outer, *holes)]
+        ent = np.concatenate([r[is_shared[r]] for r in rings] + [corners[w] for w in members])
         _, first = np.unique(p.refs[ent], return_index=True)
         ent = ent[np.sort(first)][:MAX_ENTRANCES]
         if ent.size < 2:
             continue
-        pairs = visible_pairs(p.lat[pos], p.lon[pos], p.lat[ent], p.lon[ent])
+        pairs = visible_pairs(
+            p.lat[rings[0]],
+            p.lon[rings[0]],
+            p.lat[ent],
+            p.lon[ent],
+            holes=[(p.lat[r], p.lon[r]) for r in rings[1:]],
+        )
         if pairs is None:
             continue
         vi = np.searchsorted(vertex_ids, p.refs[ent])
@@ -206,7 +253,7 @@ def _area_segments(
                 continue
             frm.append(int(vi[i]))
             to.append(int(vi[j]))
-            way.append(w)
+            way.append(outer[0])
     if not frm:
         return None
     return _Segments(
@@ -220,10 +267,39 @@ def _area_segments(
     )
 
 
+def _ring_positions(ways: _Ways, p: _Pieces, w: int) -> IntArray:
+    lo, hi = np.searchsorted(p.way, [w, w + 1])
+    pos = np.arange(lo, hi)
+    ring: IntArray = pos[:-1] if p.refs[pos[0]] == p.refs[pos[-1]] else pos
+    return ring
+
+
+def _duplicate_ring_segments(ways: _Ways, p: _Pieces, a: IntArray, b: IntArray) -> BoolArray:
+    """Segments of multipolygon rings that repeat a segment of a routable member way."""
+    synthetic = ways.ids[p.way[a]] < 0
+    out = np.zeros(a.shape[0], dtype=bool)
+    if not synthetic.any():
+        return out
+
+    def key(k: int) -> tuple[int, ...]:
+        nodes = p.refs[a[k] : b[k] + 1].tolist()
+        return tuple(min(nodes, nodes[::-1]))
+
+    ends = {frozenset((int(p.refs[a[k]]), int(p.refs[b[k]]))) for k in np.flatnonzero(synthetic)}
+    real = {
+        key(k)
+        for k in np.flatnonzero(~synthetic).tolist()
+        if frozenset((int(p.refs[a[k]]), int(p.refs[b[k]]))) in ends
+    }
+    for k in np.flatnonzero(synthetic).tolist():
+        out[k] = key(k) in real
+    return out
+
+
 def build_street_data(data: RawData, source: str) -> OsmStreetData:
     """Build :class:`OsmStreetData` from the scanned files (``source`` names them in errors)."""
     warnings: list[str] = []
-    ways = _collect_ways(data)
+    ways = _collect_ways(data, multipolygon_rings(data, warnings))
     if ways.ids.size == 0:
         msg = f"{source} contains no routable highways"
         raise OsmError(msg)
@@ -256,8 +332,13 @@ def build_street_data(data: RawData, source: str) -> OsmStreetData:
         dtype=np.int64,
     )
     is_shared = _shared_nodes(p)
+    corners = _area_corners(ways, p, _area_rings(ways, p))
     is_vertex = p.first | p.last | is_shared | np.isin(p.refs, special)
+    for pos in corners.values():
+        is_vertex[pos] = True
     a, b = _segment_bounds(p, is_vertex)
+    keep = ~_duplicate_ring_segments(ways, p, a, b)
+    a, b = a[keep], b[keep]
 
     vertex_pos = np.flatnonzero(is_vertex)
     vertex_ids, first_idx = np.unique(p.refs[vertex_pos], return_index=True)
@@ -281,7 +362,7 @@ def build_street_data(data: RawData, source: str) -> OsmStreetData:
         geom_lat=p.lat[gidx],
         geom_lon=p.lon[gidx],
     )
-    extra = _area_segments(ways, p, is_shared, vertex_ids, segs)
+    extra = _area_segments(ways, p, is_shared, vertex_ids, segs, corners)
     if extra is not None:
         flat, flon = vertex_lat[extra.frm], vertex_lon[extra.frm]
         tlat, tlon = vertex_lat[extra.to], vertex_lon[extra.to]
@@ -300,6 +381,30 @@ def build_street_data(data: RawData, source: str) -> OsmStreetData:
             geom_lon=np.concatenate([segs.geom_lon, extra.geom_lon]),
         )
     return _assemble(data, ways, segs, vertex_ids, vertex_lat, vertex_lon, pending, warnings)
+
+
+def _via_paths(
+    ways: _Ways, segs: _Segments, pending: list[PendingRestriction], warnings: list[str]
+) -> dict[int, list[ViaPath]]:
+    """Paths along the via ways of the via-way restrictions (by index in ``pending``)."""
+    resolver: ViaWayResolver | None = None
+    out: dict[int, list[ViaPath]] = {}
+    unjoined: set[int] = set()
+    for i, r in enumerate(pending):
+        if r.via_node is not None:
+            continue
+        if resolver is None:
+            resolver = ViaWayResolver(segs.way, segs.frm, segs.to, segs.length, ways.ids)
+        paths = resolver.paths(r.from_way, r.to_way, r.via_ways)
+        if paths:
+            out[i] = paths
+        elif r.relation_id not in unjoined:
+            unjoined.add(r.relation_id)
+            warnings.append(
+                f"turn restriction relation {r.relation_id} ignored: its via ways do not "
+                f"join from way {r.from_way} to to way {r.to_way}"
+            )
+    return out
 
 
 def _assemble(
@@ -333,6 +438,7 @@ def _assemble(
         for r in pending
         if r.via_node is not None
     }
+    via_paths = _via_paths(ways, segs, pending, warnings)
     features = collect_features(data)
     w = segs.way
     return OsmStreetData(
@@ -357,7 +463,7 @@ def _assemble(
         geom_lon=segs.geom_lon.astype(np.float64),
         names=names,
         highway_kinds=kinds,
-        restrictions=finish_restrictions(pending, vertex_of_node),
+        restrictions=finish_restrictions(pending, vertex_of_node, via_paths),
         park_and_ride=features["park_and_ride"],
         bike_parking=features["bike_parking"],
         bike_rental=features["bike_rental"],

@@ -8,9 +8,11 @@
   ``vehicle`` both).
 * ``from``/``to`` may list several ways (``no_entry``/``no_exit``): one
   :class:`~otpa.osm.model.TurnRestriction` per pair.  ``via`` is one node, or one or
-  more ways (kept with ``via_vertex = -1``).
+  more ways (kept with ``via_vertex = -1`` and the path along the via ways, see
+  :mod:`otpa.osm._via_ways`; one restriction per path).
 * A relation whose members are missing from the routable ways, whose via node is not on
-  both the from and the to way, or that has no usable value is dropped with a warning.
+  both the from and the to way, whose via ways do not join the from way to the to way,
+  or that has no usable value is dropped with a warning.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from otpa.osm._scan import RawRelation
+from otpa.osm._via_ways import ViaPath
 from otpa.osm.model import BICYCLE, CAR, TurnRestriction
 
 __all__ = ["PendingRestriction", "finish_restrictions", "resolve_restrictions"]
@@ -126,22 +129,37 @@ def _check(
 
 
 def finish_restrictions(
-    pending: list[PendingRestriction], vertex_of_node: Mapping[int, int]
+    pending: list[PendingRestriction],
+    vertex_of_node: Mapping[int, int],
+    via_paths: Mapping[int, list[ViaPath]],
 ) -> list[TurnRestriction]:
-    """Attach vertex indices to the via nodes."""
+    """Attach vertex indices to the via nodes, and the paths to via-way restrictions.
+
+    ``via_paths`` maps the index of a via-way restriction in ``pending`` to its paths
+    (:class:`~otpa.osm._via_ways.ViaWayResolver`); one restriction is made per path,
+    none when it has no path.
+    """
     out = []
-    for p in pending:
-        via_vertex = -1 if p.via_node is None else vertex_of_node[p.via_node]
-        out.append(
-            TurnRestriction(
-                relation_id=p.relation_id,
-                from_way=p.from_way,
-                to_way=p.to_way,
-                via_vertex=via_vertex,
-                kind=p.kind,
-                restriction=p.restriction,
-                modes=p.modes,
-                via_ways=p.via_ways,
+    for i, p in enumerate(pending):
+        if p.via_node is not None:
+            paths: list[ViaPath] = [((), ())]
+            via_vertex = vertex_of_node[p.via_node]
+        else:
+            paths = via_paths.get(i, [])
+            via_vertex = -1
+        for path, segments in paths:
+            out.append(
+                TurnRestriction(
+                    relation_id=p.relation_id,
+                    from_way=p.from_way,
+                    to_way=p.to_way,
+                    via_vertex=via_vertex,
+                    kind=p.kind,
+                    restriction=p.restriction,
+                    modes=p.modes,
+                    via_ways=p.via_ways,
+                    via_path=path,
+                    via_segments=segments,
+                )
             )
-        )
     return out

@@ -9,9 +9,16 @@ from pathlib import Path
 import osmium
 
 from otpa.errors import OsmError
-from otpa.osm._ways import routable_kind
+from otpa.osm._ways import AREA_KINDS, routable_kind
 
-__all__ = ["UNDEFINED_COORD", "RawData", "RawRelation", "RawWay", "scan_files"]
+__all__ = [
+    "UNDEFINED_COORD",
+    "RawData",
+    "RawRelation",
+    "RawWay",
+    "is_walkable_multipolygon",
+    "scan_files",
+]
 
 FEATURE_AMENITIES = frozenset({"parking", "bicycle_parking", "bicycle_rental"})
 _FILTER_KEYS = ("highway", "railway", "public_transport", "amenity", "barrier", "type")
@@ -29,7 +36,7 @@ class RawWay:
 
 @dataclass
 class RawRelation:
-    """A ``type=restriction`` relation."""
+    """A ``type=restriction`` or walkable ``type=multipolygon`` relation."""
 
     relation_id: int
     tags: dict[str, str]
@@ -42,7 +49,9 @@ class RawData:
 
     The nodes of all kept ways are stored back to back in ``node_refs`` and the
     fixed-point coordinates ``node_x``/``node_y`` (1e-7 degrees; :data:`UNDEFINED_COORD`
-    where the file lacks the node).
+    where the file lacks the node).  ``area_relations`` are the walkable multipolygons
+    (:func:`is_walkable_multipolygon`); ``area_member_ways`` their member ways that are
+    not routable ways themselves (read in a second pass over the file).
     """
 
     ways: dict[int, RawWay] = field(default_factory=dict)
@@ -50,6 +59,8 @@ class RawData:
     feature_nodes: dict[int, tuple[float, float, dict[str, str]]] = field(default_factory=dict)
     barrier_nodes: dict[int, dict[str, str]] = field(default_factory=dict)
     restrictions: dict[int, RawRelation] = field(default_factory=dict)
+    area_relations: dict[int, RawRelation] = field(default_factory=dict)
+    area_member_ways: dict[int, RawWay] = field(default_factory=dict)
     node_refs: list[int] = field(default_factory=list)
     node_x: list[int] = field(default_factory=list)
     node_y: list[int] = field(default_factory=list)
@@ -82,6 +93,67 @@ def _file_format(path: Path) -> str:
     return ""
 
 
+def is_walkable_multipolygon(tags: dict[str, str]) -> bool:
+    """Whether a relation is a ``type=multipolygon`` walkable area (as OTP 1.x reads them).
+
+    Its own tags must make it routable (``highway`` of an area kind, or a
+    ``public_transport``/``railway`` platform); ``area:highway`` surfaces are not
+    read (their routable line is mapped separately).
+
+    Examples
+    --------
+    >>> is_walkable_multipolygon({"type": "multipolygon", "highway": "pedestrian"})
+    True
+    >>> is_walkable_multipolygon({"type": "multipolygon", "highway": "residential"})
+    False
+    """
+    return tags.get("type") == "multipolygon" and routable_kind(tags) in AREA_KINDS
+
+
+def _add_way(data: RawData, obj: osmium.osm.Way) -> RawWay:
+    refs, xs, ys = data.node_refs, data.node_x, data.node_y
+    start = len(refs)
+    for node in obj.nodes:
+        refs.append(node.ref)
+        loc = node.location
+        xs.append(loc.x)
+        ys.append(loc.y)
+    return RawWay(obj.id, dict(obj.tags), start, len(refs) - start)
+
+
+def _scan_area_members(
+    source: osmium.io.File | str, store: osmium.index.LocationTable, data: RawData
+) -> None:
+    """Second pass: the member ways of walkable multipolygons that were not kept."""
+    wanted = {
+        ref
+        for rel in data.area_relations.values()
+        for typ, ref, _ in rel.members
+        if typ == "w" and ref not in data.ways and ref not in data.area_member_ways
+    }
+    if not wanted:
+        return
+    processor = osmium.FileProcessor(source, osmium.osm.WAY).with_filter(
+        osmium.filter.IdFilter(wanted)
+    )
+    refs, xs, ys = data.node_refs, data.node_x, data.node_y
+    for obj in processor:
+        if not isinstance(obj, osmium.osm.Way) or obj.id in data.area_member_ways:
+            continue
+        start = len(refs)
+        for node in obj.nodes:  # locations from the first pass's node store
+            refs.append(node.ref)
+            try:
+                loc = store.get(node.ref)
+            except KeyError:
+                xs.append(UNDEFINED_COORD)
+                ys.append(UNDEFINED_COORD)
+                continue
+            xs.append(loc.x)
+            ys.append(loc.y)
+        data.area_member_ways[obj.id] = RawWay(obj.id, dict(obj.tags), start, len(refs) - start)
+
+
 def _scan_one(path: Path, store: osmium.index.LocationTable, data: RawData) -> None:
     fmt = _file_format(path)
     source = osmium.io.File(str(path), fmt) if fmt else str(path)
@@ -91,7 +163,6 @@ def _scan_one(path: Path, store: osmium.index.LocationTable, data: RawData) -> N
         .with_locations(store)  # type: ignore[arg-type]
         .with_filter(osmium.filter.KeyFilter(*_FILTER_KEYS))
     )
-    refs, xs, ys = data.node_refs, data.node_x, data.node_y
     for obj in processor:
         if isinstance(obj, osmium.osm.Node):
             tags = obj.tags
@@ -108,13 +179,7 @@ def _scan_one(path: Path, store: osmium.index.LocationTable, data: RawData) -> N
             feature = tags.get("amenity") in FEATURE_AMENITIES
             if not (street or feature) or way_id in data.ways or way_id in data.feature_ways:
                 continue
-            start = len(refs)
-            for node in obj.nodes:
-                refs.append(node.ref)
-                loc = node.location
-                xs.append(loc.x)
-                ys.append(loc.y)
-            raw = RawWay(way_id, dict(tags), start, len(refs) - start)
+            raw = _add_way(data, obj)
             if street:
                 data.ways[way_id] = raw
             if feature:
@@ -124,6 +189,10 @@ def _scan_one(path: Path, store: osmium.index.LocationTable, data: RawData) -> N
             if tags.get("type") == "restriction" and obj.id not in data.restrictions:
                 members = [(m.type, m.ref, m.role) for m in obj.members]
                 data.restrictions[obj.id] = RawRelation(obj.id, dict(tags), members)
+            elif obj.id not in data.area_relations and is_walkable_multipolygon(dict(tags)):
+                members = [(m.type, m.ref, m.role) for m in obj.members]
+                data.area_relations[obj.id] = RawRelation(obj.id, dict(tags), members)
+    _scan_area_members(source, store, data)
 
 
 def scan_files(paths: list[Path]) -> RawData:

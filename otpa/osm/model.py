@@ -38,6 +38,7 @@ __all__ = [
     "FLAG_CONSTRUCTION_IGNORED",
     "FLAG_LINK",
     "FLAG_MOTORROAD",
+    "FLAG_RESTRICTION_COPY",
     "FLAG_ROUNDABOUT",
     "FLAG_SLOPE_OVERRIDE",
     "FLAG_STAIRS",
@@ -65,6 +66,9 @@ FLAG_TOLL = 1 << 6
 FLAG_LINK = 1 << 7  # *_link highway classes
 FLAG_CONSTRUCTION_IGNORED = 1 << 8  # reserved: never set on kept segments
 FLAG_SLOPE_OVERRIDE = 1 << 9  # bridge/tunnel/embankment: DEM ignored (OTP slope override)
+# Never set by the reader: otpa.street marks the one-way copies of via-way segments it adds
+# for via-way turn restrictions (same geometry as the original; not a linking target).
+FLAG_RESTRICTION_COPY = 1 << 10
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,15 @@ class TurnRestriction:
         Permission bits the restriction applies to (CAR | BICYCLE by default, as in
         OSM and OTP 1.x; ``except`` tags remove bits; ``restriction:motorcar``,
         ``restriction:bicycle`` etc. set them).
+    via_ways
+        OSM ids of the ``via`` ways, in relation order (empty for a via node).
+    via_path
+        For a via-way restriction: the vertex indices of the path along the via
+        ways, from the vertex the ``from`` way joins it to the vertex where the
+        ``to`` way leaves it (both included).
+    via_segments
+        For a via-way restriction: the segment indices (into ``OsmStreetData.seg_*``)
+        of that path, one per step ``via_path[i] -> via_path[i + 1]``.
     """
 
     relation_id: int
@@ -96,6 +109,8 @@ class TurnRestriction:
     restriction: str
     modes: int
     via_ways: tuple[int, ...] = ()
+    via_path: tuple[int, ...] = ()
+    via_segments: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

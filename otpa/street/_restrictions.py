@@ -14,10 +14,9 @@ restriction pairs it with the directions of that way that are not its reverse.
 A way that passes *through* the via vertex (malformed per the OSM wiki)
 contributes both its directions.
 
-Restrictions with a via *way* are not modelled: a vertex-pair ban cannot say
-"only after these two edges" without splitting vertices, and a ban on the
-first turn alone would forbid legal movements.  They are counted in the build
-report and otherwise ignored.
+Restrictions with a via *way* are skipped here: a vertex-pair ban cannot say
+"only after these edges", so :mod:`otpa.street._via_way` models them with
+copies of the via-way segments once the via-node bans are in place.
 """
 
 from __future__ import annotations
@@ -42,7 +41,6 @@ class RestrictionResult:
     table: SegmentTable
     resolved: int
     unresolved: int
-    via_way_skipped: int
 
 
 def _directions_at(
@@ -68,20 +66,21 @@ def resolve_restrictions(
     restrictions: Sequence[TurnRestriction],
     old_to_new_vertex: IntArray,
 ) -> RestrictionResult:
-    """Add the bans of ``restrictions`` (via vertices in OSM numbering) to ``table``."""
+    """Add the bans of the via-node ``restrictions`` (via vertices in OSM numbering) to ``table``.
+
+    Via-way restrictions (``via_vertex < 0``) are left to :mod:`otpa.street._via_way`.
+    """
+    restrictions = [r for r in restrictions if r.via_vertex >= 0]
     if not restrictions:
-        return RestrictionResult(table, 0, 0, 0)
+        return RestrictionResult(table, 0, 0)
     out_ptr, out_raw, in_ptr, in_raw = _directions_at(table)
     way = table.seg_way_id
     froms: list[IntArray] = [table.ban_from_raw]
     tos: list[IntArray] = [table.ban_to_raw]
     modes: list[IntArray] = [table.ban_modes.astype(np.int64)]
-    resolved = unresolved = via_way = 0
+    resolved = unresolved = 0
     n_old = old_to_new_vertex.shape[0]
     for r in restrictions:
-        if r.via_vertex < 0:
-            via_way += 1
-            continue
         bits = int(r.modes) & 0x7
         v = int(old_to_new_vertex[r.via_vertex]) if r.via_vertex < n_old else -1
         if v < 0 or bits == 0 or r.kind not in ("no", "only"):
@@ -121,4 +120,4 @@ def resolve_restrictions(
         ban_to_raw=np.concatenate(tos),
         ban_modes=np.concatenate(modes).astype(np.uint8),
     )
-    return RestrictionResult(new_table, resolved, unresolved, via_way)
+    return RestrictionResult(new_table, resolved, unresolved)

@@ -6,11 +6,12 @@ import numpy as np
 import numpy.typing as npt
 
 from otpa.errors import NetworkBuildError
-from otpa.osm.model import OsmStreetData
+from otpa.osm.model import FLAG_RESTRICTION_COPY, OsmStreetData
 from otpa.street._elevation import SegmentElevation
 from otpa.street._islands import prune_islands as _prune
 from otpa.street._restrictions import resolve_restrictions
 from otpa.street._segments import assemble, table_from_graph, table_from_osm
+from otpa.street._via_way import apply_via_way_restrictions
 from otpa.street.graph import BuildReport, StreetGraph
 from otpa.types import IntArray
 
@@ -41,7 +42,9 @@ def build_street_graph(
     Segments that nobody may traverse in either direction are dropped; every
     other segment gives a forward edge when ``seg_perm_fwd != 0`` and a
     backward edge when ``seg_perm_back != 0``.  Via-node turn restrictions
-    become banned edge pairs (see :mod:`otpa.street._restrictions`).
+    become banned edge pairs (see :mod:`otpa.street._restrictions`); via-way
+    restrictions become one-way copies of the via-way segments with banned
+    pairs around them (see :mod:`otpa.street._via_way`).
 
     Parameters
     ----------
@@ -96,17 +99,19 @@ def build_street_graph(
             "vertices_removed": res.vertices_removed,
         }
     rr = resolve_restrictions(table, osm.restrictions, old_to_new)
+    vw = apply_via_way_restrictions(rr.table, osm.restrictions, old_to_new)
     report = BuildReport(
         **pruning,
-        restrictions_resolved=rr.resolved,
-        restrictions_unresolved=rr.unresolved,
-        restrictions_via_way_skipped=rr.via_way_skipped,
+        restrictions_resolved=rr.resolved + vw.resolved,
+        restrictions_unresolved=rr.unresolved + vw.unresolved,
+        restrictions_via_way=vw.resolved,
+        restriction_copy_segments=vw.copy_segments,
     )
     return assemble(
-        rr.table,
+        vw.table,
         names=tuple(osm.names),
         highway_kinds=tuple(osm.highway_kinds),
-        n_original_vertices=rr.table.n_vertices,
+        n_original_vertices=vw.table.n_vertices,
         report=report,
     )
 
@@ -154,6 +159,10 @@ def prune_graph_islands(
         restrictions_resolved=old.restrictions_resolved,
         restrictions_unresolved=old.restrictions_unresolved,
         restrictions_via_way_skipped=old.restrictions_via_way_skipped,
+        restrictions_via_way=old.restrictions_via_way,
+        restriction_copy_segments=int(
+            np.count_nonzero(res.table.seg_flags & np.uint16(FLAG_RESTRICTION_COPY))
+        ),
     )
     n_original = int(np.count_nonzero(res.old_to_new_vertex[: graph.n_original_vertices] >= 0))
     pruned = assemble(

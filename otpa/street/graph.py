@@ -197,12 +197,17 @@ class BuildReport:
     vertices_removed
         Vertices left without segments and removed (isolated vertices included).
     restrictions_resolved
-        Turn restrictions turned into banned edge pairs.
+        Turn restrictions turned into banned edge pairs (via-way ones included).
     restrictions_unresolved
-        Via-node restrictions whose ways were not found at the via vertex
-        (or were pruned).
+        Restrictions whose ways were not found at the via vertex or along the via
+        path (or were pruned), or that no restricted mode can drive.
     restrictions_via_way_skipped
-        Restrictions with a via *way*, which the graph does not model.
+        Always 0 since via-way restrictions are modelled; graphs built before
+        counted them here.
+    restrictions_via_way
+        Via-way restrictions modelled (also counted in ``restrictions_resolved``).
+    restriction_copy_segments
+        One-way segment copies added for them (``FLAG_RESTRICTION_COPY``).
     """
 
     islands_walk: int = 0
@@ -214,6 +219,8 @@ class BuildReport:
     restrictions_resolved: int = 0
     restrictions_unresolved: int = 0
     restrictions_via_way_skipped: int = 0
+    restrictions_via_way: int = 0
+    restriction_copy_segments: int = 0
 
     def to_dict(self) -> dict[str, int]:
         """The report as a JSON-ready dict."""

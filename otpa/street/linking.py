@@ -2,7 +2,9 @@
 
 Strategy
 --------
-1. *Candidates*: every straight piece of every segment usable by ``modes`` is
+1. *Candidates*: every straight piece of every segment usable by ``modes`` (except
+   the copies made for via-way turn restrictions, ``FLAG_RESTRICTION_COPY``: they
+   repeat an original segment's geometry, which is the one linked and snapped to) is
    sampled at most :data:`SAMPLE_SPACING_M` apart in a global equirectangular
    projection and the samples go into a :class:`scipy.spatial.cKDTree` (built
    once per graph and mode mask, cached).  For a point whose nearest sample is
@@ -34,6 +36,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.spatial import cKDTree
 
+from otpa.osm.model import FLAG_RESTRICTION_COPY
 from otpa.street._elevation import ELEVATION_FIELDS, LENGTH_LIKE_ELEVATION
 from otpa.street._segments import SegmentTable, assemble, table_from_graph
 from otpa.street._split_kernel import split_geometry
@@ -99,9 +102,14 @@ def _along(graph: StreetGraph) -> _Along:
 
 
 def _usable_segments(graph: StreetGraph, modes: int) -> BoolArray:
+    """Segments ``modes`` may use, less the via-way restriction copies (same geometry)."""
     perm = np.zeros(graph.n_segments, dtype=np.uint8)
     np.bitwise_or.at(perm, np.asarray(graph.edge_segment), np.asarray(graph.edge_perm))
-    usable: BoolArray = (perm & np.uint8(modes)) != 0
+    copy = np.zeros(graph.n_segments, dtype=bool)
+    copy[np.asarray(graph.edge_segment)] = (
+        np.asarray(graph.edge_flags) & np.uint16(FLAG_RESTRICTION_COPY)
+    ) != 0
+    usable: BoolArray = ((perm & np.uint8(modes)) != 0) & ~copy
     return usable
 
 

@@ -13,7 +13,12 @@ import rasterio
 from pyproj import Transformer
 from rasterio.transform import Affine
 
-from otpa.elevation import edge_elevation_profiles, slope_speed_coefficient, tobler_multiplier
+from otpa.elevation import (
+    GEOID_UNAVAILABLE_NO_GRID,
+    edge_elevation_profiles,
+    slope_speed_coefficient,
+    tobler_multiplier,
+)
 from otpa.elevation._slope_costs import _COEFF, _TY
 from otpa.errors import ElevationError
 from otpa.osm import CAR, FLAG_SLOPE_OVERRIDE, read_osm
@@ -225,10 +230,17 @@ def test_geoid_metadata_from_grid(
     assert e.metadata.ellipsoid_to_geoid_difference == pytest.approx(40.0 + centre / 10.0)
     assert e.metadata.geoid_model == "toy_egm.gtx"
     assert e.metadata.geoid_elevation is True
+    assert e.metadata.geoid_available
+    assert e.metadata.geoid_status == "EGM96 geoid height from toy_egm.gtx"
     monkeypatch.setenv("OTPA_GEOID_GRID", str(tmp_path / "absent.gtx"))
     e = edge_elevation_profiles(ramp, offsets, lat, lon, length)
     assert e.metadata.ellipsoid_to_geoid_difference == 0.0
     assert e.metadata.geoid_model is None
+    assert not e.metadata.geoid_available
+    # no made-up value: the metadata says why the difference is 0
+    assert e.metadata.geoid_status == GEOID_UNAVAILABLE_NO_GRID
+    assert e.metadata.geoid_status.startswith("geoid difference unavailable: grid not installed")
+    assert e.metadata.to_dict()["geoid_status"] == GEOID_UNAVAILABLE_NO_GRID
 
 
 def test_bad_input(ramp: Path) -> None:

@@ -452,11 +452,19 @@ def test_restrictions_xml(tmp_path: Path) -> None:
         restriction="only_straight_on",
         **{"except": "bicycle"},
     )
+    osm.node(7, 100, 100)
+    osm.way(15, [2, 7], highway="residential")
     osm.relation(
         102,
+        [("way", 13, "from"), ("way", 12, "via"), ("way", 15, "to")],
+        type="restriction",
+        restriction__bicycle="no_left_turn",
+    )
+    osm.relation(  # broken: the to way leaves the via way where the from way joins it
+        106,
         [("way", 13, "from"), ("way", 12, "via"), ("way", 14, "to")],
         type="restriction",
-        restriction__bicycle="no_u_turn",
+        restriction="no_u_turn",
     )
     osm.relation(  # broken: the to way does not exist
         103,
@@ -481,6 +489,11 @@ def test_restrictions_xml(tmp_path: Path) -> None:
     assert by_id[101].modes == C
     r = by_id[102]
     assert (r.via_vertex, r.via_ways, r.modes) == (-1, (12,), B)
+    assert [int(d.vertex_osm_id[v]) for v in r.via_path] == [5, 2]
+    (s,) = r.via_segments
+    assert int(d.seg_way_id[s]) == 12
+    assert {int(d.seg_from[s]), int(d.seg_to[s])} == set(r.via_path)
+    assert any("106" in w and "do not join" in w for w in d.warnings)
     assert any("103" in w for w in d.warnings)
     assert any("104" in w for w in d.warnings)
     # The via node of a restriction on an interior node becomes a vertex.

@@ -144,7 +144,7 @@ def test_street_path_costs_match_line_graph_oracle(
     lg = _line_graph(g, opts)
     rng = np.random.default_rng(7)
     checked = 0
-    for o, t in rng.integers(0, g.n_vertices, size=(25, 2)):
+    for o, t in rng.integers(0, g.n_vertices, size=(60, 2)):
         expected = _oracle_cost(g, opts, lg, int(o), int(t))
         path = street_path(atlanta, int(o), int(t), opts)
         if o == t:
@@ -384,7 +384,7 @@ def test_wheelchair_avoids_steps_and_slopes_and_retries(porto: TransportNetwork)
     costs = edge_costs(g, WALK_OPTS)
     rng = np.random.default_rng(2)
     found = 0
-    for o, t in rng.integers(0, g.n_vertices, size=(15, 2)):
+    for o, t in rng.integers(0, g.n_vertices, size=(60, 2)):
         path = street_path(porto, int(o), int(t), wheel)
         if path is None or path.too_sloped:
             continue

@@ -185,11 +185,12 @@ def test_pruning_keeps_restrictions_consistent() -> None:
     assert m[0] == CAR
 
 
-def test_via_way_restrictions_counted() -> None:
+def test_via_way_restriction_without_path_is_unresolved() -> None:
     osm = grid_osm(3, 3)
     r = replace(restriction(1, -1, 2, "no_u_turn"), via_vertex=-1, via_ways=(3,))
     g = build_street_graph(replace(osm, restrictions=[r]), prune_islands=False)
-    assert g.report.restrictions_via_way_skipped == 1
+    assert (g.report.restrictions_unresolved, g.report.restrictions_via_way) == (1, 0)
+    assert g.report.restrictions_via_way_skipped == 0
     assert g.n_turn_bans == 0
 
 
