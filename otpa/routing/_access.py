@@ -13,6 +13,7 @@ from otpa.routing._places import Endpoint
 from otpa.routing._transfers import transfer_times, transfers_from, transfers_to
 from otpa.routing.errors import OutsideBoundsError
 from otpa.routing.street_router import (
+    AccessPaths,
     AccessResult,
     Snap,
     StreetOptions,
@@ -70,6 +71,7 @@ class Access:
     cost: FloatArray
     distance_m: FloatArray
     by_stop: dict[int, int] = field(default_factory=dict)
+    paths: AccessPaths | None = None  # the street search, for the legs' paths
 
 
 def find_access(
@@ -136,7 +138,8 @@ def find_access(
     t = np.concatenate(times).astype(np.int32)
     c = np.concatenate(costs).astype(np.float64)
     d = np.concatenate(dists).astype(np.float64)
-    return Access(s, t, c, d, {int(x): i for i, x in enumerate(s)})
+    paths = None if res is None else res.paths
+    return Access(s, t, c, d, {int(x): i for i, x in enumerate(s)}, paths)
 
 
 def leg_geometry(
@@ -145,12 +148,21 @@ def leg_geometry(
     b: StreetEnd | int,
     options: StreetOptions,
     coords: tuple[float, float, float, float],
+    paths: AccessPaths | None = None,
 ) -> tuple[StreetLegGeometry, bool]:
     """Street geometry (and steps) between two ends; straight line when no street path.
 
-    ``a``/``b`` are street ends or stop indices.  Returns the geometry and the
-    ``too_sloped`` flag of the path.
+    ``a``/``b`` are street ends or stop indices.  ``paths``: the access (or egress)
+    search of the street end, whose path to the stop is used when it reached it (the
+    path its time came from).  Returns the geometry and the ``too_sloped`` flag of
+    the path.
     """
+    if paths is not None and network.street is not None:
+        stop = b if isinstance(b, int) else a if isinstance(a, int) else -1
+        v = int(network.stop_vertex[stop]) if stop >= 0 and network.stop_vertex.size else -1
+        path = paths.path(v) if v >= 0 else None
+        if path is not None:
+            return path_geometry(network, path), path.too_sloped
 
     def where(x: StreetEnd | int) -> Snap | int | None:
         if isinstance(x, StreetEnd):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from collections.abc import Sequence
 
 from otpa.network import TransportNetwork
@@ -49,13 +50,23 @@ def make_itinerary(
     too_sloped: bool = False,
     generalized_cost: float | None = None,
 ) -> Itinerary:
-    """Totals of an itinerary from its legs (OTP 1.x definitions)."""
+    """Totals of an itinerary from its legs (OTP 1.x definitions).
+
+    A leg entered by staying seated (``interline_with_previous_leg``) is no boarding:
+    ``transfers`` counts boardings less one, and the dwell on board between the two
+    trips is transit time, not waiting.
+    """
     start, end = legs[0].start_time, legs[-1].end_time
     walk_time = sum(round(leg.duration) for leg in legs if leg.mode in _STREET)
     transit_time = sum(round(leg.duration) for leg in legs if leg.transit_leg)
+    transit_time += sum(
+        round((leg.start_time - prev.end_time).total_seconds())
+        for prev, leg in itertools.pairwise(legs)
+        if leg.interline_with_previous_leg
+    )
     duration = round((end - start).total_seconds())
     walk_distance = sum(leg.distance for leg in legs if leg.mode in _STREET)
-    rides = sum(1 for leg in legs if leg.transit_leg)
+    rides = sum(1 for leg in legs if leg.transit_leg and not leg.interline_with_previous_leg)
     limit = request.walk.max_distance_m
     fare = compute_fare(network.transit, _rides(legs)) if rides else None
     return Itinerary(

@@ -10,11 +10,12 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from otpa.network import TransportNetwork
+from otpa.routing._polyline import encode
+from otpa.routing._tables import columns, shape_index
 from otpa.routing._tables import row as table_row
 from otpa.routing.model import EncodedPolyline, Leg, Place, VertexType, WalkStep
 from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.util.geo import haversine_m, polyline_length_m
-from otpa.util.polyline import encode_polyline
 
 __all__ = ["StreetLegGeometry", "stop_place", "street_leg", "transit_leg"]
 
@@ -38,7 +39,7 @@ def polyline(lat: Any, lon: Any) -> EncodedPolyline:
     """Encoded polyline of coordinate sequences."""
     lat_a = np.asarray(lat, dtype=float)
     lon_a = np.asarray(lon, dtype=float)
-    return EncodedPolyline(points=encode_polyline(lat_a, lon_a), length=int(lat_a.size))
+    return EncodedPolyline(points=encode(lat_a, lon_a), length=int(lat_a.size))
 
 
 def to_datetime(epoch_s: float, tz: ZoneInfo) -> dt.datetime:
@@ -167,8 +168,16 @@ def transit_leg(
     date: dt.date,
     tz: ZoneInfo,
     show_intermediate_stops: bool,
+    interline: bool = False,
+    onboard_from: Place | None = None,
+    delay_s: int = 0,
 ) -> Leg:
-    """A transit leg from a RAPTOR ride (timetable route ``route``, route-trip ``trip``)."""
+    """A transit leg from a RAPTOR ride (timetable route ``route``, route-trip ``trip``).
+
+    ``interline``: the rider stayed seated from the previous leg (same vehicle, GTFS block).
+    ``onboard_from``: the journey starts on board, at this place and its departure time,
+    after the trip left ``board_pos`` (depart on board); ``delay_s`` shifts the trip's times.
+    """
     m = network.transit
     pattern = int(timetable.route_pattern[route])
     model_trip = int(timetable.route_trip_ref[trip])
@@ -176,8 +185,8 @@ def transit_leg(
     n_stops = stops.size
     k = trip - int(timetable.route_trip_offsets[route])
     base = int(timetable.route_time_offsets[route]) + k * n_stops
-    arr = np.asarray(timetable.arrival[base : base + n_stops], dtype=np.int64)
-    dep = np.asarray(timetable.departure[base : base + n_stops], dtype=np.int64)
+    arr = np.asarray(timetable.arrival[base : base + n_stops], dtype=np.int64) + delay_s
+    dep = np.asarray(timetable.departure[base : base + n_stops], dtype=np.int64) + delay_s
     # stop_sequence of the model trip: locate the trip's block in the pattern
     ptrips = np.asarray(m.pattern_trip_indices(pattern))
     k_model = int(np.flatnonzero(ptrips == model_trip)[0])
@@ -203,14 +212,24 @@ def transit_leg(
     dropoff = int(m.pattern_dropoff[pstop_a + alight_pos])
     start = to_datetime(epoch + dep[board_pos], tz)
     end = to_datetime(epoch + arr[alight_pos], tz)
-    sel = stops[board_pos : alight_pos + 1]
-    s_lat = np.array([table_row(m, "stops", i)["lat"] for i in sel], dtype=float)
-    s_lon = np.array([table_row(m, "stops", i)["lon"] for i in sel], dtype=float)
+    first = board_pos + 1 if onboard_from is not None else board_pos  # geometry from there
+    sel = stops[first : alight_pos + 1]
+    stop_cols = columns(m, "stops")
+    s_lat = np.asarray(stop_cols["lat"][sel], dtype=float)
+    s_lon = np.asarray(stop_cols["lon"][sel], dtype=float)
     geom: tuple[Any, Any] | None = None
     shape_id = _str(trip_row.get("shape_id"))
-    if shape_id is not None and shape_id in m.shape_ids:
-        geom = _shape_slice(network, m.shape_ids.index(shape_id), s_lat, s_lon)
+    shape = shape_index(m).get(shape_id) if shape_id is not None else None
+    if shape is not None:
+        geom = _shape_slice(network, shape, s_lat, s_lon)
     g_lat, g_lon = geom if geom is not None else (s_lat, s_lon)
+    from_place = at(board_pos, arrive=False, depart=True)
+    if onboard_from is not None:
+        # on board between two stops: the leg starts there, at the requested time
+        g_lat = np.r_[onboard_from.lat, g_lat]
+        g_lon = np.r_[onboard_from.lon, g_lon]
+        from_place = onboard_from
+        start = onboard_from.departure or start
     trip_id = _str(trip_row.get("template_trip_id")) or str(trip_row["trip_id"])
     short = _str(route_row.get("short_name"))
     long_ = _str(route_row.get("long_name"))
@@ -223,7 +242,7 @@ def transit_leg(
         mode=str(route_row["mode"]),
         start_time=start,
         end_time=end,
-        from_place=at(board_pos, arrive=False, depart=True),
+        from_place=from_place,
         to_place=at(alight_pos, arrive=True, depart=False),
         distance=round(float(polyline_length_m(g_lat, g_lon)), 3),
         leg_geometry=polyline(g_lat, g_lon),
@@ -247,4 +266,5 @@ def transit_leg(
         service_date=date.strftime("%Y%m%d"),
         board_rule=_RULES.get(pickup),
         alight_rule=_RULES.get(dropoff),
+        interline_with_previous_leg=interline,
     )

@@ -149,6 +149,7 @@ def _search(  # noqa: C901 (one flat loop for numba)
     cost_v: FloatArray,
     time_v: FloatArray,
     dist_v: FloatArray,
+    edge_v: Int32Array,
     best: FloatArray,
 ) -> int:
     """Run the search; returns the number of settled states.
@@ -159,6 +160,15 @@ def _search(  # noqa: C901 (one flat loop for numba)
     search is an A*: the heap key adds ``h_ratio`` x a lower bound of the
     straight-line distance from the state's vertex to ``(h_lat, h_lon)``.
     """
+    # the label arrays come uninitialised: filling them here runs without the GIL
+    lab[:] = _INF
+    tim[:] = _INF
+    dist[:] = _INF
+    pred[:] = -1
+    cost_v[:] = _INF
+    time_v[:] = _INF
+    dist_v[:] = _INF
+    edge_v[:] = -1
     hc = np.empty(256, dtype=np.float64)
     hi = np.empty(256, dtype=np.int64)
     n = 0
@@ -199,6 +209,7 @@ def _search(  # noqa: C901 (one flat loop for numba)
             cost_v[v] = c
             time_v[v] = t
             dist_v[v] = d
+            edge_v[v] = e
         if v == target_v:
             best[0] = c
             best[1] = t
@@ -318,7 +329,11 @@ class Seeds:
 
 @dataclass(frozen=True, eq=False)
 class SearchResult:
-    """Labels of a search (per edge) and, for one-to-many runs, per vertex."""
+    """Labels of a search (per edge) and, for one-to-many runs, per vertex.
+
+    ``edge_v``: the state (edge) that gave each vertex its label (-1: none); follow
+    ``pred`` from it for the path (:meth:`chain`).
+    """
 
     label: FloatArray
     time_s: FloatArray
@@ -327,6 +342,7 @@ class SearchResult:
     cost_v: FloatArray
     time_v: FloatArray
     dist_v: FloatArray
+    edge_v: Int32Array
     best_weight: float
     best_time_s: float
     best_distance_m: float
@@ -396,14 +412,15 @@ def run_search(
     ``goal`` (lat, lon): where all targets are, for an A* search towards it.
     """
     n_e = inputs.weight.shape[0]
-    lab = np.full(n_e, _INF)
-    tim = np.full(n_e, _INF)
-    dist = np.full(n_e, _INF)
-    pred = np.full(n_e, -1, dtype=np.int32)
+    lab = np.empty(n_e)  # filled by the kernel
+    tim = np.empty(n_e)
+    dist = np.empty(n_e)
+    pred = np.empty(n_e, dtype=np.int32)
     n_v = n_vertices if vertex_labels else 0
-    cost_v = np.full(n_v, _INF)
-    time_v = np.full(n_v, _INF)
-    dist_v = np.full(n_v, _INF)
+    cost_v = np.empty(n_v)
+    time_v = np.empty(n_v)
+    dist_v = np.empty(n_v)
+    edge_v = np.empty(n_v, dtype=np.int32)
     best = np.array([_INF, _INF, _INF, -1.0, -1.0])
     if initial_best is not None:
         best[:3] = initial_best
@@ -420,7 +437,7 @@ def run_search(
         int(target_vertex), tg.edge, tg.weight, tg.time_s, tg.distance_m,
         float(max_weight), float(max_time_s), float(max_distance_m),
         inputs.vertex_lat, inputs.vertex_lon, float(h_lat), float(h_lon), float(h_ratio),
-        lab, tim, dist, pred, cost_v, time_v, dist_v, best,
+        lab, tim, dist, pred, cost_v, time_v, dist_v, edge_v, best,
     )  # fmt: skip
     return SearchResult(
         label=lab,
@@ -430,6 +447,7 @@ def run_search(
         cost_v=cost_v,
         time_v=time_v,
         dist_v=dist_v,
+        edge_v=edge_v,
         best_weight=float(best[0]),
         best_time_s=float(best[1]),
         best_distance_m=float(best[2]),

@@ -16,6 +16,7 @@ from otpa.routing.preferences import Optimize, TriangleFactors
 from otpa.types import BoolArray, FloatArray, Int32Array
 
 if TYPE_CHECKING:
+    from otpa.routing._street_access import AccessPaths
     from otpa.routing.request import PlanRequest
 
 __all__ = [
@@ -238,12 +239,16 @@ class AccessResult(NamedTuple):
         Generalized cost.
     distance_m
         Street distance plus the link.
+    paths
+        The street search behind it
+        (:class:`~otpa.routing._street_access.AccessPaths`), if any.
     """
 
     stops: Int32Array
     time_s: Int32Array
     cost: FloatArray
     distance_m: FloatArray
+    paths: AccessPaths | None = None
 
 
 class ElevationProfile(NamedTuple):

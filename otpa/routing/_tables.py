@@ -15,7 +15,7 @@ import numpy as np
 
 from otpa.transit.model import TransitModel
 
-__all__ = ["Row", "columns", "row"]
+__all__ = ["Row", "columns", "row", "shape_index"]
 
 _CACHE: weakref.WeakKeyDictionary[TransitModel, dict[str, dict[str, Any]]] = (
     weakref.WeakKeyDictionary()
@@ -36,6 +36,19 @@ def columns(model: TransitModel, table: str) -> dict[str, Any]:
                 cols[str(name)] = np.asarray(values, dtype=object)
             per_model[table] = cols
         return cols
+
+
+def shape_index(model: TransitModel) -> dict[str, int]:
+    """Index of every shape id in ``model.shape_ids`` (cached per model)."""
+    with _LOCK:
+        per_model = _CACHE.setdefault(model, {})
+        index = per_model.get("__shape_index__")
+        if index is None:
+            index = {}
+            for i, shape_id in enumerate(model.shape_ids):
+                index.setdefault(shape_id, i)  # the first, as list.index
+            per_model["__shape_index__"] = index
+        return index
 
 
 class Row:

@@ -13,13 +13,17 @@ import weakref
 import numpy as np
 
 from otpa.network import TransportNetwork
-from otpa.types import Int32Array
+from otpa.types import FloatArray, Int32Array
 
-__all__ = ["transfer_times", "transfers_from", "transfers_to"]
+__all__ = ["transfer_costs", "transfer_times", "transfers_from", "transfers_to"]
 
 _CACHE: weakref.WeakKeyDictionary[TransportNetwork, dict[float, Int32Array]] = (
     weakref.WeakKeyDictionary()
 )
+_COSTS: weakref.WeakKeyDictionary[TransportNetwork, dict[tuple[float, float], FloatArray]] = (
+    weakref.WeakKeyDictionary()
+)
+_COSTS_SIZE = 16
 _LOCK = threading.Lock()
 
 
@@ -62,6 +66,28 @@ def transfer_times(network: TransportNetwork, walk_speed_mps: float) -> Int32Arr
     with _LOCK:
         per[walk_speed_mps] = times
     return times
+
+
+def transfer_costs(
+    network: TransportNetwork, walk_speed_mps: float, reluctance: float
+) -> FloatArray:
+    """Generalized cost of every transfer: its time at ``walk_speed_mps`` x ``reluctance``.
+
+    Cached (read-only), so repeated searches pass the same array.
+    """
+    key = (walk_speed_mps, reluctance)
+    with _LOCK:
+        cached = _COSTS.setdefault(network, {}).get(key)
+    if cached is not None:
+        return cached
+    costs = transfer_times(network, walk_speed_mps).astype(np.float64) * reluctance
+    costs.setflags(write=False)
+    with _LOCK:
+        per = _COSTS[network]
+        if len(per) >= _COSTS_SIZE:
+            per.clear()
+        per[key] = costs
+    return costs
 
 
 def transfers_from(network: TransportNetwork, stop: int) -> tuple[np.ndarray, np.ndarray]:

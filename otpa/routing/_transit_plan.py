@@ -12,11 +12,13 @@ import numpy as np
 
 from otpa.network import TransportNetwork
 from otpa.routing._access import Access, StreetEnd, find_access, leg_geometry
+from otpa.routing._interlining import stay_seated
 from otpa.routing._itinerary import make_itinerary
 from otpa.routing._legs import stop_place, street_leg, to_datetime, transit_leg
+from otpa.routing._onboard import OnBoardStart
 from otpa.routing._raptor_mapping import RaptorFilters, raptor_filters
 from otpa.routing._tables import row as table_row
-from otpa.routing._transfers import transfer_times
+from otpa.routing._transfers import transfer_costs, transfer_times
 from otpa.routing.model import Itinerary, Leg, Place
 from otpa.routing.request import PlanRequest
 from otpa.routing.street_router import StreetOptions
@@ -24,6 +26,7 @@ from otpa.transit.model import TransitModel
 from otpa.transit.raptor.api import (
     AccessLeg,
     EgressLeg,
+    OnBoard,
     RaptorJourney,
     RaptorRequest,
     TransferLeg,
@@ -59,6 +62,7 @@ class TransitSearch:
     destination: StreetEnd
     options: StreetOptions
     tz: ZoneInfo
+    onboard: OnBoardStart | None = None
 
 
 def _raptor_request(
@@ -75,6 +79,7 @@ def _raptor_request(
     tp = req.transit
     board_cost = req.bike.board_cost if s.options.mode == "BICYCLE" else req.walk.board_cost
     del speed
+    ob = s.onboard
     return RaptorRequest(
         access_stops=access.stops,
         access_time_s=access.time_s,
@@ -91,7 +96,7 @@ def _raptor_request(
         transfer_offsets=np.asarray(net.transfer_offsets),
         transfer_to=np.asarray(net.transfer_to),
         transfer_time_s=walk_time,
-        transfer_cost=walk_time.astype(np.float64) * req.walk.reluctance,
+        transfer_cost=transfer_costs(net, req.walk.speed_mps, req.walk.reluctance),
         route_allowed=filters.route_allowed,
         trip_allowed=trip_allowed,
         stop_board_allowed=filters.stop_board_allowed,
@@ -106,6 +111,8 @@ def _raptor_request(
         wait_at_beginning_factor=tp.wait_at_beginning_factor,
         route_penalty=filters.route_penalty,
         criteria="cost",
+        stay_seated=stay_seated(net.transit, timetable),
+        onboard=None if ob is None else OnBoard(ob.trip, ob.next_pos, ob.delay_s),
     )
 
 
@@ -115,6 +122,11 @@ def _trip_key(journey: RaptorJourney, timetable: RaptorTimetable) -> tuple[int, 
         for leg in journey.legs
         if isinstance(leg, TransitLeg)
     )
+
+
+def _journey_order(journey: RaptorJourney, arrive_by: bool, by_time: bool) -> tuple[float, ...]:
+    when = float(-journey.departure if arrive_by else journey.arrival)
+    return (when, journey.cost) if by_time else (journey.cost, when)
 
 
 def _search_journeys(
@@ -138,9 +150,10 @@ def _search_journeys(
         journeys = [j for j in journeys if j.n_rides > 0]
         if not journeys:
             break
-        journeys.sort(
-            key=lambda j: (j.cost, j.arrival if not s.request.arrive_by else -j.departure)
-        )
+        # journeys with the same trips differ only on foot: the better one by the
+        # request's comparator (generalized cost, or duration) stands for them
+        by_time = s.request.itineraries.path_comparator == "duration"
+        journeys.sort(key=lambda j: _journey_order(j, s.request.arrive_by, by_time))
         new = 0
         for j in journeys:
             key = _trip_key(j, timetable)
@@ -185,13 +198,17 @@ def _stop_coords(s: TransitSearch, stop: int) -> tuple[float, float]:
 
 
 def _journey_legs(
-    s: TransitSearch, timetable: RaptorTimetable, journey: RaptorJourney
+    s: TransitSearch,
+    timetable: RaptorTimetable,
+    journey: RaptorJourney,
+    ends: tuple[Access, Access],
 ) -> tuple[list[Leg], bool]:
     tz, epoch, net = s.tz, timetable.epoch, s.network
     date = dt.datetime.fromtimestamp(epoch + 12 * 3600, tz).date()
     legs: list[Leg] = []
     too_sloped = False
     mode = s.options.mode
+    delayed = False  # legs on the on-board vehicle run late by the on-board delay
     for leg in journey.legs:
         if isinstance(leg, AccessLeg):
             if leg.duration_s == 0 and s.origin.endpoint.stop == leg.stop:
@@ -200,7 +217,7 @@ def _journey_legs(
             slat, slon = _stop_coords(s, leg.stop)
             ep = s.origin.endpoint
             geom, sloped = leg_geometry(
-                net, s.origin, leg.stop, s.options, (ep.lat, ep.lon, slat, slon)
+                net, s.origin, leg.stop, s.options, (ep.lat, ep.lon, slat, slon), ends[0].paths
             )
             too_sloped |= sloped
             legs.append(
@@ -214,6 +231,11 @@ def _journey_legs(
                 )
             )
         elif isinstance(leg, TransitLeg):
+            delayed = leg.onboard or (leg.interline and delayed)
+            onboard_from = None
+            if leg.onboard:
+                start = to_datetime(epoch + leg.start, tz)
+                onboard_from = _endpoint_place(net, s.origin, start, departing=True)
             legs.append(
                 transit_leg(
                     net,
@@ -225,6 +247,9 @@ def _journey_legs(
                     date=date + dt.timedelta(days=int(timetable.route_day[leg.route])),
                     tz=tz,
                     show_intermediate_stops=s.request.itineraries.show_intermediate_stops,
+                    interline=leg.interline,
+                    onboard_from=onboard_from,
+                    delay_s=s.onboard.delay_s if delayed and s.onboard else 0,
                 )
             )
         elif isinstance(leg, TransferLeg):
@@ -250,7 +275,7 @@ def _journey_legs(
             slat, slon = _stop_coords(s, leg.stop)
             ep = s.destination.endpoint
             geom, sloped = leg_geometry(
-                net, leg.stop, s.destination, s.options, (slat, slon, ep.lat, ep.lon)
+                net, leg.stop, s.destination, s.options, (slat, slon, ep.lat, ep.lon), ends[1].paths
             )
             too_sloped |= sloped
             legs.append(
@@ -270,16 +295,20 @@ def transit_itineraries(s: TransitSearch) -> list[Itinerary]:
     """Transit itineraries for a search (possibly none)."""
     req = s.request
     max_walk = req.walk.effective_max_distance_m
-    access = find_access(s.network, s.origin, s.options, max_distance_m=max_walk, reverse=False)
+    if s.onboard is None:
+        access = find_access(s.network, s.origin, s.options, max_distance_m=max_walk, reverse=False)
+    else:  # on board: the journey starts with the trip (RaptorRequest.onboard)
+        z = np.zeros(0)
+        access = Access(z.astype(np.int32), z.astype(np.int32), z, z)
     egress = find_access(s.network, s.destination, s.options, max_distance_m=max_walk, reverse=True)
-    if access.stops.size == 0 or egress.stops.size == 0:
+    if (access.stops.size == 0 and s.onboard is None) or egress.stops.size == 0:
         return []
     # the service day of the requested time (a late-night search also sees the
     # previous day's trips through the timetable's day -1 routes)
     timetable = raptor_timetable(s.network.transit, s.when.astimezone(s.tz).date(), s.tz.key)
     out: list[Itinerary] = []
     for journey in _search_journeys(s, timetable, access, egress):
-        legs, too_sloped = _journey_legs(s, timetable, journey)
+        legs, too_sloped = _journey_legs(s, timetable, journey, (access, egress))
         out.append(
             make_itinerary(
                 s.network,

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import numpy as np
 
@@ -175,8 +175,7 @@ class _Step:
         )
 
 
-@dataclass(frozen=True)
-class _Edge:
+class _Edge(NamedTuple):
     """What the step builder needs of one path edge."""
 
     edge: int
@@ -194,35 +193,40 @@ class _Edge:
 def _edges(graph: StreetGraph, path: StreetPath, profiles: SegmentProfiles | None) -> list[_Edge]:
     geo = graph_geometry(graph)
     starts, ends = path.used_fractions()
-    out = []
-    for i, e in enumerate(int(x) for x in path.edges):
+    edges = np.asarray(path.edges, dtype=np.int64)
+    n = edges.size
+    # whole-edge values gathered at once; partial ends are recomputed below
+    first = np.asarray(geo.first_angle)[edges].tolist()
+    last = np.asarray(geo.last_angle)[edges].tolist()
+    v = np.asarray(graph.edge_from)[edges]
+    lat = np.asarray(graph.vertex_lat)[v].tolist()
+    lon = np.asarray(graph.vertex_lon)[v].tolist()
+    names = [graph.names[i] for i in np.asarray(graph.edge_name)[edges].tolist()]
+    flags = np.asarray(graph.edge_flags)[edges].tolist()
+    length = path.edge_distance_m.tolist() if path.edge_distance_m.size else [0.0] * n
+    walking = path.walking.tolist() if path.walking.size else [False] * n
+    # only the first and last edge can be partial
+    for i in {0, n - 1} if n else ():
         s, t = float(starts[i]), float(ends[i])
         if s > 0.0 or t < 1.0:
-            lat, lon = edge_part_points(graph, e, s, t)
-            first, last = polyline_angles(lat, lon)
-            p_lat, p_lon = float(lat[0]), float(lon[0])
-        else:
-            first, last = float(geo.first_angle[e]), float(geo.last_angle[e])
-            v = int(graph.edge_from[e])
-            p_lat, p_lon = float(graph.vertex_lat[v]), float(graph.vertex_lon[v])
-        length = float(path.edge_distance_m[i]) if path.edge_distance_m.size else 0.0
-        walking = bool(path.walking[i]) if path.walking.size else False
-        profile = _edge_profile(graph, e, s, t, profiles) if profiles is not None else []
-        out.append(
-            _Edge(
-                edge=e,
-                name=graph.names[int(graph.edge_name[e])],
-                flags=int(graph.edge_flags[e]),
-                length=length,
-                first=first,
-                last=last,
-                lat=p_lat,
-                lon=p_lon,
-                walking=walking,
-                profile=profile,
-            )
+            p_lat, p_lon = edge_part_points(graph, int(edges[i]), s, t)
+            first[i], last[i] = polyline_angles(p_lat, p_lon)
+            lat[i], lon[i] = float(p_lat[0]), float(p_lon[0])
+    if profiles is None:
+        none: list[tuple[float, float]] = []
+        profile = [none] * n
+    else:
+        profile = [
+            _edge_profile(graph, int(e), float(starts[i]), float(ends[i]), profiles)
+            for i, e in enumerate(edges)
+        ]
+    return [
+        _Edge(*row)
+        for row in zip(
+            edges.tolist(), names, flags, length, first, last, lat, lon, walking, profile,
+            strict=True,
         )
-    return out
+    ]  # fmt: skip
 
 
 def _is_exit(graph: StreetGraph, prev: int, nxt: int, bit: int) -> bool:

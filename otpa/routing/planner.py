@@ -22,9 +22,11 @@ from otpa.network import TransportNetwork
 from otpa.routing._access import StreetEnd, path_geometry, street_end
 from otpa.routing._itinerary import filter_and_sort, make_itinerary
 from otpa.routing._legs import street_leg
+from otpa.routing._onboard import OnBoardStart, onboard_start
 from otpa.routing._places import Endpoint, resolve_location
 from otpa.routing._transit_plan import TransitSearch, transit_itineraries
 from otpa.routing.errors import (
+    InvalidRequestError,
     NoTransitTimesError,
     OutsideBoundsError,
     PathNotFoundError,
@@ -45,13 +47,20 @@ def _localize(when: dt.datetime, tz: ZoneInfo) -> dt.datetime:
     return when.replace(tzinfo=tz) if when.tzinfo is None else when.astimezone(tz)
 
 
-def _resolve(network: TransportNetwork, request: PlanRequest) -> tuple[Endpoint, Endpoint]:
+def _resolve(
+    network: TransportNetwork, request: PlanRequest, onboard: OnBoardStart | None
+) -> tuple[Endpoint, Endpoint]:
     missing: list[str] = []
     ends: list[Endpoint | None] = []
     for role, loc, default in (
         ("from", request.from_place, "Origin"),
         ("to", request.to_place, "Destination"),
     ):
+        if role == "from" and onboard is not None:
+            # on board a trip: the origin is the vehicle's position (a point given is on it)
+            orig = loc.name if loc is not None else ""
+            ends.append(Endpoint(onboard.lat, onboard.lon, orig or default, orig))
+            continue
         if loc is None:
             missing.append(role)
             ends.append(None)
@@ -122,17 +131,18 @@ def _plan_pair(
     destination: Endpoint,
     when: dt.datetime,
     tz: ZoneInfo,
+    onboard: OnBoardStart | None = None,
 ) -> list[Itinerary]:
     modes = request.modes
     mode = modes.access_mode
     options = StreetOptions.from_request(request, mode)
-    o_end = street_end(network, origin, mode, "from")
+    o_end = StreetEnd(origin, None) if onboard else street_end(network, origin, mode, "from")
     d_end = street_end(network, destination, mode, "to")
     itineraries: list[Itinerary] = []
     if modes.transit:
-        search = TransitSearch(network, request, when, o_end, d_end, options, tz)
+        search = TransitSearch(network, request, when, o_end, d_end, options, tz, onboard)
         itineraries = transit_itineraries(search)
-    if mode in modes.street and not request.transit.only_transit_trips:
+    if onboard is None and mode in modes.street and not request.transit.only_transit_trips:
         # kept only when it is at least as good as the best transit itinerary
         best_transit = min((it.generalized_cost or 0.0 for it in itineraries), default=None)
         direct = _direct(network, request, o_end, d_end, options, when, best_transit)
@@ -175,11 +185,20 @@ def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
         No itinerary satisfies the request.
     NoPathsAfterFilteringError
         Itineraries were found, but the filters removed them all.
+    InvalidRequestError
+        ``start_transit_trip_id`` names no trip (or no transit mode is allowed).
     """
     t0 = time.perf_counter()
     tz = ZoneInfo(network.time_zone)
     when = _localize(request.date_time, tz)
-    origin, destination = _resolve(network, request)
+    onboard = None
+    if request.start_transit_trip_id is not None:
+        if not request.modes.transit:
+            msg = "startTransitTripId (depart on board) needs a transit mode"
+            raise InvalidRequestError(msg, parameter="startTransitTripId")
+        _check_service_period(network, when)
+        onboard = onboard_start(network, request, when, tz)
+    origin, destination = _resolve(network, request, onboard)
     if (origin.stop is not None and origin.stop == destination.stop) or (
         float(haversine_m(origin.lat, origin.lon, destination.lat, destination.lon))
         < TRIVIAL_DISTANCE_M
@@ -199,7 +218,8 @@ def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
         parts: list[Itinerary] = []
         t = when
         for a, b in pairs:
-            found = _plan_pair(network, single, a, b, t, tz)
+            first = a is origin and not request.arrive_by
+            found = _plan_pair(network, single, a, b, t, tz, onboard if first else None)
             if not found:
                 parts = []
                 break
@@ -210,7 +230,7 @@ def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
             parts.reverse()
         itineraries = [_chain(parts, network, request)] if parts else []
     else:
-        itineraries = _plan_pair(network, request, origin, destination, when, tz)
+        itineraries = _plan_pair(network, request, origin, destination, when, tz, onboard)
     t2 = time.perf_counter()
     if not itineraries:
         msg = "no itinerary found for this request"

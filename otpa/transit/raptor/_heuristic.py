@@ -44,6 +44,7 @@ _BOUNDS_SIZE = 16
 _BOUNDS: OrderedDict[
     tuple[Any, ...], tuple[tuple[weakref.ref[Any], ...], tuple[FloatArray, FloatArray]]
 ] = OrderedDict()
+_DIGESTS: OrderedDict[int, tuple[weakref.ref[Any], tuple[int, int, float]]] = OrderedDict()
 
 
 class StaticGraph(NamedTuple):
@@ -246,10 +247,27 @@ def _dijkstra(  # noqa: C901
     return lb
 
 
+def _digest(a: np.ndarray[Any, Any]) -> tuple[int, int, float]:
+    """A value digest of an array; remembered for read-only arrays (callers reuse them)."""
+    key = id(a)
+    if not a.flags.writeable:
+        with _LOCK:
+            hit = _DIGESTS.get(key)
+        if hit is not None and hit[0]() is a:
+            return hit[1]
+    c = np.ascontiguousarray(a, dtype=np.float64)
+    out = (zlib.crc32(c.data), len(c), float(c.sum()))
+    if not a.flags.writeable:
+        with _LOCK:
+            _DIGESTS[key] = (weakref.ref(a), out)
+            while len(_DIGESTS) > _BOUNDS_SIZE:
+                _DIGESTS.popitem(last=False)
+    return out
+
+
 def _bounds_key(p: Prepared, req: RaptorRequest) -> tuple[Any, ...]:
     """What the bounds depend on: network arrays by identity, small arrays by value."""
     q = p.query
-    cost = np.ascontiguousarray(req.transfer_cost, dtype=np.float64)
     return (
         id(p.timetable.arrival),
         id(req.transfer_offsets),
@@ -257,9 +275,7 @@ def _bounds_key(p: Prepared, req: RaptorRequest) -> tuple[Any, ...]:
         p.reverse,
         q.egress_stops.tobytes(),
         q.egress_cost.tobytes(),
-        zlib.crc32(cost.data),
-        len(cost),
-        float(cost.sum()),
+        _digest(req.transfer_cost),
         q.board_cost,
         zlib.crc32(np.ascontiguousarray(q.route_penalty).data),
     )

@@ -75,7 +75,7 @@ def run_mc(  # noqa: C901
     stop_board, stop_alight, stop_pass = q.stop_board, q.stop_alight, q.stop_pass
     tr_offsets, tr_to, tr_time, tr_cost = q.tr_offsets, q.tr_to, q.tr_time, q.tr_cost
     egress_time, egress_cost, r_key = q.egress_time, q.egress_cost, q.r_key
-    route_penalty = q.route_penalty
+    route_penalty, first_route = q.route_penalty, q.first_route
     head, nxt, alive, kind_of = lab.head, lab.nxt, lab.alive, lab.kind
     l_time, l_cost, l_stop, l_parent, l_rnd = lab.time, lab.cost, lab.stop, lab.parent, lab.rnd
     l_route, l_trip, l_bpos, l_apos, l_ref = lab.route, lab.trip, lab.bpos, lab.apos, lab.ref
@@ -128,7 +128,7 @@ def run_mc(  # noqa: C901
             mark[s] = 0
             for x in range(stop_route_offsets[s], stop_route_offsets[s + 1]):
                 r = stop_routes[x]
-                if route_allowed[r] == 0:
+                if route_allowed[r] == 0 or (first_route >= 0 and (k == 1) != (r == first_route)):
                     continue
                 p = stop_route_pos[x]
                 if first_pos[r] < 0:

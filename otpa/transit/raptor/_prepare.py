@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from otpa.transit.raptor._onboard import OnBoardRoute, add_onboard
 from otpa.transit.raptor._query import SearchQuery
 from otpa.transit.raptor._reverse import (
     flip_positions,
@@ -22,8 +23,9 @@ from otpa.transit.raptor._reverse import (
     reversed_timetable,
     transposed_transfers,
 )
+from otpa.transit.raptor._stay_seated import StaySeatedView, extend_filters, stay_seated_view
 from otpa.transit.raptor.spi import RaptorTimetable, TransferRules
-from otpa.types import IntArray
+from otpa.types import FloatArray, IntArray, UInt8Array
 
 if TYPE_CHECKING:
     from otpa.transit.raptor.api import RaptorRequest
@@ -36,13 +38,17 @@ _EMPTY_I64 = readonly(np.zeros(0, np.int64), np.int64)
 class Prepared(NamedTuple):
     """Kernel inputs: the timetable searched, the query, and whether it is reversed.
 
-    ``edge_map`` maps the query's transfer edges to the request's (arrive-by only).
+    ``edge_map`` maps the query's transfer edges to the request's (arrive-by only);
+    ``stay`` maps the extra routes of interlined trips back to the request's timetable,
+    ``onboard`` the route of an on-board start.
     """
 
     timetable: RaptorTimetable
     query: SearchQuery
     reverse: bool
     edge_map: IntArray | None = None
+    stay: StaySeatedView | None = None
+    onboard: OnBoardRoute | None = None
 
 
 def _check_length(name: str, a: np.ndarray[Any, Any] | None, n: int, what: str) -> None:
@@ -73,6 +79,13 @@ def _validate(tt: RaptorTimetable, req: RaptorRequest) -> None:
     if rules is not None and rules.n_stops not in (-1, n):
         msg = f"RaptorRequest.rules were built for {rules.n_stops} stops, the timetable has {n}"
         raise ValueError(msg)
+
+
+def _append_one(a: Any, n: int, dtype: Any, value: float) -> Any:
+    """``a`` (``None``: ``n`` neutral values) with ``value`` appended."""
+    if a is None:
+        return None
+    return np.r_[np.asarray(a, dtype), np.asarray([value], dtype)]
 
 
 def _flags(a: np.ndarray[Any, Any] | None, n: int) -> np.ndarray[Any, Any]:
@@ -148,9 +161,36 @@ def prepare(timetable: RaptorTimetable, req: RaptorRequest, *, time: int | None 
     tr_time, tr_cost = req.transfer_time_s, req.transfer_cost
     if off.shape[0] == 0:
         off = np.zeros(n + 1, np.int64)
-    trip_allowed = _flags(req.trip_allowed, tt.n_route_trips)
-    bans = req.trip_stop_bans if req.trip_stop_bans is not None else _EMPTY_I64
+    route_allowed: UInt8Array | None = req.route_allowed
+    trip_allowed: UInt8Array | None = req.trip_allowed
+    bans: IntArray | None = req.trip_stop_bans
+    route_penalty: FloatArray | None = req.route_penalty
+    view = None
+    if req.stay_seated is not None and len(req.stay_seated):
+        view = stay_seated_view(timetable, req.stay_seated)
+    if view is not None:
+        # interlined trips ride extra routes: searched like any other
+        route_allowed, trip_allowed, bans, route_penalty = extend_filters(
+            view, route_allowed, trip_allowed, bans, route_penalty
+        )
+        timetable = tt = view.timetable
     access = (req.access_stops, req.access_time_s, req.access_cost)
+    onboard = None
+    start, max_rounds = req.time, req.max_rounds
+    if req.onboard is not None:
+        # the rider rides route R* first (see _onboard): the only access is its first stop,
+        # the board slack before it leaves; the on-board start is no boarding (one more round)
+        next_trip = None if view is None else view.next_trip
+        timetable, onboard = add_onboard(tt, req.onboard, req.time, next_trip)
+        n_old, tt = tt.n_routes, timetable
+        route_allowed = _append_one(route_allowed, n_old, np.uint8, 1)
+        trip_allowed = _append_one(trip_allowed, tt.n_route_trips - 1, np.uint8, 1)
+        route_penalty = _append_one(route_penalty, n_old, np.float64, 0)
+        first_stop = tt.route_stops[tt.route_stop_offsets[onboard.route]]
+        access = (np.array([first_stop]), np.zeros(1, np.int32), np.zeros(1))
+        start, max_rounds = req.time - req.board_slack_s, max_rounds + 1
+    trip_allowed = _flags(trip_allowed, tt.n_route_trips)
+    bans = bans if bans is not None else _EMPTY_I64
     egress = (req.egress_stops, req.egress_time_s, req.egress_cost)
     board_slack, alight_slack = req.board_slack_s, req.alight_slack_s
     stop_board, stop_alight = req.stop_board_allowed, req.stop_alight_allowed
@@ -166,7 +206,7 @@ def prepare(timetable: RaptorTimetable, req: RaptorRequest, *, time: int | None 
         stop_board, stop_alight = stop_alight, stop_board
         anchor = -anchor
         tt = reversed_timetable(timetable)
-    penalty = np.zeros(tt.n_routes) if req.route_penalty is None else req.route_penalty
+    penalty = np.zeros(tt.n_routes) if route_penalty is None else route_penalty
     q = SearchQuery(
         access_stops=readonly(access[0], np.int32),
         access_time=readonly(access[1], np.int32),
@@ -174,8 +214,8 @@ def prepare(timetable: RaptorTimetable, req: RaptorRequest, *, time: int | None 
         egress_stops=readonly(egress[0], np.int32),
         egress_time=readonly(egress[1], np.int32),
         egress_cost=readonly(egress[2], np.float64),
-        time=-req.time if reverse else req.time,
-        max_rounds=req.max_rounds,
+        time=-req.time if reverse else start,
+        max_rounds=max_rounds,
         cap=anchor + req.search_window_s,
         board_slack=board_slack,
         alight_slack=alight_slack,
@@ -184,7 +224,7 @@ def prepare(timetable: RaptorTimetable, req: RaptorRequest, *, time: int | None 
         tr_to=readonly(to, np.int32),
         tr_time=readonly(tr_time, np.int32),
         tr_cost=readonly(tr_cost, np.float64),
-        route_allowed=_flags(req.route_allowed, tt.n_routes),
+        route_allowed=_flags(route_allowed, tt.n_routes),
         trip_allowed=readonly(trip_allowed, np.uint8),
         stop_board=_flags(stop_board, n),
         stop_alight=_flags(stop_alight, n),
@@ -196,6 +236,7 @@ def prepare(timetable: RaptorTimetable, req: RaptorRequest, *, time: int | None 
         wait_reluctance=float(req.wait_reluctance),
         initial_wait_factor=float(req.wait_at_beginning_factor),
         route_penalty=readonly(penalty, np.float64),
+        first_route=-1 if onboard is None else onboard.route,
         **_rule_arrays(req.rules, n, reverse),
     )
-    return Prepared(tt, q, reverse, edge)
+    return Prepared(tt, q, reverse, edge, view, onboard)

@@ -58,3 +58,4 @@ class SearchQuery(NamedTuple):
     wait_reluctance: float
     initial_wait_factor: float  # wait_reluctance factor of the wait before the first boarding
     route_penalty: FloatArray
+    first_route: int  # >= 0: in round 1 only this route is boarded, and never after (on board)

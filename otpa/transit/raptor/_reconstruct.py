@@ -15,6 +15,7 @@ import numpy as np
 
 from otpa.transit.raptor._common import first_rule
 from otpa.transit.raptor._mc_labels import McLabels
+from otpa.transit.raptor._onboard import onboard_legs
 from otpa.transit.raptor._prepare import Prepared
 from otpa.transit.raptor._results import (
     AccessLeg,
@@ -25,6 +26,7 @@ from otpa.transit.raptor._results import (
     TransitLeg,
 )
 from otpa.transit.raptor._round_kernel import B_ACCESS, B_RIDE, RoundLabels
+from otpa.transit.raptor._stay_seated import split_ride
 
 __all__ = ["journey", "mc_path", "round_path"]
 
@@ -194,6 +196,8 @@ def journey(p: Prepared, raw: list[_Raw], egress: int) -> RaptorJourney:
     rev = p.reverse
     for leg, (t_a, t_b) in zip([*raw, None], times, strict=True):
         start, end = (-t_b, -t_a) if rev else (t_a, t_b)
+        if isinstance(leg, _Access) and p.onboard is not None:
+            continue  # an on-board start has no access leg
         if leg is None or isinstance(leg, _Access):
             idx = egress if leg is None else leg.entry
             stops = q.egress_stops if leg is None else q.access_stops
@@ -219,6 +223,14 @@ def journey(p: Prepared, raw: list[_Raw], egress: int) -> RaptorJourney:
                 trip = t0 + t1 - 1 - trip
                 bpos, apos = last - apos, last - bpos
                 b_stop, a_stop = a_stop, b_stop
+            if p.onboard is not None and r == p.onboard.route:
+                legs.extend(onboard_legs(p.timetable, p.onboard, apos))
+                continue
+            if p.stay is not None and r >= p.stay.n_routes:
+                # a ride through interlined trips: one leg per trip (reversed below if rev)
+                parts = split_ride(p.stay, r, trip, bpos, apos)
+                legs.extend(reversed(parts) if rev else parts)
+                continue
             legs.append(TransitLeg(r, trip, bpos, apos, b_stop, a_stop, start, end))
     if rev:
         legs.reverse()

@@ -25,7 +25,13 @@ class AccessLeg:
 
 @dataclass(frozen=True)
 class TransitLeg:
-    """A ride on route-trip ``trip`` of ``route`` from position ``board_pos`` to ``alight_pos``."""
+    """A ride on route-trip ``trip`` of ``route`` from position ``board_pos`` to ``alight_pos``.
+
+    ``interline``: the rider stayed seated from the previous leg, whose vehicle continues
+    as this trip (:class:`~otpa.transit.raptor.spi.StaySeated`); no boarding, no transfer.
+    ``onboard``: the journey starts on board this trip at ``start``, after it left
+    position ``board_pos`` (:class:`~otpa.transit.raptor.api.OnBoard`); no boarding.
+    """
 
     route: int
     trip: int
@@ -35,6 +41,8 @@ class TransitLeg:
     alight_stop: int
     start: int
     end: int
+    interline: bool = False
+    onboard: bool = False
 
 
 @dataclass(frozen=True)
@@ -70,13 +78,14 @@ class RaptorJourney:
     Attributes
     ----------
     legs
-        In travel order: access first, egress last.
+        In travel order: access first (none when the journey starts on board), egress last.
     departure
         ``legs[0].start``.
     arrival
         ``legs[-1].end``.
     n_rides
-        Number of transit legs.
+        Number of rides (RAPTOR rounds): transit legs, less those entered by staying
+        seated (``TransitLeg.interline``); an on-board start counts as one.
     cost
         Generalized cost (access, boardings, waits, rides, walks and egress), computed
         with the request's cost parameters in both criteria modes.

@@ -234,6 +234,7 @@ def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcoun
     b_kind, b_ref, b_edge, b_round = lab.b_kind, lab.b_ref, lab.b_edge, lab.b_round
     changed, changed_list, n_changed = lab.changed, lab.changed_list, lab.n_changed
     cap, alight_slack, has_rules = q.cap, q.alight_slack, q.has_rules
+    first_route = q.first_route
     g = q.gap - q.alight_slack
     n_routes = route_stop_offsets.shape[0] - 1
     e_time = np.full(n, INF, dtype=np.int64)
@@ -282,7 +283,7 @@ def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcoun
             mark[s] = 0
             for x in range(stop_route_offsets[s], stop_route_offsets[s + 1]):
                 r = stop_routes[x]
-                if route_allowed[r] == 0:
+                if route_allowed[r] == 0 or (first_route >= 0 and (k == 1) != (r == first_route)):
                     continue
                 p = stop_route_pos[x]
                 if first_pos[r] < 0:

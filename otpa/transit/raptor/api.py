@@ -22,6 +22,7 @@ import numpy as np
 from otpa.transit.raptor._heuristic import lower_bounds
 from otpa.transit.raptor._mc_kernel import run_mc
 from otpa.transit.raptor._mc_labels import OVERFLOW_DEST, OVERFLOW_LABELS, new_mc_labels
+from otpa.transit.raptor._onboard import OnBoard, onboard_cost_offset
 from otpa.transit.raptor._prepare import Prepared, prepare
 from otpa.transit.raptor._query import INF
 from otpa.transit.raptor._range import range_rounds
@@ -35,13 +36,14 @@ from otpa.transit.raptor._results import (
     TransitLeg,
 )
 from otpa.transit.raptor._round_kernel import new_round_labels, run_rounds
-from otpa.transit.raptor.spi import RaptorTimetable, TransferRules
+from otpa.transit.raptor.spi import RaptorTimetable, StaySeated, TransferRules
 from otpa.types import FloatArray, Int32Array, IntArray, UInt8Array
 
 __all__ = [
     "AccessLeg",
     "EgressLeg",
     "Leg",
+    "OnBoard",
     "RaptorJourney",
     "RaptorRequest",
     "TransferLeg",
@@ -136,6 +138,15 @@ class RaptorRequest:
         Accepted for completeness: the access leaves just in time, so there is no initial wait.
     route_penalty
         Per timetable route: extra cost of each boarding (preferred/unpreferred routes).
+    stay_seated
+        Interlined trips (GTFS blocks) a rider may stay seated through: no boarding, slack,
+        board cost or transfer; the journey gets one leg per trip, the later ones marked
+        ``TransitLeg.interline``.
+    onboard
+        Start on board a trip at ``time`` (OpenTripPlanner 1.x depart-on-board; forward
+        searches only): the access arrays are not used, journeys start with that trip's
+        leg (``TransitLeg.onboard``), which is no boarding (no board cost, slack or wait,
+        and it does not count against ``max_rounds``).
     criteria
         ``"arrival"``: (arrival, rides) Pareto set; ``"cost"``: (arrival, rides, cost) McRAPTOR.
     """
@@ -171,6 +182,8 @@ class RaptorRequest:
     wait_at_beginning_factor: float = 0.4
     route_penalty: FloatArray | None = None
     criteria: Literal["arrival", "cost"] = "arrival"
+    stay_seated: StaySeated | None = None
+    onboard: OnBoard | None = None
 
     def __post_init__(self) -> None:
         values: dict[str, Any] = {}
@@ -219,6 +232,9 @@ class RaptorRequest:
                 raise ValueError(msg)
         if self.max_rounds < 1:
             msg = "RaptorRequest.max_rounds must be at least 1"
+            raise ValueError(msg)
+        if self.onboard is not None and self.arrive_by:
+            msg = "RaptorRequest.onboard (depart on board) cannot be combined with arrive_by"
             raise ValueError(msg)
         if self.criteria not in ("arrival", "cost"):
             msg = f"RaptorRequest.criteria must be 'arrival' or 'cost', not {self.criteria!r}"
@@ -308,6 +324,12 @@ def route(timetable: RaptorTimetable, request: RaptorRequest) -> list[RaptorJour
     """
     p = prepare(timetable, request)
     journeys = _route_cost(p, request) if request.criteria == "cost" else _route_arrival(p)[0]
+    if p.onboard is not None:
+        # the kernels charged boarding the on-board trip: the same for every journey
+        q = p.query
+        offset = onboard_cost_offset(q.board_cost, q.initial_wait_factor * q.wait_reluctance,
+                                     request.board_slack_s)  # fmt: skip
+        journeys = [dataclasses.replace(j, cost=j.cost - offset) for j in journeys]
     return _sorted(journeys, p.reverse)
 
 

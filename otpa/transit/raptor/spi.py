@@ -25,6 +25,7 @@ __all__ = [
     "TRANSFER_PREFERRED",
     "TRANSFER_TIMED",
     "RaptorTimetable",
+    "StaySeated",
     "TransferRules",
 ]
 
@@ -180,3 +181,39 @@ class TransferRules:
         (``TransferTable.determineTransferPenalty``).
         """
         return bool(np.any(self.kind <= TRANSFER_TIMED))
+
+
+@dataclass(frozen=True, eq=False)
+class StaySeated:
+    """Interlined trips of a timetable: riders may stay on board from one trip into the next.
+
+    When the vehicle of route-trip ``from_trip[i]`` continues as route-trip ``to_trip[i]``
+    (GTFS ``block_id``), a rider arriving at the last stop of the first may stay seated
+    and ride on from the first stop of the second: no alighting and boarding, no slack,
+    no board cost, the dwell counted as riding time, and no transfer (OpenTripPlanner 1.x
+    ``PatternInterlineDwell``).  Pairs whose second trip leaves before the first
+    arrives are ignored; a trip continues into at most one trip (the first pair listing
+    it) and is continued from at most one.
+
+    Attributes
+    ----------
+    from_trip, to_trip
+        Route-trip indices of the timetable the pairs were made for.
+    """
+
+    from_trip: Int32Array
+    to_trip: Int32Array
+
+    def __post_init__(self) -> None:
+        a = np.array(self.from_trip, dtype=np.int32)  # copies: frozen below
+        b = np.array(self.to_trip, dtype=np.int32)
+        if a.ndim != 1 or a.shape != b.shape:
+            msg = "StaySeated.from_trip and to_trip must be one-dimensional of the same length"
+            raise ValueError(msg)
+        a.flags.writeable = False
+        b.flags.writeable = False
+        object.__setattr__(self, "from_trip", a)
+        object.__setattr__(self, "to_trip", b)
+
+    def __len__(self) -> int:
+        return int(self.from_trip.shape[0])

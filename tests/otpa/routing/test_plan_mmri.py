@@ -408,9 +408,7 @@ CASES: list[Case] = [
 ]
 
 #: What is not there yet, with the reason (strict xfail: remove the entry once it passes).
-MISSING = {
-    "2f1": "depart on board (start_transit_trip_id, no origin) is not implemented by the planner",
-}
+MISSING: dict[str, str] = {}
 
 #: GTFS-RT driven MMRI cases (the ``.pb`` files): expected answers with the updates applied.
 REALTIME_CASES = [

@@ -1,0 +1,203 @@
+"""Access and egress over the streets: every stop within reach of a place, by one search.
+
+The search tree is kept (:class:`AccessPaths`): the street path to any stop it
+reached is read off its labels, so itineraries show the very path (and distance)
+whose time the transit search used, without searching again.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from otpa.routing._street_core import (
+    assemble,
+    resolve,
+    search_inputs,
+    start_states,
+    street_graph,
+)
+from otpa.routing._street_costs import EdgeCosts, edge_costs
+from otpa.routing._street_search import SearchInputs, SearchResult, run_search
+from otpa.routing._street_types import AccessResult, Snap, StreetOptions, StreetPath
+from otpa.street import StreetGraph
+from otpa.util.geo import haversine_m
+
+if TYPE_CHECKING:
+    from otpa.network import TransportNetwork
+
+__all__ = ["AccessPaths", "access_stops", "stops_near"]
+
+
+@dataclass(frozen=True, eq=False)
+class AccessPaths:
+    """The tree of an access (or, ``reverse``, egress) search: street paths to its vertices.
+
+    Attributes
+    ----------
+    where
+        The place searched from (to, when ``reverse``) as given: its point is part of
+        the paths' geometry.
+    start
+        Where the search started: ``where``, or the vertex a snapped point lies on.
+    """
+
+    graph: StreetGraph
+    costs: EdgeCosts
+    inputs: SearchInputs
+    options: StreetOptions
+    where: Snap | int
+    start: Snap | int
+    result: SearchResult
+    skip: dict[int, float]
+    reverse: bool
+
+    def path(self, vertex: int) -> StreetPath | None:
+        """The path between the place and street vertex ``vertex`` (None: not reached).
+
+        It is the path whose time and cost the search gave the vertex: from the place
+        to the vertex, or from the vertex to the place when ``reverse``.
+        """
+        v = int(vertex)
+        none = np.zeros(0, np.int32)
+        if not isinstance(self.start, Snap) and v == self.start:
+            return self._assemble(none, 0.0, 1.0, v)
+        state = int(self.result.edge_v[v]) if self.result.edge_v.size else -1
+        if state < 0:
+            return None
+        edges = self.result.chain(state)
+        if self.reverse:
+            # a backward search's predecessors lead towards the place: travel order
+            edges = edges[::-1].copy()
+            return self._assemble(edges, 0.0, self.skip.get(int(edges[-1]), 1.0), v)
+        return self._assemble(edges, self.skip.get(int(edges[0]), 0.0), 1.0, v)
+
+    def _assemble(self, edges: np.ndarray, start: float, end: float, v: int) -> StreetPath:
+        origin, destination = (v, self.where) if self.reverse else (self.where, v)
+        return assemble(
+            self.graph, self.costs, self.inputs, self.options, origin, destination,
+            edges, start, end,
+        )  # fmt: skip
+
+
+def access_stops(
+    network: TransportNetwork,
+    origin: Snap | int,
+    options: StreetOptions,
+    *,
+    max_time_s: float,
+    max_distance_m: float | None = None,
+    reverse: bool = False,
+) -> AccessResult:
+    """Stops reachable over the streets within a time (and distance) limit.
+
+    One street search from ``origin`` (``reverse=True``: to it, for egress).
+    A stop is reached through its street vertex (``network.stop_vertex``); the
+    link between them (``network.stop_link_distance_m``) is walked at the mode's
+    speed (for CAR at the walk speed).
+
+    Parameters
+    ----------
+    network
+        A network with streets.
+    origin
+        A snapped point or a street vertex.
+    options
+        Mode and cost model.
+    max_time_s
+        Largest time (link included).
+    max_distance_m
+        Largest distance (link included), or no limit.
+    reverse
+        Paths from the stops to ``origin`` instead.
+
+    Returns
+    -------
+    AccessResult
+        The stops reached, with the search tree (``paths``) for their street paths.
+    """
+    graph = street_graph(network)
+    costs = edge_costs(graph, options)
+    inputs = search_inputs(graph, options, costs)
+    where, origin = origin, resolve(graph, origin)
+    seeds, skip = start_states(graph, costs, origin, reverse=reverse)
+    max_d = math.inf if max_distance_m is None else float(max_distance_m)
+    res = run_search(
+        inputs,
+        seeds,
+        n_vertices=graph.n_vertices,
+        reverse=reverse,
+        max_time_s=float(max_time_s),
+        max_distance_m=max_d,
+        vertex_labels=True,
+    )
+    cost_v, time_v, dist_v = res.cost_v, res.time_v, res.dist_v
+    if not isinstance(origin, Snap):
+        v = int(origin)
+        cost_v[v] = time_v[v] = dist_v[v] = 0.0
+    stop_vertex = np.asarray(network.stop_vertex, dtype=np.int64)
+    stops = np.flatnonzero(stop_vertex >= 0)
+    sv = stop_vertex[stops]
+    reached = np.isfinite(cost_v[sv])
+    stops, sv = stops[reached], sv[reached]
+    link = np.nan_to_num(np.asarray(network.stop_link_distance_m, dtype=np.float64)[stops])
+    if options.mode == "CAR":
+        link_speed, link_rel = options.walk_speed_mps, options.walk_reluctance
+    else:
+        link_speed, link_rel = options.speed_mps, options.reluctance
+    link_t = link / link_speed
+    time = time_v[sv] + np.ceil(link_t)
+    dist = dist_v[sv] + link
+    cost = cost_v[sv] + link_t * link_rel
+    keep = (time <= max_time_s) & (dist <= max_d)
+    paths = AccessPaths(graph, costs, inputs, options, where, origin, res, skip, reverse)
+    return AccessResult(
+        stops[keep].astype(np.int32),
+        time[keep].astype(np.int32),
+        cost[keep],
+        dist[keep],
+        paths,
+    )
+
+
+def stops_near(
+    network: TransportNetwork,
+    lat: float,
+    lon: float,
+    *,
+    max_distance_m: float,
+    speed_mps: float,
+    reluctance: float,
+) -> AccessResult:
+    """Stops within a straight-line (great-circle) walk of a point.
+
+    For networks without streets: time is the distance at ``speed_mps`` (whole
+    seconds, rounded up), cost the time times ``reluctance``.
+
+    Parameters
+    ----------
+    network
+        Any network (only its stops are used).
+    lat, lon
+        The point (degrees).
+    max_distance_m
+        Farthest stop.
+    speed_mps, reluctance
+        Walking speed and reluctance.
+
+    Returns
+    -------
+    AccessResult
+        The stops within reach, sorted by stop index.
+    """
+    stops = network.transit.stops
+    s_lat = stops.lat.to_numpy(float)
+    s_lon = stops.lon.to_numpy(float)
+    dist = np.asarray(haversine_m(lat, lon, s_lat, s_lon), dtype=np.float64)
+    keep = np.flatnonzero(np.isfinite(dist) & (dist <= max_distance_m))
+    d = dist[keep]
+    t = d / speed_mps
+    return AccessResult(keep.astype(np.int32), np.ceil(t).astype(np.int32), t * reluctance, d)

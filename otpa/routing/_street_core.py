@@ -1,0 +1,247 @@
+"""Shared pieces of the street router: search inputs, seeds, snapped ends, path assembly.
+
+Used by :mod:`otpa.routing.street_router` (point-to-point paths) and
+:mod:`otpa.routing._street_access` (one-to-many access and egress searches).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from otpa.routing._street_costs import EdgeCosts
+from otpa.routing._street_geometry import dedupe, graph_geometry, path_points
+from otpa.routing._street_search import SearchInputs, Seeds, path_turn_costs
+from otpa.routing._street_types import Snap, StreetOptions, StreetPath
+from otpa.street import StreetGraph
+from otpa.types import Int32Array
+
+if TYPE_CHECKING:
+    from otpa.network import TransportNetwork
+
+__all__ = [
+    "AT_VERTEX_M",
+    "assemble",
+    "check_snap",
+    "partial",
+    "resolve",
+    "search_inputs",
+    "snap_directions",
+    "start_states",
+    "street_graph",
+    "vertex",
+]
+
+
+def street_graph(network: TransportNetwork) -> StreetGraph:
+    graph = network.street
+    if graph is None:
+        msg = "the network has no street graph (use stops_near for transit-only networks)"
+        raise ValueError(msg)
+    return graph
+
+
+def _static(graph: StreetGraph) -> dict[str, object]:
+    key = "routing_static"
+    cached = graph._cache.get(key)
+    if cached is None:
+        cached = {
+            "car_speed": np.asarray(graph.edge_car_speed_mps, dtype=np.float64),
+            "has_bans": graph.n_turn_bans > 0,
+        }
+        graph._cache[key] = cached
+    result: dict[str, object] = cached
+    return result
+
+
+def search_inputs(graph: StreetGraph, options: StreetOptions, costs: EdgeCosts) -> SearchInputs:
+    geo = graph_geometry(graph)
+    static = _static(graph)
+    car_speed = static["car_speed"]
+    assert isinstance(car_speed, np.ndarray)
+    return SearchInputs(
+        out_indptr=graph.out_indptr,
+        in_indptr=graph.in_indptr,
+        in_edges=graph.in_edges,
+        edge_from=graph.edge_from,
+        edge_to=graph.edge_to,
+        edge_reverse=graph.edge_reverse,
+        weight=costs.weight,
+        time_ceil_s=costs.time_ceil_s,
+        length_m=graph.edge_length_m,
+        ban_bit=costs.ban_bit,
+        ban_indptr=graph.ban_indptr,
+        ban_to=graph.ban_to,
+        ban_modes=graph.ban_modes,
+        use_bans=bool(options.turn_restrictions and static["has_bans"]),
+        blocked=costs.blocked,
+        free_flowing=geo.free_flowing,
+        in_deg=geo.in_deg,
+        out_deg=geo.out_deg,
+        car_speed=car_speed,
+        turn_speed=costs.turn_speed,
+        driving=costs.driving,
+        drive_on_right=options.drive_on_right,
+        turn_costs=options.turn_costs,
+        vertex_lat=graph.vertex_lat,
+        vertex_lon=graph.vertex_lon,
+        min_weight_per_m=costs.min_weight_per_m,
+    )
+
+
+def vertex(graph: StreetGraph, v: int | np.integer[Any]) -> int:
+    vi = int(v)
+    if not 0 <= vi < graph.n_vertices:
+        msg = f"street vertex {vi} out of range [0, {graph.n_vertices})"
+        raise ValueError(msg)
+    return vi
+
+
+def check_snap(graph: StreetGraph, s: Snap) -> None:
+    if not 0 <= s.edge < graph.n_edges:
+        msg = f"snap edge {s.edge} out of range [0, {graph.n_edges})"
+        raise ValueError(msg)
+
+
+#: A snapped position at most this far (metres) from an end of its edge *is* that
+#: street vertex.  OTP 1.x links such a point to the existing vertex instead of
+#: splitting the edge (``SimpleStreetSplitter``: projection within 1e-8 of an end),
+#: so every edge of the vertex may be used.  A point whose nearest street point is
+#: an intersection projects onto *one* of the segments meeting there, and that
+#: segment alone may be unusable in the needed direction (a one-way edge only
+#: cars can reach, a dead end with no U-turn).
+AT_VERTEX_M = 1e-3
+
+
+def resolve(graph: StreetGraph, where: Snap | int) -> Snap | int:
+    """Where a search starts or ends: the vertex a snapped point lies on, else the snap."""
+    if not isinstance(where, Snap):
+        return vertex(graph, where)
+    check_snap(graph, where)
+    length = float(graph.edge_length_m[where.edge])
+    if where.fraction * length <= AT_VERTEX_M:
+        return int(graph.edge_from[where.edge])
+    if (1.0 - where.fraction) * length <= AT_VERTEX_M:
+        return int(graph.edge_to[where.edge])
+    return where
+
+
+def partial(
+    costs: EdgeCosts, graph: StreetGraph, e: int, used: float
+) -> tuple[float, float, float]:
+    """Weight, time and distance of travelling ``used`` (share) of edge ``e``."""
+    used = min(max(used, 0.0), 1.0)
+    return (
+        used * float(costs.weight[e]),
+        float(math.ceil(used * float(costs.time_s[e]))),
+        used * float(graph.edge_length_m[e]),
+    )
+
+
+def snap_directions(graph: StreetGraph, costs: EdgeCosts, s: Snap) -> list[tuple[int, float]]:
+    """``(edge, fraction along it)`` of the usable directions of a snapped point."""
+    out = []
+    for e, f in ((s.edge, s.fraction), (int(graph.edge_reverse[s.edge]), 1.0 - s.fraction)):
+        if e >= 0 and math.isfinite(costs.weight[e]):
+            out.append((e, f))
+    return out
+
+
+def start_states(
+    graph: StreetGraph, costs: EdgeCosts, where: Snap | int, *, reverse: bool
+) -> tuple[Seeds, dict[int, float]]:
+    """Seed states of a search and the share of each seed edge skipped (forward)."""
+    rows: list[tuple[int, float, float, float]] = []
+    skip: dict[int, float] = {}
+    if isinstance(where, Snap):
+        check_snap(graph, where)
+        for e, f in snap_directions(graph, costs, where):
+            w, t, d = partial(costs, graph, e, f if reverse else 1.0 - f)
+            rows.append((e, w, t, d))
+            skip[e] = f
+        return Seeds.of(rows), skip
+    v = vertex(graph, where)
+    if reverse:
+        lo, hi = int(graph.in_indptr[v]), int(graph.in_indptr[v + 1])
+        edges = np.asarray(graph.in_edges[lo:hi], dtype=np.int32)
+    else:
+        lo, hi = int(graph.out_indptr[v]), int(graph.out_indptr[v + 1])
+        edges = np.arange(lo, hi, dtype=np.int32)
+    edges = edges[np.isfinite(costs.weight[edges])]
+    out = Seeds(
+        edges,
+        costs.weight[edges],
+        costs.time_ceil_s[edges],
+        np.asarray(graph.edge_length_m)[edges],
+    )
+    return out, {}
+
+
+def assemble(
+    graph: StreetGraph,
+    costs: EdgeCosts,
+    inputs: SearchInputs,
+    options: StreetOptions,
+    origin: Snap | int,
+    destination: Snap | int,
+    edges: Int32Array,
+    start: float,
+    end: float,
+) -> StreetPath:
+    """A :class:`StreetPath` from its edges (the costs recomputed per edge)."""
+    n = edges.size
+    used = np.ones(n)
+    if n:
+        used[0] -= start
+        used[-1] -= 1.0 - end
+    used = np.clip(used, 0.0, 1.0)
+    partial = used < 1.0
+    turns = path_turn_costs(inputs, edges)
+    weight = costs.weight[edges] * used + turns
+    time = np.where(partial, np.ceil(costs.time_s[edges] * used), costs.time_ceil_s[edges])
+    time = time + np.ceil(turns)
+    dist = np.asarray(graph.edge_length_m)[edges] * used
+    # drop a first/last edge of which nothing is travelled (its turn cost stays)
+    keep = np.ones(n, dtype=bool)
+    if n > 1 and used[0] <= 0.0:
+        keep[0], start = False, 0.0
+    if n > 1 and used[-1] <= 0.0 and keep[:-1].any():
+        keep[-1], end = False, 1.0
+        weight[-2] += weight[-1]
+        time[-2] += time[-1]
+    edges = edges[keep]
+    used, weight, time, dist = used[keep], weight[keep], time[keep], dist[keep]
+    n = edges.size
+    rise = fall = 0.0
+    if graph.edge_rise_m is not None and graph.edge_fall_m is not None:
+        rise = float(np.sum(np.asarray(graph.edge_rise_m)[edges] * used))
+        fall = float(np.sum(np.asarray(graph.edge_fall_m)[edges] * used))
+    lat, lon = path_points(graph, edges, start, end)
+    if isinstance(origin, Snap):
+        lat, lon = np.concatenate(([origin.lat], lat)), np.concatenate(([origin.lon], lon))
+    elif n == 0:
+        v = int(origin)
+        lat, lon = np.array([graph.vertex_lat[v]]), np.array([graph.vertex_lon[v]])
+    if isinstance(destination, Snap):
+        lat = np.concatenate((lat, [destination.lat]))
+        lon = np.concatenate((lon, [destination.lon]))
+    lat, lon = dedupe(lat, lon)
+    return StreetPath(
+        mode=options.mode,
+        edges=np.ascontiguousarray(edges, dtype=np.int32),
+        start_fraction=float(start),
+        end_fraction=float(end),
+        duration_s=float(time.sum()),
+        cost=float(weight.sum()),
+        distance_m=float(dist.sum()),
+        lat=lat,
+        lon=lon,
+        elevation_gained_m=rise,
+        elevation_lost_m=fall,
+        edge_time_s=time,
+        edge_cost=weight,
+        edge_distance_m=dist,
+        walking=np.asarray(costs.walking[edges]),
+    )
