@@ -281,6 +281,35 @@ class TransportNetwork:
             "warnings": len(self.meta.get("warnings", [])),
         }
 
+    # -- shipping to other processes (dask.distributed workers) -------------------------
+    def to_bytes(self) -> bytes:
+        """The network in the saved-graph format, uncompressed and exact, as bytes."""
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="otpa-net-") as tmp:
+            path = self.save(Path(tmp) / "graph", compress=False)
+            return path.read_bytes()
+
+    @classmethod
+    def from_bytes(cls, data: bytes, *, verify: bool = True) -> TransportNetwork:
+        """Open a network from :meth:`to_bytes` (or a saved graph file's bytes)."""
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="otpa-net-") as tmp:
+            path = Path(tmp) / "graph"
+            path.write_bytes(data)
+            # mapped members stay valid after the file is removed (POSIX semantics)
+            return cls.load(path, verify=verify)
+
+    def __reduce__(self) -> tuple[Any, tuple[bytes]]:
+        # pickling (dask.distributed shipping a network to its workers) goes through
+        # the safe graph format: nothing but arrays and JSON is ever unpickled from it
+        return (_network_from_bytes, (self.to_bytes(),))
+
+    def __dask_tokenize__(self) -> tuple[str, int]:
+        # hashing every array to name a task would cost more than the task
+        return ("otpa.TransportNetwork", id(self))
+
     def __repr__(self) -> str:
         s = self.summary()
         return (
@@ -307,6 +336,10 @@ def compute_convex_hull(lat: FloatArray, lon: FloatArray) -> list[tuple[float, f
     if out:
         out.append(out[0])
     return out
+
+
+def _network_from_bytes(data: bytes) -> TransportNetwork:
+    return TransportNetwork.from_bytes(data)
 
 
 def now_ms() -> int:

@@ -1,0 +1,69 @@
+"""Accessibility analysis: time surfaces, travel-time matrices, accessibility, isochrones.
+
+Results are xarray objects with fixed dimension names and ``units`` attributes (see
+``README.md`` next to this file); importing the package registers the ``.otpa``
+accessor on xarray objects.
+
+Examples
+--------
+>>> import datetime as dt
+>>> from otpa.analysis import PointSet, compute_time_surface, travel_time_matrix
+>>> ds = compute_time_surface(net, (-30.03, -51.22), dt.datetime(2019, 5, 13, 14))  # doctest: +SKIP
+>>> iso = ds.otpa.isochrones([900, 1800, 2700])  # doctest: +SKIP
+"""
+
+from otpa.analysis import accessor as _accessor  # registers ds.otpa
+from otpa.analysis._layout import grid_of, points_of
+from otpa.analysis.accessibility import accessibility
+from otpa.analysis.accessor import travel_time_difference
+from otpa.analysis.decay import DECAY_KINDS, decay_weights
+from otpa.analysis.isochrones import isochrone_shapefile_zip, isochrones, isochrones_geojson
+from otpa.analysis.matrix import travel_time_matrix
+from otpa.analysis.points import MAX_GRID_CELLS, Grid, PointSet, PointSetError
+from otpa.analysis.request import AnalysisRequest
+from otpa.analysis.scenario import (
+    AddRoute,
+    AdjustDwellTime,
+    AdjustFrequency,
+    AdjustSpeed,
+    NewStop,
+    RemoveRoutes,
+    RemoveStops,
+    RemoveTrips,
+    Scenario,
+    ScenarioError,
+    ScenarioStore,
+)
+from otpa.analysis.surface import compute_time_surface
+
+__all__ = [
+    "DECAY_KINDS",
+    "MAX_GRID_CELLS",
+    "AddRoute",
+    "AdjustDwellTime",
+    "AdjustFrequency",
+    "AdjustSpeed",
+    "AnalysisRequest",
+    "Grid",
+    "NewStop",
+    "PointSet",
+    "PointSetError",
+    "RemoveRoutes",
+    "RemoveStops",
+    "RemoveTrips",
+    "Scenario",
+    "ScenarioError",
+    "ScenarioStore",
+    "accessibility",
+    "compute_time_surface",
+    "decay_weights",
+    "grid_of",
+    "isochrone_shapefile_zip",
+    "isochrones",
+    "isochrones_geojson",
+    "points_of",
+    "travel_time_difference",
+    "travel_time_matrix",
+]
+
+del _accessor

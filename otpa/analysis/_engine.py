@@ -1,0 +1,225 @@
+"""One origin to many destinations: the computation behind surfaces and matrices.
+
+The same pieces as :func:`otpa.plan`: the origin is linked to the streets as the
+planner links it, access stops come from the planner's access search, RAPTOR runs
+with the planner's request mapping (modes, bans, slacks, transfers.txt rules), and
+street-only and egress times are read off street searches exactly as the planner
+scores a destination.  Only the criteria differ: the earliest arrival (range
+RAPTOR over the departure window) instead of the generalized cost.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import math
+from dataclasses import dataclass
+from zoneinfo import ZoneInfo
+
+import numpy as np
+
+from otpa.analysis._linkage import TargetLinks, link_targets
+from otpa.analysis._propagate import propagate
+from otpa.analysis.request import AnalysisRequest
+from otpa.network import TransportNetwork
+from otpa.routing import Location, PlanRequest
+from otpa.routing._access import Access, StreetEnd, find_access, street_end
+from otpa.routing._places import resolve_location
+from otpa.routing._raptor_mapping import raptor_filters
+from otpa.routing._transit_plan import TransitSearch, _raptor_request
+from otpa.routing.street_router import Snap, StreetOptions
+from otpa.routing.street_tree import street_tree, tree_times
+from otpa.transit.raptor.api import earliest_arrivals, range_raptor
+from otpa.transit.raptor_data import raptor_timetable
+from otpa.types import Float32Array, FloatArray
+from otpa.util.geo import haversine_m
+
+__all__ = ["OriginResult", "Prepared", "origin_times", "prepare", "unreachable"]
+
+_NO_ACCESS = Access(
+    np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0), np.zeros(0)
+)  # fmt: skip
+
+
+@dataclass(frozen=True, eq=False)
+class Prepared:
+    """What every origin of one analysis shares."""
+
+    network: TransportNetwork
+    request: AnalysisRequest
+    plan_request: PlanRequest
+    options: StreetOptions
+    tz: ZoneInfo
+    departures: np.ndarray  # unix seconds
+    links: TargetLinks
+    connector_s: FloatArray  # per destination: time to walk from its street (0: free)
+    edge_margin_s: float  # longest street edge a destination lies on, in seconds
+    link_time_s: np.ndarray  # egress link times, connector included
+    direct_allowed: bool
+    transit: bool
+
+
+@dataclass(frozen=True, eq=False)
+class OriginResult:
+    """Travel times from one origin (float32 seconds, NaN: unreachable)."""
+
+    times: Float32Array  # (n_percentiles, n_points)
+    by_departure: Float32Array | None  # (n_departures, n_points)
+
+
+def prepare(
+    network: TransportNetwork, request: AnalysisRequest, lat: FloatArray, lon: FloatArray
+) -> Prepared:
+    """Link the destinations and fix the parameters of an analysis."""
+    here = Location(lat=0.0, lon=0.0)
+    plan_req = request.plan_request(here, here)
+    modes = plan_req.modes
+    mode = modes.access_mode
+    options = StreetOptions.from_request(plan_req, mode)
+    max_dist = plan_req.walk.effective_max_distance_m
+    links = link_targets(
+        network, lat, lon, options, max_time_s=max_dist / options.speed_mps, max_distance_m=max_dist
+    )
+    tz = network.time_zone
+    connector = np.zeros(lat.shape[0])
+    if request.walk_connectors and links.snaps is not None:
+        off_street = np.nan_to_num(links.snaps.distance_m, posinf=0.0)
+        connector = np.ceil(off_street / _connector_speed(options))
+    margin = 0.0
+    if links.snaps is not None and network.street is not None:
+        on = links.snaps.edge[links.snaps.edge >= 0]
+        lengths = np.asarray(network.street.edge_length_m, dtype=np.float64)[on]
+        # slowest way along an edge: a walked bicycle (0.8 x walk speed); uphill walks
+        # are slower still, hence the cap is generous
+        slowest = 0.8 * min(options.speed_mps, options.walk_speed_mps)
+        margin = min(1.5 * float(np.max(lengths, initial=0.0)) / slowest, 3600.0) + 1.0
+    e = links.egress
+    link_time = e.time_s + np.repeat(connector, np.diff(e.indptr)).astype(np.int32)
+    return Prepared(
+        network=network,
+        request=request,
+        plan_request=plan_req,
+        options=options,
+        tz=ZoneInfo(tz),
+        departures=request.departure_epochs(tz),
+        links=links,
+        connector_s=connector,
+        edge_margin_s=margin,
+        link_time_s=link_time,
+        direct_allowed=mode in modes.street and not plan_req.transit.only_transit_trips,
+        transit=modes.transit,
+    )
+
+
+def _connector_speed(options: StreetOptions) -> float:
+    return options.walk_speed_mps if options.mode == "CAR" else options.speed_mps
+
+
+def _origin_connector(prep: Prepared, origin: StreetEnd) -> int:
+    """Seconds to walk from the origin to its street (0 when free or on a vertex)."""
+    where = origin.where
+    if not prep.request.walk_connectors or not isinstance(where, Snap):
+        return 0
+    return math.ceil(where.distance_m / _connector_speed(prep.options))
+
+
+def _origin_end(prep: Prepared, lat: float, lon: float) -> StreetEnd:
+    endpoint = resolve_location(prep.network, Location(lat=lat, lon=lon), "from", "Origin")
+    return street_end(prep.network, endpoint, prep.options.mode, "from")
+
+
+def _direct(prep: Prepared, origin: StreetEnd) -> FloatArray:
+    n = prep.links.lat.shape[0]
+    snaps = prep.links.snaps
+    if not prep.direct_allowed:
+        return np.full(n, np.inf)
+    if prep.network.street is None:
+        # no streets: a straight-line walk within the access limit (as access and egress)
+        ep = origin.endpoint
+        d = np.asarray(haversine_m(ep.lat, ep.lon, prep.links.lat, prep.links.lon), np.float64)
+        t = np.ceil(d / prep.options.speed_mps)
+        max_d = prep.plan_request.walk.effective_max_distance_m
+        t[(d > max_d) | (t > prep.request.max_time_s)] = np.inf
+        return t
+    if origin.where is None or snaps is None:
+        return np.full(n, np.inf)
+    limit = float(prep.request.max_time_s)
+    # a destination partway along an edge needs the whole edge labelled
+    tree = street_tree(
+        prep.network, origin.where, prep.options, max_time_s=limit + prep.edge_margin_s
+    )
+    t = tree_times(tree, snaps).time_s + _origin_connector(prep, origin) + prep.connector_s
+    t[t > limit] = np.inf
+    return t
+
+
+def _arrivals(prep: Prepared, origin: StreetEnd) -> tuple[FloatArray, np.ndarray] | None:
+    """Ride arrivals ``(n_departures, n_stops)`` and departures, on the timetable's clock."""
+    net, req = prep.network, prep.request
+    max_dist = prep.plan_request.walk.effective_max_distance_m
+    access = find_access(net, origin, prep.options, max_distance_m=max_dist, reverse=False)
+    if access.stops.size == 0:
+        return None
+    c = _origin_connector(prep, origin)
+    if c:
+        access = dataclasses.replace(access, time_s=(access.time_s + c).astype(np.int32))
+    first = dt.datetime.fromtimestamp(int(prep.departures[0]), prep.tz)
+    timetable = raptor_timetable(net.transit, first.date(), prep.tz.key)
+    plan_req = dataclasses.replace(prep.plan_request, date_time=first)
+    search = TransitSearch(net, plan_req, first, origin, origin, prep.options, prep.tz)
+    filters = raptor_filters(net.transit, timetable, plan_req)
+    rreq = _raptor_request(search, timetable, filters, access, _NO_ACCESS, filters.trip_allowed)
+    rreq = dataclasses.replace(rreq, criteria="arrival", search_window_s=req.max_time_s)
+    deps = prep.departures - timetable.epoch
+    if deps.shape[0] == 1:
+        rows = earliest_arrivals(timetable, rreq, arrivals="ride")[None, :]
+    else:
+        rows = range_raptor(timetable, rreq, deps, arrivals="ride")
+    return rows, deps
+
+
+def origin_times(
+    prep: Prepared, lat: float, lon: float, *, keep_by_departure: bool = False
+) -> OriginResult:
+    """Travel times from one origin to every destination of ``prep``.
+
+    Raises
+    ------
+    otpa.routing.errors.OutsideBoundsError
+        When the origin is outside the network or not near a usable street.
+    """
+    origin = _origin_end(prep, lat, lon)
+    direct = _direct(prep, origin)
+    # a destination at the origin itself is reached at once
+    direct[(prep.links.lat == lat) & (prep.links.lon == lon)] = 0.0
+    e = prep.links.egress
+    arrivals = _arrivals(prep, origin) if prep.transit else None
+    if arrivals is None:
+        rows = np.full((prep.departures.shape[0], 1), np.inf)
+        deps = prep.departures.astype(np.float64)
+        indptr = np.zeros(e.indptr.shape[0], dtype=np.int64)
+        stop, time = e.stop[:0], e.time_s[:0]
+    else:
+        rows, deps = arrivals
+        indptr, stop, time = e.indptr, e.stop, prep.link_time_s
+    times, by_dep = propagate(
+        rows,
+        deps.astype(np.float64),
+        indptr,
+        stop,
+        time,
+        direct,
+        max_time_s=prep.request.max_time_s,
+        percentiles=prep.request.percentiles,
+        keep_by_departure=keep_by_departure,
+    )
+    return OriginResult(times, by_dep)
+
+
+def unreachable(prep: Prepared) -> OriginResult:
+    """The result of an origin that cannot be linked: nothing reachable."""
+    n = prep.links.lat.shape[0]
+    return OriginResult(
+        np.full((len(prep.request.percentiles), n), np.nan, dtype=np.float32), None
+    )
+

@@ -1,0 +1,228 @@
+"""Destinations linked to the network: snaps and stop-to-point egress tables (cached).
+
+For every stop, one street search from its street vertex (R5's "stop trees") is read
+at the destinations within reach (a k-d tree on the points picks the candidates), so
+an egress time is the one the planner's egress search would give: the street time
+from the stop's vertex plus the stop's link walked at the mode's speed, kept when
+within the access time and distance limits.  The result is a CSR table over points:
+``(stop, seconds)`` pairs that the propagation kernel reads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import threading
+import weakref
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from otpa.network import TransportNetwork
+from otpa.routing._snap import SnapArrays, snap_many
+from otpa.routing.street_router import StreetOptions
+from otpa.routing.street_tree import street_tree, tree_times
+from otpa.types import FloatArray, Int32Array, IntArray
+from otpa.util.geo import EARTH_RADIUS_M, haversine_m
+
+__all__ = ["LINK_RADIUS_M", "Egress", "TargetLinks", "link_targets", "local_xy"]
+
+#: Points farther than this from a usable street are not linked (R5 uses 300 m for
+#: grid cells; OTP links origins up to 1 km away).
+LINK_RADIUS_M = 1000.0
+_CACHE_PER_NETWORK = 8
+_M_PER_DEG = EARTH_RADIUS_M * math.pi / 180.0
+
+
+@dataclass(frozen=True, eq=False)
+class Egress:
+    """Per point, the stops it is reached from and the egress time from each (CSR)."""
+
+    indptr: IntArray
+    stop: Int32Array
+    time_s: Int32Array
+
+    @property
+    def n_links(self) -> int:
+        """Number of (point, stop) pairs."""
+        return int(self.stop.shape[0])
+
+
+@dataclass(frozen=True, eq=False)
+class TargetLinks:
+    """Destinations snapped to the streets, with their egress table."""
+
+    lat: FloatArray
+    lon: FloatArray
+    snaps: SnapArrays | None
+    egress: Egress
+
+
+def local_xy(lat: FloatArray, lon: FloatArray, lat0: float) -> FloatArray:
+    """Equirectangular metres around latitude ``lat0`` (for neighbour queries)."""
+    x = np.asarray(lon, dtype=np.float64) * _M_PER_DEG * math.cos(math.radians(lat0))
+    y = np.asarray(lat, dtype=np.float64) * _M_PER_DEG
+    return np.column_stack([x, y])
+
+
+_CACHE: weakref.WeakKeyDictionary[TransportNetwork, OrderedDict[tuple[object, ...], TargetLinks]]
+_CACHE = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
+
+
+def _key(
+    lat: FloatArray, lon: FloatArray, options: StreetOptions, limits: tuple[float, float]
+) -> tuple[object, ...]:
+    h = hashlib.sha1(np.ascontiguousarray(lat).tobytes())
+    h.update(np.ascontiguousarray(lon).tobytes())
+    return (h.hexdigest(), options, limits)
+
+
+def _egress_streetless(
+    network: TransportNetwork, lat: FloatArray, lon: FloatArray, speed: float, max_dist: float
+) -> Egress:
+    """Straight-line egress for networks without streets (as the planner's ``stops_near``)."""
+    stops = network.transit.stops
+    s_lat = stops.lat.to_numpy(float)
+    s_lon = stops.lon.to_numpy(float)
+    lat0 = float(np.nanmean(lat)) if lat.size else 0.0
+    tree = cKDTree(local_xy(s_lat, s_lon, lat0))
+    rows: list[tuple[IntArray, IntArray, IntArray]] = []
+    pts = local_xy(lat, lon, lat0)
+    for p, cand in enumerate(tree.query_ball_point(pts, r=max_dist * 1.01 + 1.0)):
+        c = np.asarray(cand, dtype=np.int64)
+        if c.size == 0:
+            continue
+        d = np.asarray(haversine_m(lat[p], lon[p], s_lat[c], s_lon[c]), dtype=np.float64)
+        t = np.ceil(d / speed)
+        keep = d <= max_dist  # as the planner's ``stops_near``: a distance limit only
+        rows.append((np.full(int(keep.sum()), p), c[keep], t[keep].astype(np.int64)))
+    return _csr(rows, lat.shape[0])
+
+
+def _csr(rows: list[tuple[IntArray, IntArray, IntArray]], n_points: int) -> Egress:
+    if rows:
+        pt = np.concatenate([r[0] for r in rows])
+        st = np.concatenate([r[1] for r in rows])
+        tm = np.concatenate([r[2] for r in rows])
+    else:
+        pt = st = tm = np.zeros(0, np.int64)
+    order = np.lexsort((st, pt))
+    pt, st, tm = pt[order], st[order], tm[order]
+    indptr = np.zeros(n_points + 1, dtype=np.int64)
+    np.cumsum(np.bincount(pt, minlength=n_points), out=indptr[1:])
+    return Egress(indptr, st.astype(np.int32), tm.astype(np.int32))
+
+
+def _egress_streets(
+    network: TransportNetwork,
+    snaps: SnapArrays,
+    lat: FloatArray,
+    lon: FloatArray,
+    options: StreetOptions,
+    max_time: float,
+    max_dist: float,
+) -> Egress:
+    graph = network.street
+    assert graph is not None
+    stop_vertex = np.asarray(network.stop_vertex, dtype=np.int64)
+    linked_stops = np.flatnonzero(stop_vertex >= 0)
+    n_points = lat.shape[0]
+    usable = np.flatnonzero(snaps.edge >= 0)
+    if linked_stops.size == 0 or usable.size == 0:
+        return _csr([], n_points)
+    link_m = np.nan_to_num(np.asarray(network.stop_link_distance_m, dtype=np.float64))
+    link_speed = options.walk_speed_mps if options.mode == "CAR" else options.speed_mps
+    vertices, inverse = np.unique(stop_vertex[linked_stops], return_inverse=True)
+    stops_at = [linked_stops[inverse == i] for i in range(vertices.size)]
+    lat0 = float(np.mean(lat[usable]))
+    point_tree = cKDTree(local_xy(lat[usable], lon[usable], lat0))
+    v_xy = local_xy(graph.vertex_lat[vertices], graph.vertex_lon[vertices], lat0)
+    # a point on an edge only partly within reach needs the whole edge labelled
+    edge_time = np.asarray(graph.edge_length_m, dtype=np.float64)[snaps.edge[usable]] / max(
+        link_speed, 1e-9
+    )
+    margin = float(min(np.max(edge_time, initial=0.0), 3600.0)) + 1.0
+    # snap connectors are free: a point may be that far from its street
+    radius = max_dist + float(np.max(snaps.distance_m[usable], initial=0.0)) + 1.0
+
+    def one(i: int) -> list[tuple[IntArray, IntArray, IntArray]]:
+        cand = usable[np.asarray(point_tree.query_ball_point(v_xy[i], r=radius), dtype=np.int64)]
+        if cand.size == 0:
+            return []
+        tree = street_tree(network, int(vertices[i]), options, max_time_s=max_time + margin)
+        sub = SnapArrays(
+            snaps.edge[cand], snaps.fraction[cand], snaps.snap_lat[cand], snaps.snap_lon[cand],
+            snaps.distance_m[cand],
+        )  # fmt: skip
+        reading = tree_times(tree, sub)
+        out = []
+        for s in stops_at[i]:
+            link_t = link_m[s] / link_speed
+            t = reading.time_s + math.ceil(link_t)
+            d = reading.distance_m + link_m[s]
+            keep = (t <= max_time) & (d <= max_dist)
+            if keep.any():
+                out.append(
+                    (cand[keep], np.full(int(keep.sum()), s, np.int64), t[keep].astype(np.int64))
+                )
+        return out
+
+    workers = max(1, min(os.cpu_count() or 1, 4))
+    with ThreadPoolExecutor(workers) as pool:
+        parts = [r for rows in pool.map(one, range(vertices.size)) for r in rows]
+    return _csr(parts, n_points)
+
+
+def link_targets(
+    network: TransportNetwork,
+    lat: FloatArray,
+    lon: FloatArray,
+    options: StreetOptions,
+    *,
+    max_time_s: float,
+    max_distance_m: float,
+) -> TargetLinks:
+    """Snap destinations and compute their egress tables (cached per network and inputs).
+
+    Parameters
+    ----------
+    network
+        The network.
+    lat, lon
+        Destination coordinates.
+    options
+        Street mode and costs of the egress (as the planner's).
+    max_time_s, max_distance_m
+        Egress limits (the planner's ``maxWalkDistance / speed`` and ``maxWalkDistance``).
+    """
+    lat = np.ascontiguousarray(lat, dtype=np.float64)
+    lon = np.ascontiguousarray(lon, dtype=np.float64)
+    key = _key(lat, lon, options, (float(max_time_s), float(max_distance_m)))
+    with _LOCK:
+        per = _CACHE.get(network)
+        if per is not None and key in per:
+            per.move_to_end(key)
+            return per[key]
+    if network.street is None:
+        speed = options.speed_mps
+        links = TargetLinks(
+            lat,
+            lon,
+            None,
+            _egress_streetless(network, lat, lon, speed, max_distance_m),
+        )
+    else:
+        snaps = snap_many(network.street, lat, lon, options.mode, LINK_RADIUS_M)
+        egress = _egress_streets(network, snaps, lat, lon, options, max_time_s, max_distance_m)
+        links = TargetLinks(lat, lon, snaps, egress)
+    with _LOCK:
+        per = _CACHE.setdefault(network, OrderedDict())
+        per[key] = links
+        while len(per) > _CACHE_PER_NETWORK:
+            per.popitem(last=False)
+    return links

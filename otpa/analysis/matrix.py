@@ -1,0 +1,176 @@
+"""Travel-time matrices: many origins to many destinations, in memory or chunked with dask."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import dask.array as da
+import numpy as np
+import xarray as xr
+from dask.delayed import delayed
+
+from otpa.analysis._engine import Prepared, origin_times, prepare, unreachable
+from otpa.analysis._layout import matrix_array
+from otpa.analysis.points import PointSet
+from otpa.analysis.request import AnalysisRequest
+from otpa.analysis.surface import analysis_request
+from otpa.network import TransportNetwork
+from otpa.routing.errors import OutsideBoundsError
+from otpa.types import Float32Array, FloatArray
+
+__all__ = ["MAX_MATRIX_CELLS", "travel_time_matrix"]
+
+#: Largest in-memory matrix (origins x destinations x percentiles); use ``chunks`` beyond.
+MAX_MATRIX_CELLS = 400_000_000
+
+
+def _one(prep: Prepared, lat: float, lon: float) -> Float32Array:
+    try:
+        result = origin_times(prep, lat, lon)
+    except OutsideBoundsError:
+        result = unreachable(prep)
+    return result.times.T  # (n_destinations, n_percentiles)
+
+
+def _block(
+    network: TransportNetwork,
+    request: AnalysisRequest,
+    d_lat: FloatArray,
+    d_lon: FloatArray,
+    o_lat: FloatArray,
+    o_lon: FloatArray,
+) -> Float32Array:
+    """Rows of the matrix for some origins (a dask task; links are cached per process)."""
+    prep = prepare(network, request, d_lat, d_lon)
+    out = np.empty((o_lat.shape[0], d_lat.shape[0], len(request.percentiles)), dtype=np.float32)
+    for i in range(o_lat.shape[0]):
+        out[i] = _one(prep, float(o_lat[i]), float(o_lon[i]))
+    return out
+
+
+def _in_memory(
+    prep: Prepared, origins: PointSet, n_threads: int, progress: bool
+) -> Float32Array:
+    n_o = len(origins)
+    n_d = prep.links.lat.shape[0]
+    out = np.empty((n_o, n_d, len(prep.request.percentiles)), dtype=np.float32)
+
+    def row(i: int) -> int:
+        out[i] = _one(prep, float(origins.lat[i]), float(origins.lon[i]))
+        return i
+
+    with ThreadPoolExecutor(max(1, n_threads)) as pool:
+        done = pool.map(row, range(n_o))
+        if progress:
+            from tqdm.auto import tqdm
+
+            done = tqdm(done, total=n_o, desc="origins", unit="origin")
+        for _ in done:
+            pass
+    return out
+
+
+def travel_time_matrix(
+    network: TransportNetwork,
+    origins: PointSet,
+    destinations: PointSet | None = None,
+    departure: dt.datetime | None = None,
+    *,
+    request: AnalysisRequest | None = None,
+    chunks: int | None = None,
+    n_threads: int | None = None,
+    progress: bool = False,
+    **options: Any,
+) -> xr.DataArray:
+    """Travel times between every origin and every destination.
+
+    Each origin runs the computation of :func:`~otpa.analysis.compute_time_surface`
+    over the destination points (range RAPTOR over the departure window, the
+    planner's street searches), so every cell equals that surface's value.
+
+    Parameters
+    ----------
+    network
+        The network.
+    origins, destinations
+        Point sets (``destinations`` defaults to ``origins``).
+    departure
+        First departure (naive: the network's time zone).
+    request
+        All parameters at once; keyword ``options`` override its fields.
+    chunks
+        Origins per dask task: the result is then a lazy dask-backed array that
+        computes unchanged on a ``dask.distributed`` cluster (the network is shipped
+        to each worker once, in the safe graph format).  Call ``.compute()`` (with
+        ``dask.diagnostics.ProgressBar()`` or ``distributed.progress`` for a progress
+        bar).  None computes now, in threads.
+    n_threads
+        Threads of the in-memory computation (default: the machine's cores).
+    progress
+        Show a progress bar while computing in memory.
+    **options
+        :class:`~otpa.analysis.AnalysisRequest` fields (``window``, ``max_time``,
+        ``percentiles``, ``modes`` ...).
+
+    Returns
+    -------
+    xarray.DataArray
+        ``travel_time`` in seconds over ``("origin", "destination", "percentile")``
+        (NaN: unreachable; an origin away from the network has a NaN row).
+
+    Examples
+    --------
+    >>> ttm = travel_time_matrix(net, points, departure=dt.datetime(2019, 5, 13, 14),
+    ...                          window=3600, chunks=64)  # doctest: +SKIP
+    >>> ttm.sel(percentile=50).compute()  # doctest: +SKIP
+    """
+    req = analysis_request(departure, request, options)
+    dest = origins if destinations is None else destinations
+    n_o, n_d, n_p = len(origins), len(dest), len(req.percentiles)
+    attrs = {
+        "departure": req.local_departure(network.time_zone).isoformat(),
+        "time_zone": network.time_zone,
+        "window_s": req.window_s,
+        "step_s": req.step_s,
+        "n_departures": req.n_departures,
+        "max_time_s": req.max_time_s,
+        "modes": req.modes,
+        "walk_speed_mps": req.walk_speed_mps,
+        "max_rides": req.max_rides,
+    }
+    if chunks is None:
+        if n_o * n_d * n_p > MAX_MATRIX_CELLS:
+            msg = (
+                f"a {n_o} x {n_d} x {n_p} matrix is too large to compute in memory; "
+                "pass chunks= to get a dask-backed result"
+            )
+            raise ValueError(msg)
+        prep = prepare(network, req, dest.lat, dest.lon)
+        threads = n_threads if n_threads is not None else (os.cpu_count() or 1)
+        data: Any = _in_memory(prep, origins, threads, progress)
+    else:
+        if int(chunks) < 1:
+            msg = "chunks must be a positive number of origins"
+            raise ValueError(msg)
+        size = int(chunks)
+        net = delayed(network, pure=True)
+        reqd = delayed(req, pure=True)
+        d_lat = delayed(np.asarray(dest.lat), pure=True)
+        d_lon = delayed(np.asarray(dest.lon), pure=True)
+        blocks = []
+        for start in range(0, n_o, size):
+            stop = min(start + size, n_o)
+            task = delayed(_block, pure=True)(
+                net, reqd, d_lat, d_lon,
+                np.asarray(origins.lat[start:stop]), np.asarray(origins.lon[start:stop]),
+            )  # fmt: skip
+            blocks.append(da.from_delayed(task, shape=(stop - start, n_d, n_p), dtype=np.float32))
+        data = (
+            da.concatenate(blocks, axis=0)
+            if blocks
+            else da.zeros((0, n_d, n_p), dtype=np.float32)
+        )
+    return matrix_array(origins, dest, data, req.percentiles, attrs=attrs)

@@ -1,0 +1,111 @@
+"""Travel-time matrices: the Porto Alegre hexgrid, the dask path, bad input."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import dask.array as da
+import numpy as np
+import pandas as pd
+import pytest
+
+from otpa.analysis import PointSet, compute_time_surface, travel_time_matrix
+from otpa.network import TransportNetwork
+from otpa.util.geo import haversine_m
+from tests.fixtures.networks import built_network
+
+POA_DEPARTURE = dt.datetime(2019, 5, 13, 14, 0)
+ATL_DEPARTURE = dt.datetime(2021, 9, 15, 8, 0)
+
+
+@pytest.fixture(scope="module")
+def poa(data_root: Path) -> TransportNetwork:
+    return built_network(data_root, "small/porto-alegre")
+
+
+@pytest.fixture(scope="module")
+def hexgrid(data_root: Path) -> PointSet:
+    return PointSet.from_csv(data_root / "small" / "porto-alegre" / "poa_hexgrid.csv")
+
+
+@pytest.fixture(scope="module")
+def atlanta(data_root: Path) -> TransportNetwork:
+    return built_network(data_root, "tiny/atlanta")
+
+
+@pytest.fixture(scope="module")
+def atlanta_points() -> PointSet:
+    lat, lon = np.meshgrid(np.linspace(33.73, 33.77, 6), np.linspace(-84.43, -84.36, 6))
+    frame = pd.DataFrame({"lat": lat.ravel(), "lon": lon.ravel(), "jobs": np.arange(36) * 10})
+    return PointSet.from_frame(frame)
+
+
+@pytest.mark.slow
+def test_full_porto_alegre_hexgrid_matrix_is_plausible(
+    poa: TransportNetwork, hexgrid: PointSet
+) -> None:
+    ttm = travel_time_matrix(poa, hexgrid, departure=POA_DEPARTURE)
+    n = len(hexgrid)
+    assert ttm.dims == ("origin", "destination", "percentile")
+    assert ttm.shape == (n, n, 1)
+    assert ttm.attrs["units"] == "s"
+    t = ttm.sel(percentile=50).to_numpy()
+    # a handful of hexagons lie over 1 km from any street: no links, NaN rows
+    linked = ~np.isnan(t).all(axis=1)
+    assert linked.sum() >= n - 8
+    # every other hexagon reaches itself at once
+    assert np.all(np.diag(t)[linked] == 0)
+    # 120 minutes by bus cover most of the city
+    assert np.mean(~np.isnan(t)) > 0.85
+    # nothing moves faster than a train (100 km/h) as the crow flies...
+    lat, lon = hexgrid.lat, hexgrid.lon
+    d = haversine_m(lat[:, None], lon[:, None], lat[None], lon[None])
+    ok = ~np.isnan(t)
+    assert np.all(t[ok] >= d[ok] / (100 / 3.6) - 1)
+    # ...and transit beats walking (3.6 km/h) for far pairs
+    far = ok & (d > 5000)
+    assert np.median(t[far] / (d[far] / 1.0)) < 0.6
+    # rows agree with single-origin surfaces
+    for i in (0, n // 2):
+        here = (float(hexgrid.lat[i]), float(hexgrid.lon[i]))
+        ds = compute_time_surface(poa, here, POA_DEPARTURE, target=hexgrid)
+        np.testing.assert_array_equal(ds.travel_time.sel(percentile=50).to_numpy(), t[i])
+
+
+def test_dask_chunks_equal_in_memory_on_a_local_cluster(
+    atlanta: TransportNetwork, atlanta_points: PointSet
+) -> None:
+    from distributed import Client, LocalCluster
+
+    kw = {"window": 600, "step": 120, "percentiles": (10, 50, 90), "max_time": 3600}
+    eager = travel_time_matrix(atlanta, atlanta_points, departure=ATL_DEPARTURE, **kw)
+    lazy = travel_time_matrix(atlanta, atlanta_points, departure=ATL_DEPARTURE, chunks=8, **kw)
+    assert isinstance(lazy.data, da.Array)
+    assert lazy.data.numblocks[0] == 5  # 36 origins in chunks of 8
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster, Client(cluster):
+        computed = lazy.compute()
+    np.testing.assert_array_equal(computed.to_numpy(), eager.to_numpy())
+    assert list(computed.origin.values) == list(atlanta_points.ids)
+    assert np.isfinite(eager.to_numpy()).sum() > 36 * 36  # most pairs reached (x3 pct)
+
+
+def test_origins_off_the_network_give_nan_rows(
+    atlanta: TransportNetwork, atlanta_points: PointSet
+) -> None:
+    frame = atlanta_points.to_frame().reset_index()
+    frame.loc[0, ["lat", "lon"]] = [10.0, 10.0]
+    pts = PointSet.from_frame(frame)
+    ttm = travel_time_matrix(atlanta, pts, atlanta_points, ATL_DEPARTURE, max_time=1800)
+    t = ttm.to_numpy()
+    assert np.isnan(t[0]).all()
+    assert not np.isnan(t[1:]).all()
+
+
+def test_bad_matrix_arguments(atlanta: TransportNetwork, atlanta_points: PointSet) -> None:
+    with pytest.raises(ValueError, match="chunks"):
+        travel_time_matrix(atlanta, atlanta_points, departure=ATL_DEPARTURE, chunks=0)
+    with pytest.raises(TypeError, match="unknown analysis option"):
+        travel_time_matrix(atlanta, atlanta_points, departure=ATL_DEPARTURE, max_trip=10)
