@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -27,6 +29,19 @@ class PatternArrays:
     departure_s: Int32Array
     stop_sequence: Int32Array
     trip_pattern: Int32Array
+
+    def model_fields(self, n_stops: int) -> dict[str, Any]:
+        """The :class:`~otpa.transit.model.TransitModel` fields of these patterns.
+
+        The pattern arrays and the stop -> pattern index over ``n_stops`` stops
+        (``trip_pattern`` is not a model field).
+        """
+        sp_off, sp_pat, sp_pos = stop_pattern_index(
+            n_stops, self.pattern_stop_offsets, self.pattern_stops
+        )
+        fields = {k: v for k, v in vars(self).items() if k != "trip_pattern"}
+        fields.update(stop_pattern_offsets=sp_off, stop_patterns=sp_pat, stop_pattern_pos=sp_pos)
+        return fields
 
 
 def _split_overtaking(order: list[int], dep: np.ndarray, arr: np.ndarray) -> list[list[int]]:
@@ -142,6 +157,22 @@ def build_patterns(
         departure_s=np.concatenate(dep_chunks).astype(np.int32),
         stop_sequence=np.concatenate(seq_chunks).astype(np.int32),
         trip_pattern=trip_pattern,
+    )
+
+
+def patterns_of(trip_route: Int32Array, st: Mapping[str, np.ndarray]) -> PatternArrays:
+    """:func:`build_patterns` over a stop-times table given as columns ``trip``, ``stop``,
+    ``arr``, ``dep``, ``seq``, ``pick``, ``drop`` (trip indices into ``trip_route``)."""
+    return build_patterns(
+        n_trips=len(trip_route),
+        trip_route=np.asarray(trip_route, dtype=np.int32),
+        st_trip=st["trip"].astype(np.int32),
+        st_stop=st["stop"].astype(np.int32),
+        st_arrival=st["arr"].astype(np.int32),
+        st_departure=st["dep"].astype(np.int32),
+        st_sequence=st["seq"].astype(np.int32),
+        st_pickup=st["pick"].astype(np.uint8),
+        st_dropoff=st["drop"].astype(np.uint8),
     )
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from otpa.transit._patterns import build_patterns, stop_pattern_index
+from otpa.transit._patterns import patterns_of
 from otpa.transit.model import TransitModel
 from otpa.transit.modes import modes_for_route_types
 
@@ -364,21 +364,8 @@ def build_transit_model(feeds: Sequence[GtfsFeed]) -> TransitModel:
     trips["tz_index"] = trips["tz_index"].astype(np.int16)
 
     st = _stop_times(feeds, stop_base, trip_base)
-    pats = build_patterns(
-        n_trips=len(trips),
-        trip_route=trips.route_index.to_numpy(np.int32),
-        st_trip=st["trip"].astype(np.int32),
-        st_stop=st["stop"].astype(np.int32),
-        st_arrival=st["arr"].astype(np.int32),
-        st_departure=st["dep"].astype(np.int32),
-        st_sequence=st["seq"].astype(np.int32),
-        st_pickup=st["pick"].astype(np.uint8),
-        st_dropoff=st["drop"].astype(np.uint8),
-    )
+    pats = patterns_of(trips.route_index.to_numpy(np.int32), st)
     trips["pattern_index"] = pats.trip_pattern
-    sp_off, sp_pat, sp_pos = stop_pattern_index(
-        len(stops), pats.pattern_stop_offsets, pats.pattern_stops
-    )
     fare_attributes, fare_rules = _fares(feeds)
     shape_ids, shapes = _shapes(feeds)
     return TransitModel(
@@ -394,20 +381,7 @@ def build_transit_model(feeds: Sequence[GtfsFeed]) -> TransitModel:
         service_ids=service_ids,
         service_first_day=first_day,
         service_active=active,
-        pattern_route=pats.pattern_route,
-        pattern_stop_offsets=pats.pattern_stop_offsets,
-        pattern_stops=pats.pattern_stops,
-        pattern_pickup=pats.pattern_pickup,
-        pattern_dropoff=pats.pattern_dropoff,
-        pattern_trip_offsets=pats.pattern_trip_offsets,
-        pattern_trips=pats.pattern_trips,
-        pattern_time_offsets=pats.pattern_time_offsets,
-        arrival_s=pats.arrival_s,
-        departure_s=pats.departure_s,
-        stop_sequence=pats.stop_sequence,
-        stop_pattern_offsets=sp_off,
-        stop_patterns=sp_pat,
-        stop_pattern_pos=sp_pos,
+        **pats.model_fields(len(stops)),
         shape_ids=shape_ids,
         shape_offsets=shapes["offsets"],
         shape_lat=shapes["lat"],

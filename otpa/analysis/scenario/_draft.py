@@ -22,7 +22,7 @@ import pandas as pd
 
 from otpa.network import TransportNetwork
 from otpa.network.config import BuildConfig
-from otpa.transit._patterns import build_patterns, stop_pattern_index
+from otpa.transit._patterns import patterns_of
 from otpa.transit.model import TransitModel
 from otpa.types import BoolArray, FloatArray, Int32Array, IntArray, UInt8Array
 
@@ -304,21 +304,8 @@ class Draft:
         trips = self.trips.loc[alive].reset_index(drop=True).copy()
         blocks = [b for b in self.blocks if b.n_trips and b.n_stops]
         st = _stop_times(blocks, new_index)
-        pats = build_patterns(
-            n_trips=len(trips),
-            trip_route=trips["route_index"].to_numpy(np.int32),
-            st_trip=st["trip"].astype(np.int32),
-            st_stop=st["stop"].astype(np.int32),
-            st_arrival=st["arr"].astype(np.int32),
-            st_departure=st["dep"].astype(np.int32),
-            st_sequence=st["seq"].astype(np.int32),
-            st_pickup=st["pick"].astype(np.uint8),
-            st_dropoff=st["drop"].astype(np.uint8),
-        )
+        pats = patterns_of(trips["route_index"].to_numpy(np.int32), st)
         trips["pattern_index"] = pats.trip_pattern
-        sp_off, sp_pat, sp_pos = stop_pattern_index(
-            len(self.stops), pats.pattern_stop_offsets, pats.pattern_stops
-        )
         transit = replace(
             model,
             stops=self.stops,
@@ -327,20 +314,7 @@ class Draft:
             transfer_rules=_remap_rules(model.transfer_rules, alive, new_index),
             service_ids=list(self.service_ids),
             service_active=self.service_active,
-            pattern_route=pats.pattern_route,
-            pattern_stop_offsets=pats.pattern_stop_offsets,
-            pattern_stops=pats.pattern_stops,
-            pattern_pickup=pats.pattern_pickup,
-            pattern_dropoff=pats.pattern_dropoff,
-            pattern_trip_offsets=pats.pattern_trip_offsets,
-            pattern_trips=pats.pattern_trips,
-            pattern_time_offsets=pats.pattern_time_offsets,
-            arrival_s=pats.arrival_s,
-            departure_s=pats.departure_s,
-            stop_sequence=pats.stop_sequence,
-            stop_pattern_offsets=sp_off,
-            stop_patterns=sp_pat,
-            stop_pattern_pos=sp_pos,
+            **pats.model_fields(len(self.stops)),
         )
         # the GTFS file counts of the build no longer describe the result
         new_meta = {k: v for k, v in base.meta.items() if k != "gtfs_counts"}
