@@ -25,11 +25,15 @@ from typing import Any, Literal
 import tornado.web
 
 import otpa
+from service.analyst.state import AnalystState
 from service.config import ServiceConfig
+from service.handlers.analyst import analyst_urls
 from service.handlers.base import Builder, NotFoundHandler, ServiceContext
 from service.handlers.index import index_urls
 from service.handlers.plan import PlanHandler
+from service.handlers.profile import profile_urls
 from service.handlers.routers import RouterHandler, RouterListHandler
+from service.handlers.scenarios import scenario_urls
 from service.handlers.server_info import ServerInfoHandler
 from service.otp1.server_info import read_cpu_info, server_info
 from service.registry import RouterRegistry
@@ -84,11 +88,16 @@ def make_app(
         builder=default_builder() if builder == "auto" else builder,
     )
     args = {"ctx": ctx}
+    # one surface store and point-set registry, shared by the analyst and profile endpoints
+    analysis = {**args, "analyst": AnalystState.from_config(ctx.config)}
     urls = [
         tornado.web.url(r"/otp/?", ServerInfoHandler, args, name="server_info"),
         tornado.web.url(r"/otp/routers/?", RouterListHandler, args, name="routers"),
         tornado.web.url(r"/otp/routers/([^/]+)/?", RouterHandler, args, name="router"),
         *index_urls(args),
+        *analyst_urls(analysis),
+        *profile_urls(analysis),
+        *scenario_urls(args),
         tornado.web.url(r"/otp/routers/([^/]+)/plan/?", PlanHandler, args, name="plan"),
     ]
     return tornado.web.Application(

@@ -42,6 +42,9 @@ from service.auth import PasswordHashError, UserEntry
 from service.registry import InvalidRouterIdError, validate_router_id
 
 __all__ = [
+    "DEFAULT_MAX_ANALYSIS_CELLS",
+    "DEFAULT_MAX_POINTSET_BYTES",
+    "DEFAULT_MAX_SURFACES",
     "DEFAULT_MAX_UNZIPPED_BYTES",
     "DEFAULT_MAX_UPLOAD_BYTES",
     "ConfigError",
@@ -56,6 +59,12 @@ __all__ = [
 DEFAULT_MAX_UPLOAD_BYTES = 512 * 1024**2
 #: Largest total uncompressed content of an uploaded GTFS/OSM zip (4 GiB).
 DEFAULT_MAX_UNZIPPED_BYTES = 4 * 1024**3
+#: Time surfaces kept in memory by the analyst API (least recently used are dropped).
+DEFAULT_MAX_SURFACES = 64
+#: Most grid cells one analyst request may compute.
+DEFAULT_MAX_ANALYSIS_CELLS = 250_000
+#: Largest point set accepted by ``POST /otp/pointsets`` (16 MiB).
+DEFAULT_MAX_POINTSET_BYTES = 16 * 1024**2
 _MAX_PORT = 65535
 
 
@@ -93,6 +102,18 @@ class ServiceConfig:
         them so loopback and TLS-terminating proxies work — run behind TLS).
     xheaders
         Trust ``X-Forwarded-Proto``/``X-Real-Ip`` from a reverse proxy.
+    scenarios_dir
+        Folder of stored scenarios ``<scenarios_dir>/<routerId>/<id>.json``; None: a
+        ``scenarios`` folder beside ``graphs_dir``.
+    pointsets_dir
+        Folder of analyst point sets (``*.csv``, ``*.json``, ``*.geojson``; ids are the file
+        stems); None: only uploaded point sets.
+    max_surfaces
+        Time surfaces the analyst API keeps in memory (least recently used are dropped).
+    max_analysis_cells
+        Most grid cells one analyst request (isochrone, timegrid, surface...) may compute.
+    max_pointset_bytes
+        Largest point-set upload.
     """
 
     graphs_dir: Path | None = None
@@ -105,10 +126,17 @@ class ServiceConfig:
     cors: bool = True
     allow_basic_auth_over_http: bool = True
     xheaders: bool = False
+    scenarios_dir: Path | None = None
+    pointsets_dir: Path | None = None
+    max_surfaces: int = DEFAULT_MAX_SURFACES
+    max_analysis_cells: int = DEFAULT_MAX_ANALYSIS_CELLS
+    max_pointset_bytes: int = DEFAULT_MAX_POINTSET_BYTES
 
     def __post_init__(self) -> None:
-        if self.graphs_dir is not None and not isinstance(self.graphs_dir, Path):
-            object.__setattr__(self, "graphs_dir", Path(self.graphs_dir))
+        for name in ("graphs_dir", "scenarios_dir", "pointsets_dir"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, Path):
+                object.__setattr__(self, name, Path(value))
         try:
             routers = tuple(validate_router_id(r) for r in self.routers)
         except InvalidRouterIdError as exc:
@@ -121,7 +149,13 @@ class ServiceConfig:
         if not 0 <= self.port <= _MAX_PORT:
             msg = f"port must be between 0 and {_MAX_PORT}, not {self.port}"
             raise ConfigError(msg)
-        for name in ("max_upload_bytes", "max_unzipped_bytes"):
+        for name in (
+            "max_upload_bytes",
+            "max_unzipped_bytes",
+            "max_surfaces",
+            "max_analysis_cells",
+            "max_pointset_bytes",
+        ):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 msg = f"{name} must be a positive integer, not {value!r}"
@@ -239,8 +273,8 @@ def _int(key: str, value: Any) -> int:
     return int(_expect(key, value, int, "an integer"))
 
 
-def _graphs_dir(value: Any, base: Path | None) -> Path:
-    path = Path(_expect("graphs_dir", value, (str, os.PathLike), "a path")).expanduser()
+def _graphs_dir(value: Any, base: Path | None, key: str = "graphs_dir") -> Path:
+    path = Path(_expect(key, value, (str, os.PathLike), "a path")).expanduser()
     return base / path if base is not None and not path.is_absolute() else path
 
 
@@ -253,6 +287,9 @@ _CONVERTERS: dict[str, Any] = {
     "cors": _bool,
     "allow_basic_auth_over_http": _bool,
     "xheaders": _bool,
+    "max_surfaces": _int,
+    "max_analysis_cells": _int,
+    "max_pointset_bytes": _int,
 }
 
 
@@ -312,9 +349,9 @@ def load_config(
     for key, value in data.items():
         if key not in known:
             warnings.warn(f"unknown config key {key!r} ignored", ConfigWarning, stacklevel=2)
-        elif key == "graphs_dir":
+        elif key in ("graphs_dir", "scenarios_dir", "pointsets_dir"):
             values[key] = (
-                None if value is None else _graphs_dir(value, file_path and file_path.parent)
+                None if value is None else _graphs_dir(value, file_path and file_path.parent, key)
             )
         elif key == "users":
             values[key] = _users_from_mapping(value or {})

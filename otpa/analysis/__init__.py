@@ -16,10 +16,14 @@ from otpa.analysis import accessor as _accessor  # registers ds.otpa
 from otpa.analysis._layout import grid_of, points_of
 from otpa.analysis.accessibility import accessibility
 from otpa.analysis.accessor import travel_time_difference
+from otpa.analysis.compare import compare_scenarios
 from otpa.analysis.decay import DECAY_KINDS, decay_weights
+from otpa.analysis.indicator import indicator
 from otpa.analysis.isochrones import isochrone_shapefile_zip, isochrones, isochrones_geojson
 from otpa.analysis.matrix import travel_time_matrix
 from otpa.analysis.points import MAX_GRID_CELLS, Grid, PointSet, PointSetError
+from otpa.analysis.profile import ProfileRequest, profile_route
+from otpa.analysis.raster import surface_geotiff
 from otpa.analysis.request import AnalysisRequest
 from otpa.analysis.scenario import (
     AddRoute,
@@ -35,6 +39,7 @@ from otpa.analysis.scenario import (
     ScenarioStore,
 )
 from otpa.analysis.surface import compute_time_surface
+from otpa.analysis.timegrid import decode_timegrid, encode_timegrid
 
 __all__ = [
     "DECAY_KINDS",
@@ -48,6 +53,7 @@ __all__ = [
     "NewStop",
     "PointSet",
     "PointSetError",
+    "ProfileRequest",
     "RemoveRoutes",
     "RemoveStops",
     "RemoveTrips",
@@ -55,13 +61,19 @@ __all__ = [
     "ScenarioError",
     "ScenarioStore",
     "accessibility",
+    "compare_scenarios",
     "compute_time_surface",
     "decay_weights",
+    "decode_timegrid",
+    "encode_timegrid",
     "grid_of",
+    "indicator",
     "isochrone_shapefile_zip",
     "isochrones",
     "isochrones_geojson",
     "points_of",
+    "profile_route",
+    "surface_geotiff",
     "travel_time_difference",
     "travel_time_matrix",
 ]

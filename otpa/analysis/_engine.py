@@ -222,4 +222,3 @@ def unreachable(prep: Prepared) -> OriginResult:
     return OriginResult(
         np.full((len(prep.request.percentiles), n), np.nan, dtype=np.float32), None
     )
-

@@ -25,6 +25,7 @@ from otpa.routing.errors import InvalidRequestError, PlanningError
 from otpa.routing.model import DebugOutput, TripPlan
 from otpa.routing.request import PlanRequest
 from service.handlers.base import BaseHandler, ServiceContext
+from service.handlers.scenarios import scenario_network
 from service.otp1.errors import ApiError
 from service.otp1.plan_params import RoutingDefaults, plan_request_from_query
 from service.otp1.plan_response import (
@@ -80,6 +81,10 @@ class PlanHandler(BaseHandler):
     async def get(self, router_id: str) -> None:
         """Plan a trip and answer with OTP's Response object."""
         canonical, network = self.registry.lookup(router_id)
+        scenario_id = self.get_query_argument("scenario", None)
+        if scenario_id:
+            # a stored scenario of this router, applied to a copy of its graph (cached)
+            network = await self.run_blocking(scenario_network, self.ctx, router_id, scenario_id)
         query = {
             name: [self.decode_argument(v, name) for v in values]
             for name, values in self.request.query_arguments.items()

@@ -83,9 +83,12 @@ def test_dask_chunks_equal_in_memory_on_a_local_cluster(
     lazy = travel_time_matrix(atlanta, atlanta_points, departure=ATL_DEPARTURE, chunks=8, **kw)
     assert isinstance(lazy.data, da.Array)
     assert lazy.data.numblocks[0] == 5  # 36 origins in chunks of 8
-    with LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster, Client(cluster):
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        Client(cluster),
+    ):
         computed = lazy.compute()
     np.testing.assert_array_equal(computed.to_numpy(), eager.to_numpy())
     assert list(computed.origin.values) == list(atlanta_points.ids)
