@@ -26,7 +26,7 @@ from otpa.routing import Location, PlanRequest
 from otpa.routing._access import Access, StreetEnd, find_access, street_end
 from otpa.routing._places import resolve_location
 from otpa.routing._raptor_mapping import raptor_filters
-from otpa.routing._transit_plan import TransitSearch, _raptor_request
+from otpa.routing._transit_plan import TransitSearch, raptor_request
 from otpa.routing.street_router import Snap, StreetOptions
 from otpa.routing.street_tree import street_tree, tree_times
 from otpa.transit.raptor.api import earliest_arrivals, range_raptor
@@ -168,7 +168,7 @@ def _arrivals(prep: Prepared, origin: StreetEnd) -> tuple[FloatArray, np.ndarray
     plan_req = dataclasses.replace(prep.plan_request, date_time=first)
     search = TransitSearch(net, plan_req, first, origin, origin, prep.options, prep.tz)
     filters = raptor_filters(net.transit, timetable, plan_req)
-    rreq = _raptor_request(search, timetable, filters, access, _NO_ACCESS, filters.trip_allowed)
+    rreq = raptor_request(search, timetable, filters, access, _NO_ACCESS, filters.trip_allowed)
     rreq = dataclasses.replace(rreq, criteria="arrival", search_window_s=req.max_time_s)
     deps = prep.departures - timetable.epoch
     if deps.shape[0] == 1:

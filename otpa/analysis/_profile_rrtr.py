@@ -21,7 +21,7 @@ from otpa.routing import Location, PlanRequest
 from otpa.routing._access import Access, find_access, street_end
 from otpa.routing._places import resolve_location
 from otpa.routing._raptor_mapping import raptor_filters
-from otpa.routing._transit_plan import TransitSearch, _raptor_request
+from otpa.routing._transit_plan import TransitSearch, raptor_request
 from otpa.routing.preferences import TransitPreferences, WalkPreferences
 from otpa.routing.request import TransitFilters
 from otpa.routing.street_router import StreetOptions
@@ -145,7 +145,7 @@ def compare_range_raptor(
     timetable = raptor_timetable(network.transit, day, network.time_zone)
     search = TransitSearch(network, request, request.date_time, end, end, options, tz)
     filters = raptor_filters(network.transit, timetable, request)
-    base = _raptor_request(search, timetable, filters, access, _NO_EGRESS, filters.trip_allowed)
+    base = raptor_request(search, timetable, filters, access, _NO_EGRESS, filters.trip_allowed)
     base = dataclasses.replace(base, criteria="arrival", stay_seated=None)
     times = epochs - timetable.epoch
     t0 = time.perf_counter()

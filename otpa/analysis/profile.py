@@ -75,7 +75,7 @@ from otpa.routing import Location, PlanRequest
 from otpa.routing._access import Access, StreetEnd, find_access, street_end
 from otpa.routing._places import Endpoint, resolve_location
 from otpa.routing._raptor_mapping import raptor_filters
-from otpa.routing._transit_plan import TransitSearch, _raptor_request
+from otpa.routing._transit_plan import TransitSearch, raptor_request
 from otpa.routing.errors import OutsideBoundsError
 from otpa.routing.street_router import StreetOptions
 from otpa.transit.raptor.api import RaptorRequest
@@ -197,7 +197,7 @@ def _raptor(
         ctx.network, ctx.plan_request, ctx.plan_request.date_time, o, d, ctx.options(mode), ctx.tz
     )
     filters = raptor_filters(ctx.network.transit, timetable, ctx.plan_request)
-    req = _raptor_request(search, timetable, filters, access, egress, filters.trip_allowed)
+    req = raptor_request(search, timetable, filters, access, egress, filters.trip_allowed)
     return dataclasses.replace(
         req,
         criteria="arrival",

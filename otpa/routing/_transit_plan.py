@@ -36,7 +36,7 @@ from otpa.transit.raptor.api import (
 from otpa.transit.raptor.spi import RaptorTimetable, TransferRules
 from otpa.transit.raptor_data import raptor_timetable, transfer_rules
 
-__all__ = ["TransitSearch", "transit_itineraries"]
+__all__ = ["TransitSearch", "raptor_request", "transit_itineraries"]
 
 _RULES: weakref.WeakKeyDictionary[TransitModel, TransferRules] = weakref.WeakKeyDictionary()
 _RULES_LOCK = threading.Lock()
@@ -65,7 +65,7 @@ class TransitSearch:
     onboard: OnBoardStart | None = None
 
 
-def _raptor_request(
+def raptor_request(
     s: TransitSearch,
     timetable: RaptorTimetable,
     filters: RaptorFilters,
@@ -73,12 +73,16 @@ def _raptor_request(
     egress: Access,
     trip_allowed: np.ndarray | None,
 ) -> RaptorRequest:
+    """The planner's RAPTOR request ("cost" criteria) for a search, access and egress.
+
+    The one mapping of a :class:`PlanRequest` onto RAPTOR (walking transfers at the
+    walk speed, slacks, board costs, penalties, filters, transfers.txt rules); the
+    analysis functions reuse it with other criteria so their times agree with plans.
+    """
     net, req = s.network, s.request
-    speed = s.options.speed_mps
     walk_time = transfer_times(net, req.walk.speed_mps)
     tp = req.transit
     board_cost = req.bike.board_cost if s.options.mode == "BICYCLE" else req.walk.board_cost
-    del speed
     ob = s.onboard
     return RaptorRequest(
         access_stops=access.stops,
@@ -145,7 +149,7 @@ def _search_journeys(
     found: list[RaptorJourney] = []
     seen: set[tuple[int, ...]] = set()
     for _ in range(max(wanted, 1)):
-        req = _raptor_request(s, timetable, filters, access, egress, allowed)
+        req = raptor_request(s, timetable, filters, access, egress, allowed)
         journeys = route(timetable, req)
         journeys = [j for j in journeys if j.n_rides > 0]
         if not journeys:
