@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -242,6 +243,12 @@ def _link_streets(
                 f"{unlinked} stops are farther than {config.stop_link_max_distance_m:.0f} m "
                 "from any walkable street and stay unlinked"
             )
+    if elevation_paths:
+        # heights of the final vertices (split and linked ones included), for walk steps
+        from otpa.elevation import sample_raster
+
+        heights = sample_raster(list(elevation_paths), graph.vertex_lon, graph.vertex_lat)
+        graph = dataclasses.replace(graph, vertex_elevation_m=heights.astype(np.float32))
     start_step("compute transfers")
     wt = walk_transfers(
         graph,

@@ -171,7 +171,10 @@ class _Step:
             area=self.area,
             bogus_name=self.bogus,
             exit=self.exit,
-            elevation=tuple(self.elevation),
+            # consecutive edges share their joint: keep each point once
+            elevation=tuple(
+                pt for i, pt in enumerate(self.elevation) if i == 0 or pt != self.elevation[i - 1]
+            ),
         )
 
 
@@ -212,7 +215,9 @@ def _edges(graph: StreetGraph, path: StreetPath, profiles: SegmentProfiles | Non
             p_lat, p_lon = edge_part_points(graph, int(edges[i]), s, t)
             first[i], last[i] = polyline_angles(p_lat, p_lon)
             lat[i], lon[i] = float(p_lat[0]), float(p_lon[0])
-    if profiles is None:
+    if profiles is None and graph.vertex_elevation_m is not None:
+        profile = _vertex_profiles(graph, edges, starts, ends, length)
+    elif profiles is None:
         none: list[tuple[float, float]] = []
         profile = [none] * n
     else:
@@ -227,6 +232,33 @@ def _edges(graph: StreetGraph, path: StreetPath, profiles: SegmentProfiles | Non
             strict=True,
         )
     ]  # fmt: skip
+
+
+def _vertex_profiles(
+    graph: StreetGraph,
+    edges: np.ndarray,  # type: ignore[type-arg]
+    starts: np.ndarray,  # type: ignore[type-arg]
+    ends: np.ndarray,  # type: ignore[type-arg]
+    length: list[float],
+) -> list[list[tuple[float, float]]]:
+    """Per edge, ``[(0, height at its start), (length, height at its end)]``.
+
+    Heights come from the graph's vertex elevations, interpolated along the edge for
+    the partial first and last edges; an edge with an unknown end height has none.
+    """
+    heights = np.asarray(graph.vertex_elevation_m, dtype=np.float64)
+    h_from = heights[np.asarray(graph.edge_from)[edges]]
+    h_to = heights[np.asarray(graph.edge_to)[edges]]
+    s, t = np.asarray(starts, dtype=np.float64), np.asarray(ends, dtype=np.float64)
+    first = h_from + s * (h_to - h_from)
+    last = h_from + t * (h_to - h_from)
+    out: list[list[tuple[float, float]]] = []
+    for a, b, d in zip(first.tolist(), last.tolist(), length, strict=True):
+        if math.isfinite(a) and math.isfinite(b):
+            out.append([(0.0, round(a, 1)), (float(d), round(b, 1))])
+        else:
+            out.append([])
+    return out
 
 
 def _is_exit(graph: StreetGraph, prev: int, nxt: int, bit: int) -> bool:

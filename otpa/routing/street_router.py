@@ -266,7 +266,8 @@ def walk_steps(
         The path.
     profiles
         Per-OSM-segment elevation profiles (e.g. :class:`otpa.elevation.EdgeElevation`)
-        for the steps' ``elevation``; without them the elevation lists are empty.
+        for the steps' ``elevation``; without them the graph's vertex heights
+        (``vertex_elevation_m``) are used, and without those the lists are empty.
     initial_angle
         Direction (radians) at the end of a preceding street leg; the first step
         then gets a relative direction instead of DEPART.

@@ -13,6 +13,7 @@ from vertex); :func:`table_from_graph` goes back.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -273,6 +274,7 @@ def assemble(
     if table.dir_elevation is not None:
         for name, arr in table.dir_elevation.items():
             elev[name] = np.ascontiguousarray(arr.reshape(-1)[raw_sorted])
+    edge_elevation: dict[str, Any] = {f"edge_{name}": arr for name, arr in elev.items()}
     return StreetGraph(
         vertex_lat=table.vertex_lat,
         vertex_lon=table.vertex_lon,
@@ -310,7 +312,7 @@ def assemble(
         highway_kinds=highway_kinds,
         n_original_vertices=n_original_vertices,
         report=report,
-        **{f"edge_{name}": arr for name, arr in elev.items()},
+        **edge_elevation,
     )
 
 

@@ -33,7 +33,9 @@ Edges (``n_edges``), sorted by ``edge_from``
     ``edge_rise_m``, ``edge_fall_m`` (in travel direction),
     ``edge_slope_speed_effective_length_m``, ``edge_slope_work_cost``,
     ``edge_slope_safety_cost_m`` and ``edge_effective_walk_length_m`` (float64,
-    see :class:`otpa.street.SegmentElevation`).
+    see :class:`otpa.street.SegmentElevation`); ``vertex_elevation_m`` (float32, NaN
+    where the DEM has no value), the height of every vertex, sampled from the DEM
+    once the graph is final (walk steps read their elevation profile from it).
 Adjacency
     ``out_indptr`` (int64, ``n_vertices + 1``): the out-edges of ``v`` are
     ``out_indptr[v]:out_indptr[v + 1]`` (edge ids, since edges are sorted by
@@ -115,6 +117,8 @@ _ARRAY_SPECS: dict[str, tuple[str, str]] = {
 _ELEVATION_SPECS: dict[str, tuple[str, str]] = {
     f"edge_{name}": ("float64", "e") for name in ELEVATION_FIELDS
 }
+#: Arrays that may each be absent (graphs saved before they existed load without them).
+_OPTIONAL_SPECS: dict[str, tuple[str, str]] = {"vertex_elevation_m": ("float32", "v")}
 
 
 #: Arrays :meth:`StreetGraph.to_members` may leave out because they are recomputed
@@ -284,10 +288,11 @@ class StreetGraph:
     edge_slope_work_cost: FloatArray | None = None
     edge_slope_safety_cost_m: FloatArray | None = None
     edge_effective_walk_length_m: FloatArray | None = None
+    vertex_elevation_m: Float32Array | None = None
     _cache: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        for name in (*_ARRAY_SPECS, *_ELEVATION_SPECS):
+        for name in (*_ARRAY_SPECS, *_ELEVATION_SPECS, *_OPTIONAL_SPECS):
             value = getattr(self, name)
             if value is not None:
                 object.__setattr__(self, name, _readonly(value))
@@ -382,6 +387,9 @@ class StreetGraph:
         if self.has_elevation:
             for name in _ELEVATION_SPECS:
                 out[name] = getattr(self, name)
+        for name in _OPTIONAL_SPECS:
+            if getattr(self, name) is not None:
+                out[name] = getattr(self, name)
         return out
 
     def meta(self) -> dict[str, Any]:
@@ -427,6 +435,9 @@ class StreetGraph:
                 msg = f"street graph array {name!r} has dtype {arr.dtype}, shape {arr.shape}"
                 raise GraphFormatError(msg)
             kwargs[name] = arr
+        for name in _OPTIONAL_SPECS:
+            if name in arrays:
+                kwargs[name] = np.asarray(arrays[name])
         try:
             report = BuildReport(**meta.get("report", {}))
             return cls(
@@ -491,6 +502,7 @@ class StreetGraph:
         specs = dict(_ARRAY_SPECS)
         if self.has_elevation:
             specs.update(_ELEVATION_SPECS)
+        specs.update({k: v for k, v in _OPTIONAL_SPECS.items() if getattr(self, k) is not None})
         for name, (dtype, key) in specs.items():
             arr = getattr(self, name)
             if arr is None or arr.dtype != np.dtype(dtype) or arr.shape != (sizes[key],):
