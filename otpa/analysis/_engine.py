@@ -36,11 +36,6 @@ from otpa.util.geo import haversine_m
 
 __all__ = ["OriginResult", "Prepared", "origin_times", "prepare", "unreachable"]
 
-_NO_ACCESS = Access(
-    np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0), np.zeros(0)
-)  # fmt: skip
-
-
 @dataclass(frozen=True, eq=False)
 class Prepared:
     """What every origin of one analysis shares."""
@@ -53,7 +48,6 @@ class Prepared:
     departures: np.ndarray  # unix seconds
     links: TargetLinks
     connector_s: FloatArray  # per destination: time to walk from its street (0: free)
-    edge_margin_s: float  # longest street edge a destination lies on, in seconds
     link_time_s: np.ndarray  # egress link times, connector included
     direct_allowed: bool
     transit: bool
@@ -85,14 +79,6 @@ def prepare(
     if request.walk_connectors and links.snaps is not None:
         off_street = np.nan_to_num(links.snaps.distance_m, posinf=0.0)
         connector = np.ceil(off_street / _connector_speed(options))
-    margin = 0.0
-    if links.snaps is not None and network.street is not None:
-        on = links.snaps.edge[links.snaps.edge >= 0]
-        lengths = np.asarray(network.street.edge_length_m, dtype=np.float64)[on]
-        # slowest way along an edge: a walked bicycle (0.8 x walk speed); uphill walks
-        # are slower still, hence the cap is generous
-        slowest = 0.8 * min(options.speed_mps, options.walk_speed_mps)
-        margin = min(1.5 * float(np.max(lengths, initial=0.0)) / slowest, 3600.0) + 1.0
     e = links.egress
     link_time = e.time_s + np.repeat(connector, np.diff(e.indptr)).astype(np.int32)
     return Prepared(
@@ -104,7 +90,6 @@ def prepare(
         departures=request.departure_epochs(tz),
         links=links,
         connector_s=connector,
-        edge_margin_s=margin,
         link_time_s=link_time,
         direct_allowed=mode in modes.street and not plan_req.transit.only_transit_trips,
         transit=modes.transit,
@@ -144,9 +129,8 @@ def _direct(prep: Prepared, origin: StreetEnd) -> FloatArray:
     if origin.where is None or snaps is None:
         return np.full(n, np.inf)
     limit = float(prep.request.max_time_s)
-    # a destination partway along an edge needs the whole edge labelled
     tree = street_tree(
-        prep.network, origin.where, prep.options, max_time_s=limit + prep.edge_margin_s
+        prep.network, origin.where, prep.options, max_time_s=limit + prep.links.edge_margin_s
     )
     t = tree_times(tree, snaps).time_s + _origin_connector(prep, origin) + prep.connector_s
     t[t > limit] = np.inf
@@ -168,7 +152,7 @@ def _arrivals(prep: Prepared, origin: StreetEnd) -> tuple[FloatArray, np.ndarray
     plan_req = dataclasses.replace(prep.plan_request, date_time=first)
     search = TransitSearch(net, plan_req, first, origin, origin, prep.options, prep.tz)
     filters = raptor_filters(net.transit, timetable, plan_req)
-    rreq = raptor_request(search, timetable, filters, access, _NO_ACCESS, filters.trip_allowed)
+    rreq = raptor_request(search, timetable, filters, access, Access.empty(), filters.trip_allowed)
     rreq = dataclasses.replace(rreq, criteria="arrival", search_window_s=req.max_time_s)
     deps = prep.departures - timetable.epoch
     if deps.shape[0] == 1:

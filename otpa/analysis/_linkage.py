@@ -26,10 +26,11 @@ from otpa.network import TransportNetwork
 from otpa.routing._snap import SnapArrays, snap_many
 from otpa.routing.street_router import StreetOptions
 from otpa.routing.street_tree import street_tree, tree_times
+from otpa.street import StreetGraph
 from otpa.types import FloatArray, Int32Array, IntArray
 from otpa.util.geo import EARTH_RADIUS_M, haversine_m
 
-__all__ = ["LINK_RADIUS_M", "Egress", "TargetLinks", "link_targets", "local_xy"]
+__all__ = ["LINK_RADIUS_M", "Egress", "TargetLinks", "edge_margin_s", "link_targets", "local_xy"]
 
 #: Points farther than this from a usable street are not linked (R5 uses 300 m for
 #: grid cells; OTP links origins up to 1 km away).
@@ -60,6 +61,21 @@ class TargetLinks:
     lon: FloatArray
     snaps: SnapArrays | None
     egress: Egress
+    edge_margin_s: float = 0.0  # see :func:`edge_margin_s`
+
+
+def edge_margin_s(graph: StreetGraph, snaps: SnapArrays, options: StreetOptions) -> float:
+    """Seconds to add to a street search's limit so the edges the points lie on get labelled.
+
+    A point partway along an edge is read off the label of the whole edge, so a search
+    must reach past its limit by the longest such edge.  The slowest way along an edge
+    is a walked bicycle (0.8 x walk speed); uphill walks are slower still, hence the
+    factor 1.5 (and a cap of an hour).
+    """
+    on = snaps.edge[snaps.edge >= 0]
+    longest = float(np.max(np.asarray(graph.edge_length_m, dtype=np.float64)[on], initial=0.0))
+    slowest = 0.8 * min(options.speed_mps, options.walk_speed_mps)
+    return min(1.5 * longest / slowest, 3600.0) + 1.0
 
 
 def local_xy(lat: FloatArray, lon: FloatArray, lat0: float) -> FloatArray:
@@ -142,11 +158,7 @@ def _egress_streets(
     lat0 = float(np.mean(lat[usable]))
     point_tree = cKDTree(local_xy(lat[usable], lon[usable], lat0))
     v_xy = local_xy(graph.vertex_lat[vertices], graph.vertex_lon[vertices], lat0)
-    # a point on an edge only partly within reach needs the whole edge labelled
-    edge_time = np.asarray(graph.edge_length_m, dtype=np.float64)[snaps.edge[usable]] / max(
-        link_speed, 1e-9
-    )
-    margin = float(min(np.max(edge_time, initial=0.0), 3600.0)) + 1.0
+    margin = edge_margin_s(graph, snaps, options)
     # snap connectors are free: a point may be that far from its street
     radius = max_dist + float(np.max(snaps.distance_m[usable], initial=0.0)) + 1.0
 
@@ -219,7 +231,9 @@ def link_targets(
     else:
         snaps = snap_many(network.street, lat, lon, options.mode, LINK_RADIUS_M)
         egress = _egress_streets(network, snaps, lat, lon, options, max_time_s, max_distance_m)
-        links = TargetLinks(lat, lon, snaps, egress)
+        links = TargetLinks(
+            lat, lon, snaps, egress, edge_margin_s(network.street, snaps, options)
+        )
     with _LOCK:
         per = _CACHE.setdefault(network, OrderedDict())
         per[key] = links

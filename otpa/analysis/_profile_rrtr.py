@@ -31,7 +31,6 @@ from otpa.transit.raptor_data import raptor_timetable
 
 __all__ = ["RaptorComparison", "busiest_service_day", "compare_range_raptor"]
 
-_NO_EGRESS = Access(np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0), np.zeros(0))
 
 
 def busiest_service_day(model: TransitModel) -> dt.date | None:
@@ -145,7 +144,7 @@ def compare_range_raptor(
     timetable = raptor_timetable(network.transit, day, network.time_zone)
     search = TransitSearch(network, request, request.date_time, end, end, options, tz)
     filters = raptor_filters(network.transit, timetable, request)
-    base = raptor_request(search, timetable, filters, access, _NO_EGRESS, filters.trip_allowed)
+    base = raptor_request(search, timetable, filters, access, Access.empty(), filters.trip_allowed)
     base = dataclasses.replace(base, criteria="arrival", stay_seated=None)
     times = epochs - timetable.epoch
     t0 = time.perf_counter()

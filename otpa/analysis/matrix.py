@@ -130,17 +130,7 @@ def travel_time_matrix(
     req = analysis_request(departure, request, options)
     dest = origins if destinations is None else destinations
     n_o, n_d, n_p = len(origins), len(dest), len(req.percentiles)
-    attrs = {
-        "departure": req.local_departure(network.time_zone).isoformat(),
-        "time_zone": network.time_zone,
-        "window_s": req.window_s,
-        "step_s": req.step_s,
-        "n_departures": req.n_departures,
-        "max_time_s": req.max_time_s,
-        "modes": req.modes,
-        "walk_speed_mps": req.walk_speed_mps,
-        "max_rides": req.max_rides,
-    }
+    attrs = req.attrs(network.time_zone)
     if chunks is None:
         if n_o * n_d * n_p > MAX_MATRIX_CELLS:
             msg = (

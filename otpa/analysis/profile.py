@@ -145,10 +145,8 @@ class _Context:
     def _find(self, mode: str, reverse: bool) -> Access:
         req = self.request
         end = self.end(mode, "to" if reverse else "from")
-        z = np.zeros(0)
-        none = Access(z.astype(np.int32), z.astype(np.int32), z, z)
         if end is None:
-            return none
+            return Access.empty()
         opts = self.options(mode)
         limit = req.max_access_time_s(mode) * opts.speed_mps
         found = find_access(self.network, end, opts, max_distance_m=limit, reverse=reverse)

@@ -175,6 +175,20 @@ class AnalysisRequest:
         t0 = int(self.local_departure(tz).timestamp())
         return t0 + self.step_s * np.arange(self.n_departures, dtype=np.int64)
 
+    def attrs(self, tz: str) -> dict[str, Any]:
+        """JSON-safe description of the request for a result's ``attrs``."""
+        return {
+            "departure": self.local_departure(tz).isoformat(),
+            "time_zone": tz,
+            "window_s": self.window_s,
+            "step_s": self.step_s,
+            "n_departures": self.n_departures,
+            "max_time_s": self.max_time_s,
+            "modes": self.modes,
+            "walk_speed_mps": self.walk_speed_mps,
+            "max_rides": self.max_rides,
+        }
+
     def replace(self, **changes: Any) -> AnalysisRequest:
         """A copy with some fields changed."""
         return dataclasses.replace(self, **changes)

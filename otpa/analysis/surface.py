@@ -138,19 +138,7 @@ def compute_time_surface(
     tz = network.time_zone
     local = [dt.datetime.fromtimestamp(int(t), prep.tz).replace(tzinfo=None)
              for t in prep.departures]  # fmt: skip
-    attrs = {
-        "origin_lat": o_lat,
-        "origin_lon": o_lon,
-        "departure": req.local_departure(tz).isoformat(),
-        "time_zone": tz,
-        "window_s": req.window_s,
-        "step_s": req.step_s,
-        "n_departures": req.n_departures,
-        "max_time_s": req.max_time_s,
-        "modes": req.modes,
-        "walk_speed_mps": req.walk_speed_mps,
-        "max_rides": req.max_rides,
-    }
+    attrs = {"origin_lat": o_lat, "origin_lon": o_lon, **req.attrs(tz)}
     return surface_dataset(
         grid_or_points,
         result.times,

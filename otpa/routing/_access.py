@@ -73,6 +73,12 @@ class Access:
     by_stop: dict[int, int] = field(default_factory=dict)
     paths: AccessPaths | None = None  # the street search, for the legs' paths
 
+    @classmethod
+    def empty(cls) -> Access:
+        """No stops."""
+        z = np.zeros(0)
+        return cls(z.astype(np.int32), z.astype(np.int32), z, z)
+
 
 def find_access(
     network: TransportNetwork,
@@ -132,8 +138,7 @@ def find_access(
         costs.append(np.asarray(res.cost)[keep])
         dists.append(np.asarray(res.distance_m)[keep])
     if not stops:
-        z = np.zeros(0)
-        return Access(z.astype(np.int32), z.astype(np.int32), z, z)
+        return Access.empty()
     s = np.concatenate(stops).astype(np.int32)
     t = np.concatenate(times).astype(np.int32)
     c = np.concatenate(costs).astype(np.float64)

@@ -302,8 +302,7 @@ def transit_itineraries(s: TransitSearch) -> list[Itinerary]:
     if s.onboard is None:
         access = find_access(s.network, s.origin, s.options, max_distance_m=max_walk, reverse=False)
     else:  # on board: the journey starts with the trip (RaptorRequest.onboard)
-        z = np.zeros(0)
-        access = Access(z.astype(np.int32), z.astype(np.int32), z, z)
+        access = Access.empty()
     egress = find_access(s.network, s.destination, s.options, max_distance_m=max_walk, reverse=True)
     if (access.stops.size == 0 and s.onboard is None) or egress.stops.size == 0:
         return []
