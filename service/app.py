@@ -3,6 +3,7 @@
 =========================================  ======================================================
 Path                                       Methods
 =========================================  ======================================================
+``/``                                      GET the HTML landing page (for people)
 ``/otp``, ``/otp/``                        GET ServerInfo
 ``/otp/routers``, ``/otp/routers/``        GET RouterList; PUT reload all; DELETE evict all
 ``/otp/routers/{routerId}``                GET RouterInfo; PUT load from disk; POST upload a
@@ -19,17 +20,18 @@ Every path also answers ``OPTIONS`` (CORS preflight).  ``routerId`` may be
 
 from __future__ import annotations
 
-import importlib
 from typing import Any, Literal
 
 import tornado.web
 
 import otpa
+from otpa.network import build_network
 from service.analyst.state import AnalystState
 from service.config import ServiceConfig
 from service.handlers.analyst import analyst_urls
 from service.handlers.base import Builder, NotFoundHandler, ServiceContext
 from service.handlers.index import index_urls
+from service.handlers.landing import LandingHandler, LandingLink
 from service.handlers.plan import PlanHandler
 from service.handlers.profile import profile_urls
 from service.handlers.routers import RouterHandler, RouterListHandler
@@ -41,11 +43,9 @@ from service.registry import RouterRegistry
 __all__ = ["default_builder", "make_app"]
 
 
-def default_builder() -> Builder | None:
-    """Return ``otpa.network.build_network`` when the library provides it, else None."""
-    module = importlib.import_module("otpa.network")
-    builder = getattr(module, "build_network", None)
-    return builder if callable(builder) else None
+def default_builder() -> Builder:
+    """Return the builder used for zip uploads: :func:`otpa.network.build_network`."""
+    return build_network
 
 
 def make_app(
@@ -78,7 +78,7 @@ def make_app(
     --------
     >>> app = make_app(ServiceConfig(), RouterRegistry(None))
     >>> sorted(r.name for r in app.wildcard_router.named_rules.values())
-    ['plan', 'router', 'routers', 'server_info']
+    ['landing', 'plan', 'router', 'routers', 'server_info']
     """
     cpu_name, n_cores = read_cpu_info()
     ctx = ServiceContext(
@@ -90,7 +90,12 @@ def make_app(
     args = {"ctx": ctx}
     # one surface store and point-set registry, shared by the analyst and profile endpoints
     analysis = {**args, "analyst": AnalystState.from_config(ctx.config)}
+    links = [
+        LandingLink("/otp", "ServerInfo", "the OTP 1.x API's root: version and build"),
+        LandingLink("/otp/routers", "RouterList", "every router with its extent and modes"),
+    ]
     urls = [
+        tornado.web.url(r"/", LandingHandler, {**args, "links": links}, name="landing"),
         tornado.web.url(r"/otp/?", ServerInfoHandler, args, name="server_info"),
         tornado.web.url(r"/otp/routers/?", RouterListHandler, args, name="routers"),
         tornado.web.url(r"/otp/routers/([^/]+)/?", RouterHandler, args, name="router"),

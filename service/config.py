@@ -165,6 +165,15 @@ class ServiceConfig:
 # -- loading ----------------------------------------------------------------------------------
 
 
+def _one_line(exc: Exception) -> str:
+    """A parser error as one line (YAML's messages span several, with a caret drawing)."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None)
+    if problem is not None and mark is not None:
+        return f"{problem} at line {mark.line + 1}, column {mark.column + 1}"
+    return " ".join(str(exc).split())
+
+
 def _read_file(path: Path) -> dict[str, Any]:
     try:
         text = path.read_text(encoding="utf-8")
@@ -174,9 +183,8 @@ def _read_file(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        msg = (
-            f"config file {path} is not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}"
-        )
+        kind = "JSON" if path.suffix.lower() == ".json" else "YAML"
+        msg = f"config file {path} is not valid {kind}: {_one_line(exc)}"
         raise ConfigError(msg) from None
     if data is None:
         return {}

@@ -16,13 +16,16 @@ import logging
 import signal
 import sys
 import threading
+import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tornado.httpserver import HTTPServer
 from tornado.netutil import bind_sockets
 
+from otpa.errors import OtpaError
+from otpa.testing.demo import demo_network
 from service.app import make_app
 from service.config import ConfigError, ServiceConfig, load_config
 from service.handlers.base import Builder
@@ -31,7 +34,18 @@ from service.registry import Loader, RouterRegistry
 if TYPE_CHECKING:
     from otpa.network import TransportNetwork
 
-__all__ = ["ServiceStartError", "build_registry", "main", "serve", "service_url", "start_in_thread"]
+__all__ = [
+    "ServiceStartError",
+    "add_serve_arguments",
+    "build_registry",
+    "config_from_args",
+    "landing_url",
+    "main",
+    "serve",
+    "serve_from_args",
+    "service_url",
+    "start_in_thread",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -106,8 +120,21 @@ def service_url(host: str, port: int) -> str:
     return f"http://{shown}:{port}/otp/routers/default"
 
 
+def landing_url(router_url: str) -> str:
+    """Return the landing page's URL (``/``) of the server that serves ``router_url``.
+
+    Examples
+    --------
+    >>> landing_url("http://127.0.0.1:8080/otp/routers/default")
+    'http://127.0.0.1:8080/'
+    """
+    parts = urllib.parse.urlsplit(router_url)
+    return urllib.parse.urlunsplit((parts.scheme, parts.netloc, "/", "", ""))
+
+
 def _announce(url: str) -> None:
-    print(f"otpa service ready: {url}", flush=True)
+    # people open the landing page; it links the API, each router and the dashboard
+    print(f"otpa service ready: {landing_url(url)}", flush=True)
 
 
 async def _run(
@@ -273,44 +300,104 @@ def start_in_thread(
     return state.url, stop
 
 
-def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m service", description="Serve the OTP 1.x API.")
-    parser.add_argument("--config", type=Path, help="service.yml / service.json")
-    parser.add_argument("--graphs", type=Path, help="graphs folder (<graphs>/<id>/graph)")
-    parser.add_argument("--router", help="comma-separated router ids to load (first = default)")
-    parser.add_argument("--host", help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, help="port (default 8080, 0 = any free port)")
-    parser.add_argument("--log-level", default="INFO", help="logging level")
-    return parser.parse_args(argv)
+def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the serve options shared by ``otpa serve`` and ``python -m service``.
+
+    Parameters
+    ----------
+    parser
+        The (sub)parser to extend.
+    """
+    parser.add_argument("--config", type=Path, help="service configuration file (YAML or JSON)")
+    parser.add_argument("--graphs", type=Path, help="base folder holding <ID>/graph per router")
+    parser.add_argument(
+        "--router",
+        action="append",
+        help="router id to serve (repeatable, or comma-separated); the first is the default",
+    )
+    parser.add_argument("--host", help="interface to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="port (default 8080; 0 picks a free port)")
+    parser.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Command line entry point: ``python -m service [--config F] [--graphs DIR] ...``.
+def _router_ids(values: Sequence[str] | None) -> tuple[str, ...]:
+    return tuple(r.strip() for value in values or () for r in value.split(",") if r.strip())
+
+
+def config_from_args(args: argparse.Namespace) -> ServiceConfig:
+    """Load the configuration file (if any) and apply the command-line overrides.
+
+    Parameters
+    ----------
+    args
+        Parsed arguments of :func:`add_serve_arguments`.
+
+    Returns
+    -------
+    ServiceConfig
+
+    Raises
+    ------
+    ConfigError
+        If the file or an override is invalid.
+    """
+    config = load_config(args.config)
+    overrides: dict[str, Any] = {}
+    if args.graphs is not None:
+        overrides["graphs_dir"] = args.graphs
+    if args.router:
+        overrides["routers"] = _router_ids(args.router)
+    if args.host is not None:
+        overrides["host"] = args.host
+    if args.port is not None:
+        if not 0 <= args.port <= 65535:
+            msg = f"--port must be between 0 and 65535, not {args.port}"
+            raise ConfigError(msg)
+        overrides["port"] = args.port
+    return dataclasses.replace(config, **overrides)
+
+
+def serve_from_args(args: argparse.Namespace) -> int:
+    """Serve as the command line asked; with no graphs folder anywhere, the demo city.
+
+    Problems the operator must fix (a bad configuration, a router that does not load,
+    a port in use) print one line on stderr and give exit status 2, without a traceback.
+
+    Parameters
+    ----------
+    args
+        Parsed arguments of :func:`add_serve_arguments`.
 
     Returns
     -------
     int
         The exit status.
     """
-    args = _parse_args(argv)
     logging.basicConfig(
-        level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        level=str(args.log_level).upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     logging.captureWarnings(True)
     try:
-        config = load_config(args.config)
-        overrides: dict[str, object] = {}
-        if args.graphs is not None:
-            overrides["graphs_dir"] = args.graphs
-        if args.router:
-            overrides["routers"] = tuple(r.strip() for r in args.router.split(",") if r.strip())
-        if args.host is not None:
-            overrides["host"] = args.host
-        if args.port is not None:
-            overrides["port"] = args.port
-        config = dataclasses.replace(config, **overrides)  # type: ignore[arg-type]
-        serve(config)
-    except (ConfigError, ServiceStartError, OSError) as exc:
+        config = config_from_args(args)
+        networks = None
+        if config.graphs_dir is None:
+            networks = {"demo": demo_network()}
+        serve(config, networks=networks)
+    except (ConfigError, ServiceStartError, OtpaError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return 2
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line entry point: ``python -m service``, the same as ``otpa serve``.
+
+    Returns
+    -------
+    int
+        The exit status.
+    """
+    parser = argparse.ArgumentParser(prog="python -m service", description="Serve the OTP 1.x API.")
+    add_serve_arguments(parser)
+    return serve_from_args(parser.parse_args(argv))

@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from otpa.errors import OtpaError
 from otpa.testing._demo_gtfs import TIMEZONE, write_gtfs
 from otpa.testing._demo_model import CENTER_LAT, CENTER_LON, CityPlan, to_latlon
 from otpa.testing._demo_osm import write_osm
@@ -31,12 +33,16 @@ from otpa.testing._demo_streets import lay_out_streets
 from otpa.testing._demo_transit import add_transit
 from otpa.types import PathLike
 
+if TYPE_CHECKING:
+    from otpa.network import TransportNetwork
+
 __all__ = [
     "DEMO_CITY_VERSION",
     "GTFS_FILENAME",
     "OSM_FILENAME",
     "DemoCity",
     "demo_city_dir",
+    "demo_network",
     "write_demo_city",
 ]
 
@@ -279,3 +285,34 @@ def demo_city_dir(cache_root: PathLike | None = None) -> Path:
         if tmp.exists():
             shutil.rmtree(tmp)
     return target
+
+
+def demo_network(cache_root: PathLike | None = None) -> TransportNetwork:
+    """Return the built demo city network, building and saving it on first use.
+
+    The saved graph lives beside the generated files (``demo_city_dir(cache_root) /
+    "graph"``); a graph that no longer loads (an older format) is rebuilt.
+
+    Parameters
+    ----------
+    cache_root
+        As for :func:`demo_city_dir`.
+
+    Returns
+    -------
+    TransportNetwork
+        The demo city, ready to plan on and to serve.
+    """
+    from otpa.network import TransportNetwork, build_network
+
+    directory = demo_city_dir(cache_root)
+    graph = directory / "graph"
+    if graph.exists():
+        try:
+            return TransportNetwork.load(graph)
+        except OtpaError:
+            graph.unlink()
+    print(f"building the demo city network in {directory} ...", file=sys.stderr)
+    network = build_network(directory)
+    network.save(graph)
+    return network

@@ -98,10 +98,120 @@ def test_module_entry_point_stops_on_sigint(tmp_path: Path) -> None:
         line = proc.stdout.readline()
         assert line.startswith("otpa service ready: http://127.0.0.1:"), proc.stderr.read()
         url = line.split(": ", 1)[1].strip()
-        base = url.removesuffix("/routers/default")
-        with urllib.request.urlopen(base, timeout=5) as resp:
+        assert url.endswith("/")  # the landing page, for people
+        with urllib.request.urlopen(url, timeout=5) as resp:
+            assert resp.headers["Content-Type"].startswith("text/html")
+        with urllib.request.urlopen(url + "otp", timeout=5) as resp:
             assert "serverVersion" in json.load(resp)
         proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+# -- one serve entry: `otpa serve` and `python -m service` -----------------------------------
+
+_ENTRIES = {
+    "python -m service": [sys.executable, "-m", "service"],
+    "otpa serve": [sys.executable, "-m", "otpa.cli", "serve"],
+}
+
+
+def _run_entry(entry: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    return subprocess.run(
+        [*_ENTRIES[entry], *args],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        ("port: [1, 2\n", "config"),  # not YAML
+        ("port: many\n", "port"),  # wrong type
+    ],
+)
+def test_bad_config_is_one_line_and_exit_2_for_both_entries(
+    tmp_path: Path, content: str, needle: str
+) -> None:
+    bad = tmp_path / "service.yml"
+    bad.write_text(content)
+    answers = {entry: _run_entry(entry, "--config", str(bad)) for entry in _ENTRIES}
+    for entry, proc in answers.items():
+        assert proc.returncode == 2, (entry, proc.stderr)
+        assert "Traceback" not in proc.stderr, entry
+        lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+        assert len(lines) == 1, (entry, proc.stderr)
+        assert lines[0].startswith("error: "), (entry, lines)
+        assert needle in lines[0].lower(), (entry, lines)
+    assert len({proc.stderr for proc in answers.values()}) == 1  # the same behaviour
+
+
+@pytest.mark.parametrize("entry", list(_ENTRIES))
+def test_missing_router_and_bad_port_exit_2(entry: str, tmp_path: Path) -> None:
+    (tmp_path / "graphs").mkdir()
+    proc = _run_entry(entry, "--graphs", str(tmp_path / "graphs"), "--router", "nothere")
+    last = proc.stderr.strip().splitlines()[-1]  # after the registry's log line
+    assert proc.returncode == 2
+    assert last.startswith("error: ")
+    assert "nothere" in last
+    assert "Traceback" not in proc.stderr
+    proc = _run_entry(entry, "--graphs", str(tmp_path / "graphs"), "--port", "70000")
+    assert proc.returncode == 2
+    assert "--port" in proc.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_otpa_serve_repeatable_router_and_free_port(graphs_base: Path) -> None:
+    # same options as python -m service: --router repeatable (or comma-separated), --port 0
+    import argparse
+
+    from service.server import add_serve_arguments, config_from_args
+
+    parser = argparse.ArgumentParser()
+    add_serve_arguments(parser)
+    args = parser.parse_args(
+        ["--graphs", str(graphs_base), "--router", "beta", "--router", "alpha,gamma", "--port", "0"]
+    )
+    config = config_from_args(args)
+    assert config.routers == ("beta", "alpha", "gamma")
+    assert config.port == 0
+    assert config.graphs_dir == graphs_base
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_otpa_serve_without_graphs_serves_the_demo_city_and_greets_a_person() -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    proc = subprocess.Popen(
+        [*_ENTRIES["otpa serve"], "--port", "0"],
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("otpa service ready: http://127.0.0.1:"), proc.stderr.read()
+        root = line.split(": ", 1)[1].strip()
+        with urllib.request.urlopen(root, timeout=10) as resp:
+            page = resp.read().decode("utf-8")
+        assert "<strong>demo</strong>" in page
+        start = page.index('href="/otp/routers/demo/plan?') + len('href="')
+        sample = page[start : page.index('"', start)].replace("&amp;", "&")
+        with urllib.request.urlopen(root.rstrip("/") + sample, timeout=300) as resp:
+            answer = json.load(resp)
+        assert "error" not in answer, answer.get("error")
+        assert answer["plan"]["itineraries"], answer
+        proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=15) == 0
     finally:
         if proc.poll() is None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -215,12 +214,10 @@ def test_roundabout_flags_herrenberg(data_root: Path) -> None:
 
 
 @pytest.mark.slow
-def test_rnv_reads_fast(data_root: Path) -> None:
+def test_rnv_reads(data_root: Path) -> None:
+    # its speed is measured in benchmarks/bench_build.py, not asserted here
     path = data_root / "small" / "rnv" / "rnv.osm.pbf"
-    start = time.perf_counter()
     d = read_osm(path)
-    elapsed = time.perf_counter() - start
-    assert elapsed < 10.0
     _check_geometry(d)
     assert d.n_segments > 50_000
     assert d.n_vertices > 40_000

