@@ -26,6 +26,7 @@ import tornado.web
 
 import otpa
 from otpa.network import build_network
+from service.access_log import log_request
 from service.analyst.state import AnalystState
 from service.config import ServiceConfig
 from service.handlers.analyst import analyst_urls
@@ -107,6 +108,7 @@ def make_app(
     ]
     return tornado.web.Application(
         urls,
+        log_function=log_request,
         default_handler_class=NotFoundHandler,
         default_handler_args=args,
         otpa_cors=config.cors,

@@ -11,6 +11,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import re
+import uuid
 import weakref
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -35,6 +37,9 @@ if TYPE_CHECKING:
 __all__ = ["BaseHandler", "Builder", "NotFoundHandler", "ServiceContext"]
 
 logger = logging.getLogger(__name__)
+
+#: A client-supplied ``X-Request-Id`` is echoed only when it looks like an id.
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 
 T = TypeVar("T")
 Builder = Callable[[Path], "TransportNetwork"]
@@ -90,8 +95,23 @@ class BaseHandler(tornado.web.RequestHandler):
 
     # -- CORS (as OTP's CorsFilter) ------------------------------------------------------------
 
+    @property
+    def request_id(self) -> str:
+        """This request's id: the client's ``X-Request-Id`` when it is a plain token, else new.
+
+        It is sent back in the ``X-Request-Id`` header of every answer, written in the access
+        log, and put in the body of server errors so a report can be matched to the log.
+        """
+        rid: str | None = getattr(self, "_request_id", None)
+        if rid is None:
+            given = self.request.headers.get("X-Request-Id", "")
+            rid = given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
+            self._request_id = rid
+        return rid
+
     def set_default_headers(self) -> None:
-        """Add OTP's CORS headers to every response, errors included."""
+        """Add the request id and OTP's CORS headers to every response, errors included."""
+        self.set_header("X-Request-Id", self.request_id)
         self._vary_on: list[str] = []
         if not self.settings.get("otpa_cors", True):
             return
@@ -242,7 +262,16 @@ class BaseHandler(tornado.web.RequestHandler):
         if status_for_exception(value) is not None:
             logger.info("%s %s -> %s", self.request.method, self.request.uri, value)
             return
-        super().log_exception(typ, value, tb)
+        if isinstance(value, tornado.web.HTTPError):
+            super().log_exception(typ, value, tb)
+            return
+        logger.error(
+            "request %s failed: %s %s",
+            self.request_id,
+            self.request.method,
+            self.request.uri,
+            exc_info=(typ, value, tb) if typ is not None and value is not None else None,
+        )
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
         """Write the JSON error body; never a traceback."""
@@ -263,7 +292,10 @@ class BaseHandler(tornado.web.RequestHandler):
             message = "Internal server error." if status >= 500 else self._reason
         self.set_status(status)
         self.clear_header("Content-Type")
-        self.write_json(error_body(status, message), status)
+        body = error_body(status, message)
+        if status >= 500:  # the log has the traceback under this id; the body never does
+            body["requestId"] = self.request_id
+        self.write_json(body, status)
 
     def _redact(self, message: str) -> str:
         """Hide the server's graphs folder path in messages sent to clients."""

@@ -463,6 +463,7 @@ def test_unexpected_planner_failure_is_500_without_details(
         "status": 500,
         "error": "Internal Server Error",
         "message": "Internal server error.",
+        "requestId": resp.headers["X-Request-Id"],
     }
 
 

@@ -289,6 +289,7 @@ def test_unexpected_error_500_json_without_traceback(make_service, caplog) -> No
         "status": 500,
         "error": "Internal Server Error",
         "message": "Internal server error.",
+        "requestId": resp.headers["X-Request-Id"],
     }
     assert b"Traceback" not in resp.body
     assert b"secret" not in resp.body
