@@ -5,6 +5,7 @@ Path                                       Methods
 =========================================  ======================================================
 ``/``                                      GET the HTML landing page (for people)
 ``/otp``, ``/otp/``                        GET ServerInfo
+``/otp/health``, ``/otp/health/ready``     GET liveness; readiness (503 until routers load)
 ``/otp/routers``, ``/otp/routers/``        GET RouterList; PUT reload all; DELETE evict all
 ``/otp/routers/{routerId}``                GET RouterInfo; PUT load from disk; POST upload a
                                            graph (octet-stream) or GTFS/OSM zip; DELETE evict
@@ -31,6 +32,7 @@ from service.analyst.state import AnalystState
 from service.config import ServiceConfig
 from service.handlers.analyst import analyst_urls
 from service.handlers.base import Builder, NotFoundHandler, ServiceContext
+from service.handlers.health import LivenessHandler, ReadinessHandler
 from service.handlers.index import index_urls
 from service.handlers.landing import LandingHandler, LandingLink
 from service.handlers.plan import PlanHandler
@@ -79,7 +81,7 @@ def make_app(
     --------
     >>> app = make_app(ServiceConfig(), RouterRegistry(None))
     >>> sorted(r.name for r in app.wildcard_router.named_rules.values())
-    ['landing', 'plan', 'router', 'routers', 'server_info']
+    ['health', 'landing', 'plan', 'ready', 'router', 'routers', 'server_info']
     """
     cpu_name, n_cores = read_cpu_info()
     ctx = ServiceContext(
@@ -98,6 +100,8 @@ def make_app(
     urls = [
         tornado.web.url(r"/", LandingHandler, {**args, "links": links}, name="landing"),
         tornado.web.url(r"/otp/?", ServerInfoHandler, args, name="server_info"),
+        tornado.web.url(r"/otp/health/?", LivenessHandler, args, name="health"),
+        tornado.web.url(r"/otp/health/ready/?", ReadinessHandler, args, name="ready"),
         tornado.web.url(r"/otp/routers/?", RouterListHandler, args, name="routers"),
         tornado.web.url(r"/otp/routers/([^/]+)/?", RouterHandler, args, name="router"),
         *index_urls(args),

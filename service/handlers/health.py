@@ -1,0 +1,40 @@
+"""``GET /otp/health`` (liveness) and ``GET /otp/health/ready`` (readiness) for operators.
+
+Liveness answers 200 whenever the event loop runs.  Readiness answers 200 once every
+configured router is loaded (or, with none configured, at least one router is), and 503
+with the missing router ids otherwise, so a load balancer sends no traffic to a server
+that cannot plan yet.  Both are cheap and never touch a network.
+"""
+
+from __future__ import annotations
+
+from service.handlers.base import BaseHandler
+
+__all__ = ["LivenessHandler", "ReadinessHandler"]
+
+
+class LivenessHandler(BaseHandler):
+    """``{"status": "UP"}`` while the server answers at all."""
+
+    def get(self) -> None:
+        """Answer 200."""
+        self.set_header("Cache-Control", "no-store")
+        self.write_json({"status": "UP"})
+
+
+class ReadinessHandler(BaseHandler):
+    """``UP`` with the loaded routers, or 503 ``DOWN`` naming the routers still missing."""
+
+    def get(self) -> None:
+        """Answer 200 when ready, 503 otherwise."""
+        loaded = self.registry.ids()
+        wanted = list(self.ctx.config.routers)
+        missing = [rid for rid in wanted if rid not in loaded]
+        ready = not missing and bool(loaded)
+        body: dict[str, object] = {"status": "UP" if ready else "DOWN", "routers": loaded}
+        if missing:
+            body["missing"] = missing
+        self.set_header("Cache-Control", "no-store")
+        if not ready:
+            self.set_header("Retry-After", "5")
+        self.write_json(body, 200 if ready else 503)
