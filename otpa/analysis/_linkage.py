@@ -23,7 +23,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from otpa.network import TransportNetwork
-from otpa.routing._snap import SnapArrays, snap_many
+from otpa.routing.engine import SnapArrays, snap_many
 from otpa.routing.street_router import StreetOptions
 from otpa.routing.street_tree import street_tree, tree_times
 from otpa.street import StreetGraph

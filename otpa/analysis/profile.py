@@ -72,10 +72,16 @@ from otpa.analysis._profile_surfaces import (
 from otpa.index import TransitIndex
 from otpa.network import TransportNetwork
 from otpa.routing import Location, PlanRequest
-from otpa.routing._access import Access, StreetEnd, find_access, street_end
-from otpa.routing._places import Endpoint, resolve_location
-from otpa.routing._raptor_mapping import raptor_filters
-from otpa.routing._transit_plan import TransitSearch, raptor_request
+from otpa.routing.engine import (
+    Access,
+    Endpoint,
+    StreetEnd,
+    find_access,
+    resolve_location,
+    street_end,
+    street_options,
+    transit_request,
+)
 from otpa.routing.errors import OutsideBoundsError
 from otpa.routing.street_router import StreetOptions
 from otpa.transit.raptor.api import RaptorRequest
@@ -122,7 +128,7 @@ class _Context:
     accesses: dict[tuple[str, bool], Access] = field(default_factory=dict)
 
     def options(self, mode: str) -> StreetOptions:
-        return StreetOptions.from_request(self.plan_request, mode)
+        return street_options(self.plan_request, mode)
 
     def end(self, mode: str, role: str) -> StreetEnd | None:
         """The origin (``"from"``) or destination linked for ``mode`` (None: no street)."""
@@ -191,14 +197,19 @@ def _raptor(
     o = ctx.end(mode, "from")
     assert o is not None
     d = ctx.end("WALK", "to") or o
-    search = TransitSearch(
-        ctx.network, ctx.plan_request, ctx.plan_request.date_time, o, d, ctx.options(mode), ctx.tz
+    req = transit_request(
+        ctx.network,
+        ctx.plan_request,
+        timetable,
+        o,
+        ctx.options(mode),
+        access,
+        egress,
+        destination=d,
+        criteria="arrival",
     )
-    filters = raptor_filters(ctx.network.transit, timetable, ctx.plan_request)
-    req = raptor_request(search, timetable, filters, access, egress, filters.trip_allowed)
     return dataclasses.replace(
         req,
-        criteria="arrival",
         rules=None,
         stay_seated=None,
         search_window_s=ctx.request.max_duration_s,

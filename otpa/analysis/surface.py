@@ -14,6 +14,7 @@ from otpa.analysis.points import Grid, PointSet
 from otpa.analysis.request import AnalysisRequest
 from otpa.network import TransportNetwork
 from otpa.routing import Location
+from otpa.routing.engine import resolve_location
 from otpa.routing.parse import parse_location
 
 __all__ = ["analysis_request", "compute_time_surface", "origin_coordinate"]
@@ -67,8 +68,6 @@ def origin_coordinate(network: TransportNetwork, origin: Any) -> tuple[float, fl
         return lat, lon
     if loc.lat is not None and loc.lon is not None:
         return float(loc.lat), float(loc.lon)
-    from otpa.routing._places import resolve_location
-
     end = resolve_location(network, loc, "from", "Origin")
     return end.lat, end.lon
 
