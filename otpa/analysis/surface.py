@@ -10,7 +10,8 @@ import xarray as xr
 
 from otpa.analysis._engine import origin_times, prepare
 from otpa.analysis._layout import surface_dataset
-from otpa.analysis.points import Grid, PointSet
+from otpa.analysis.grid import Grid
+from otpa.analysis.pointset import PointSet
 from otpa.analysis.request import AnalysisRequest
 from otpa.network import TransportNetwork
 from otpa.routing import Location

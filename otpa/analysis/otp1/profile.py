@@ -8,7 +8,7 @@ maximum travel time of each over the window.  Here:
 1. access and egress stops come from the planner's access search, per street mode;
 2. RAPTOR (the planner's request mapping, earliest-arrival criteria) runs at every
    departure minute; each Pareto-optimal journey names an option, and searches with
-   one found route banned add alternatives (:mod:`otpa.analysis._profile_search`);
+   one found route banned add alternatives (:mod:`otpa.analysis.otp1._profile_search`);
 3. every option is followed at every minute; it *counts* at a minute when it is at
    most ``suboptimal_s`` slower than the fastest option of the same access and egress
    modes there, and its statistics (total, and per ride the wait and the time on
@@ -25,7 +25,7 @@ staying seated on interlined trips are not applied.
 Examples
 --------
 >>> import datetime as dt
->>> from otpa.analysis.profile import ProfileRequest, profile_route
+>>> from otpa.analysis.otp1.profile import ProfileRequest, profile_route
 >>> req = ProfileRequest(33.7652, -84.3129, 33.7747, -84.2954, dt.date(2021, 9, 15))
 >>> result = profile_route(network, req)  # doctest: +SKIP
 >>> [(o.summary, o.stats.min, o.stats.max) for o in result.options]  # doctest: +SKIP
@@ -42,7 +42,7 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
-from otpa.analysis._profile_model import (
+from otpa.analysis.otp1._profile_model import (
     ProfileOption,
     ProfileResult,
     SegmentPattern,
@@ -50,21 +50,21 @@ from otpa.analysis._profile_model import (
     StreetSegment,
     TransitSegment,
 )
-from otpa.analysis._profile_request import (
+from otpa.analysis.otp1._profile_request import (
     MAX_SEARCHES,
     MAX_WINDOW_S,
     ORDER_BY,
     PROFILE_STREET_MODES,
     ProfileRequest,
 )
-from otpa.analysis._profile_rrtr import (
+from otpa.analysis.otp1._profile_rrtr import (
     RaptorComparison,
     busiest_service_day,
     compare_range_raptor,
 )
-from otpa.analysis._profile_search import Evaluation, OptionKey, discover, evaluate, is_loop
-from otpa.analysis._profile_street import access_segment, direct_segment
-from otpa.analysis._profile_surfaces import (
+from otpa.analysis.otp1._profile_search import Evaluation, OptionKey, discover, evaluate, is_loop
+from otpa.analysis.otp1._profile_street import access_segment, direct_segment
+from otpa.analysis.otp1._profile_surfaces import (
     PROFILE_STATISTICS,
     profile_analysis_request,
     profile_surfaces,

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from otpa.analysis._profile_model import StreetEdge, StreetSegment
+from otpa.analysis.otp1._profile_model import StreetEdge, StreetSegment
 from otpa.network import TransportNetwork
 from otpa.routing.engine import Access, StreetEnd, edge_part_points
 from otpa.routing.model import WalkStep
