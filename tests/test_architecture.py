@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import shutil
 import subprocess
 import sys
@@ -93,3 +94,29 @@ def test_raptor_imports_only_numpy_numba_and_types() -> None:
     }
     assert imported, "the raptor package was not found"
     assert {m for m in imported if m.split(".")[0] not in allowed and m not in allowed} == set()
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def test_no_package_imports_another_packages_private_names() -> None:
+    """``from otpa.x.mod import _name`` across packages is a private door too."""
+    crossing = []
+    for top in ("otpa", "service"):
+        for path in sorted((ROOT / top).rglob("*.py")):
+            importer = _module_name(path)
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if not isinstance(node, ast.ImportFrom) or node.level or not node.module:
+                    continue
+                if node.module.split(".")[0] not in ("otpa", "service"):
+                    continue
+                is_package = (ROOT / Path(*node.module.split(".")) / "__init__.py").exists()
+                owner = node.module if is_package else node.module.rpartition(".")[0]
+                for alias in node.names:
+                    private = alias.name.startswith("_") and not alias.name.startswith("__")
+                    inside = importer == owner or importer.startswith(owner + ".")
+                    if private and not inside:
+                        crossing.append(f"{importer}: from {node.module} import {alias.name}")
+    assert crossing == []
