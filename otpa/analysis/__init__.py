@@ -2,7 +2,10 @@
 
 Results are xarray objects with fixed dimension names and ``units`` attributes (see
 ``README.md`` next to this file); importing the package registers the ``.otpa``
-accessor on xarray objects.
+accessor on xarray objects.  OpenTripPlanner 1.x's analyst and profile emulation (for
+the service's OTP 1.x endpoints) lives in :mod:`otpa.analysis.otp1`; the names of it
+exported here (``profile_route``, ``surface_geotiff``, the timegrid codec) stay
+available from this package.
 
 Examples
 --------
