@@ -2,7 +2,10 @@
 
 Results are xarray objects with fixed dimension names and ``units`` attributes (see
 ``README.md`` next to this file); importing the package registers the ``.otpa``
-accessor on xarray objects.
+accessor on xarray objects.  OpenTripPlanner 1.x's analyst and profile emulation (for
+the service's OTP 1.x endpoints) lives in :mod:`otpa.analysis.otp1`; the names of it
+exported here (``profile_route``, ``surface_geotiff``, the timegrid codec) stay
+available from this package.
 
 Examples
 --------
@@ -18,12 +21,14 @@ from otpa.analysis.accessibility import accessibility
 from otpa.analysis.accessor import travel_time_difference
 from otpa.analysis.compare import compare_scenarios
 from otpa.analysis.decay import DECAY_KINDS, decay_weights
+from otpa.analysis.grid import MAX_GRID_CELLS, Grid
 from otpa.analysis.indicator import indicator
 from otpa.analysis.isochrones import isochrone_shapefile_zip, isochrones, isochrones_geojson
 from otpa.analysis.matrix import travel_time_matrix
-from otpa.analysis.points import MAX_GRID_CELLS, Grid, PointSet, PointSetError
-from otpa.analysis.profile import ProfileRequest, profile_route
-from otpa.analysis.raster import surface_geotiff
+from otpa.analysis.otp1.profile import ProfileRequest, profile_route
+from otpa.analysis.otp1.raster import surface_geotiff
+from otpa.analysis.otp1.timegrid import decode_timegrid, encode_timegrid
+from otpa.analysis.pointset import PointSet, PointSetError
 from otpa.analysis.request import AnalysisRequest
 from otpa.analysis.scenario import (
     AddRoute,
@@ -39,7 +44,6 @@ from otpa.analysis.scenario import (
     ScenarioStore,
 )
 from otpa.analysis.surface import compute_time_surface
-from otpa.analysis.timegrid import decode_timegrid, encode_timegrid
 
 __all__ = [
     "DECAY_KINDS",

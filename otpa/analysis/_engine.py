@@ -23,10 +23,14 @@ from otpa.analysis._propagate import propagate
 from otpa.analysis.request import AnalysisRequest
 from otpa.network import TransportNetwork
 from otpa.routing import Location, PlanRequest
-from otpa.routing._access import Access, StreetEnd, find_access, street_end
-from otpa.routing._places import resolve_location
-from otpa.routing._raptor_mapping import raptor_filters
-from otpa.routing._transit_plan import TransitSearch, raptor_request
+from otpa.routing.engine import (
+    StreetEnd,
+    find_access,
+    resolve_location,
+    street_end,
+    street_options,
+    transit_request,
+)
 from otpa.routing.street_router import Snap, StreetOptions
 from otpa.routing.street_tree import street_tree, tree_times
 from otpa.transit.raptor.api import earliest_arrivals, range_raptor
@@ -35,6 +39,7 @@ from otpa.types import Float32Array, FloatArray
 from otpa.util.geo import haversine_m
 
 __all__ = ["OriginResult", "Prepared", "origin_times", "prepare", "unreachable"]
+
 
 @dataclass(frozen=True, eq=False)
 class Prepared:
@@ -65,11 +70,10 @@ def prepare(
     network: TransportNetwork, request: AnalysisRequest, lat: FloatArray, lon: FloatArray
 ) -> Prepared:
     """Link the destinations and fix the parameters of an analysis."""
-    here = Location(lat=0.0, lon=0.0)
-    plan_req = request.plan_request(here, here)
+    plan_req = request.plan_request()
     modes = plan_req.modes
     mode = modes.access_mode
-    options = StreetOptions.from_request(plan_req, mode)
+    options = street_options(plan_req, mode)
     max_dist = plan_req.walk.effective_max_distance_m
     links = link_targets(
         network, lat, lon, options, max_time_s=max_dist / options.speed_mps, max_distance_m=max_dist
@@ -150,10 +154,10 @@ def _arrivals(prep: Prepared, origin: StreetEnd) -> tuple[FloatArray, np.ndarray
     first = dt.datetime.fromtimestamp(int(prep.departures[0]), prep.tz)
     timetable = raptor_timetable(net.transit, first.date(), prep.tz.key)
     plan_req = dataclasses.replace(prep.plan_request, date_time=first)
-    search = TransitSearch(net, plan_req, first, origin, origin, prep.options, prep.tz)
-    filters = raptor_filters(net.transit, timetable, plan_req)
-    rreq = raptor_request(search, timetable, filters, access, Access.empty(), filters.trip_allowed)
-    rreq = dataclasses.replace(rreq, criteria="arrival", search_window_s=req.max_time_s)
+    rreq = transit_request(
+        net, plan_req, timetable, origin, prep.options, access, criteria="arrival"
+    )
+    rreq = dataclasses.replace(rreq, search_window_s=req.max_time_s)
     deps = prep.departures - timetable.epoch
     if deps.shape[0] == 1:
         rows = earliest_arrivals(timetable, rreq, arrivals="ride")[None, :]
@@ -203,6 +207,4 @@ def origin_times(
 def unreachable(prep: Prepared) -> OriginResult:
     """The result of an origin that cannot be linked: nothing reachable."""
     n = prep.links.lat.shape[0]
-    return OriginResult(
-        np.full((len(prep.request.percentiles), n), np.nan, dtype=np.float32), None
-    )
+    return OriginResult(np.full((len(prep.request.percentiles), n), np.nan, dtype=np.float32), None)

@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 import xarray as xr
 
-from otpa.analysis.points import Grid, PointSet
+from otpa.analysis.grid import Grid
+from otpa.analysis.pointset import PointSet
 
 __all__ = [
     "GRID_DIMS",

@@ -13,9 +13,6 @@ from __future__ import annotations
 import hashlib
 import math
 import os
-import threading
-import weakref
-from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -23,11 +20,12 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from otpa.network import TransportNetwork
-from otpa.routing._snap import SnapArrays, snap_many
+from otpa.routing.engine import SnapArrays, snap_many
 from otpa.routing.street_router import StreetOptions
 from otpa.routing.street_tree import street_tree, tree_times
 from otpa.street import StreetGraph
 from otpa.types import FloatArray, Int32Array, IntArray
+from otpa.util.cache import OwnerCache
 from otpa.util.geo import EARTH_RADIUS_M, haversine_m
 
 __all__ = ["LINK_RADIUS_M", "Egress", "TargetLinks", "edge_margin_s", "link_targets", "local_xy"]
@@ -85,9 +83,7 @@ def local_xy(lat: FloatArray, lon: FloatArray, lat0: float) -> FloatArray:
     return np.column_stack([x, y])
 
 
-_CACHE: weakref.WeakKeyDictionary[TransportNetwork, OrderedDict[tuple[object, ...], TargetLinks]]
-_CACHE = weakref.WeakKeyDictionary()
-_LOCK = threading.Lock()
+_CACHE: OwnerCache[tuple[object, ...], TargetLinks] = OwnerCache(max_entries=_CACHE_PER_NETWORK)
 
 
 def _key(
@@ -215,11 +211,19 @@ def link_targets(
     lat = np.ascontiguousarray(lat, dtype=np.float64)
     lon = np.ascontiguousarray(lon, dtype=np.float64)
     key = _key(lat, lon, options, (float(max_time_s), float(max_distance_m)))
-    with _LOCK:
-        per = _CACHE.get(network)
-        if per is not None and key in per:
-            per.move_to_end(key)
-            return per[key]
+    return _CACHE.get_or_build(
+        network, key, lambda: _link(network, lat, lon, options, max_time_s, max_distance_m)
+    )
+
+
+def _link(
+    network: TransportNetwork,
+    lat: FloatArray,
+    lon: FloatArray,
+    options: StreetOptions,
+    max_time_s: float,
+    max_distance_m: float,
+) -> TargetLinks:
     if network.street is None:
         speed = options.speed_mps
         links = TargetLinks(
@@ -231,12 +235,5 @@ def link_targets(
     else:
         snaps = snap_many(network.street, lat, lon, options.mode, LINK_RADIUS_M)
         egress = _egress_streets(network, snaps, lat, lon, options, max_time_s, max_distance_m)
-        links = TargetLinks(
-            lat, lon, snaps, egress, edge_margin_s(network.street, snaps, options)
-        )
-    with _LOCK:
-        per = _CACHE.setdefault(network, OrderedDict())
-        per[key] = links
-        while len(per) > _CACHE_PER_NETWORK:
-            per.popitem(last=False)
+        links = TargetLinks(lat, lon, snaps, egress, edge_margin_s(network.street, snaps, options))
     return links

@@ -15,7 +15,7 @@ import xarray as xr
 
 from otpa.analysis._layout import POINT_DIM, is_grid, points_of
 from otpa.analysis.decay import check_decay, decay_weights
-from otpa.analysis.points import PointSet
+from otpa.analysis.pointset import PointSet
 
 __all__ = ["DEFAULT_CUTOFFS_S", "accessibility"]
 

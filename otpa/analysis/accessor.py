@@ -7,7 +7,7 @@ Examples
 --------
 >>> import otpa.analysis.accessor  # registers ``.otpa``
 >>> from otpa.analysis._layout import surface_dataset
->>> from otpa.analysis.points import Grid
+>>> from otpa.analysis.grid import Grid
 >>> grid = Grid.from_bounds(0.0, 0.0, 0.01, 0.01, cell_size_m=500.0)
 >>> ds = surface_dataset(grid, np.zeros((1, grid.n_cells), np.float32), [50], attrs={})
 >>> ds.otpa.grid.shape
@@ -24,8 +24,10 @@ import xarray as xr
 
 from otpa.analysis._layout import POINT_DIM, grid_of, is_grid, points_of
 from otpa.analysis.accessibility import DEFAULT_CUTOFFS_S, accessibility
+from otpa.analysis.grid import Grid
 from otpa.analysis.isochrones import isochrones
-from otpa.analysis.points import Grid, PointSet, mercator_lat, mercator_lon
+from otpa.analysis.mercator import mercator_lat, mercator_lon
+from otpa.analysis.pointset import PointSet
 
 if TYPE_CHECKING:
     import geopandas as gpd

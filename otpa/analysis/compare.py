@@ -16,8 +16,9 @@ import xarray as xr
 
 from otpa.analysis.accessibility import DEFAULT_CUTOFFS_S, accessibility
 from otpa.analysis.accessor import travel_time_difference
+from otpa.analysis.grid import Grid
 from otpa.analysis.matrix import travel_time_matrix
-from otpa.analysis.points import Grid, PointSet
+from otpa.analysis.pointset import PointSet
 from otpa.analysis.request import AnalysisRequest
 from otpa.analysis.scenario import Scenario
 from otpa.analysis.surface import analysis_request, compute_time_surface

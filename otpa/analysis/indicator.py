@@ -21,7 +21,7 @@ import pandas as pd
 import xarray as xr
 
 from otpa.analysis._layout import is_grid
-from otpa.analysis.points import PointSet
+from otpa.analysis.pointset import PointSet
 from otpa.analysis.sampling import sample_surface
 from otpa.types import FloatArray, IntArray
 

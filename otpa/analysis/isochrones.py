@@ -26,7 +26,7 @@ import xarray as xr
 from contourpy import FillType, contour_generator
 
 from otpa.analysis._layout import grid_of, is_grid
-from otpa.analysis.points import Grid
+from otpa.analysis.grid import Grid
 from otpa.util.geo import EARTH_RADIUS_M
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from dask.delayed import delayed
 
 from otpa.analysis._engine import Prepared, origin_times, prepare, unreachable
 from otpa.analysis._layout import matrix_array
-from otpa.analysis.points import PointSet
+from otpa.analysis.pointset import PointSet
 from otpa.analysis.request import AnalysisRequest
 from otpa.analysis.surface import analysis_request
 from otpa.network import TransportNetwork

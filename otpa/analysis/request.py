@@ -194,14 +194,19 @@ class AnalysisRequest:
         return dataclasses.replace(self, **changes)
 
     def plan_request(
-        self, from_place: Location, to_place: Location, *, departure: dt.datetime | None = None
+        self,
+        from_place: Location | None = None,
+        to_place: Location | None = None,
+        *,
+        departure: dt.datetime | None = None,
     ) -> PlanRequest:
         """The trip-planning request with the same parameters (for one departure).
 
         Parameters
         ----------
         from_place, to_place
-            Origin and destination.
+            Origin and destination; ``None`` (the default) for the preferences alone,
+            as one-to-many searches use them.
         departure
             Departure time (default: the first departure).
         """

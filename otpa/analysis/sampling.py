@@ -16,7 +16,8 @@ import numpy.typing as npt
 import xarray as xr
 
 from otpa.analysis._layout import grid_of, is_grid
-from otpa.analysis.points import Grid, mercator_x, mercator_y
+from otpa.analysis.grid import Grid
+from otpa.analysis.mercator import mercator_x, mercator_y
 from otpa.types import Float32Array, FloatArray, IntArray
 
 __all__ = [

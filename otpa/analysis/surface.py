@@ -10,10 +10,12 @@ import xarray as xr
 
 from otpa.analysis._engine import origin_times, prepare
 from otpa.analysis._layout import surface_dataset
-from otpa.analysis.points import Grid, PointSet
+from otpa.analysis.grid import Grid
+from otpa.analysis.pointset import PointSet
 from otpa.analysis.request import AnalysisRequest
 from otpa.network import TransportNetwork
 from otpa.routing import Location
+from otpa.routing.engine import resolve_location
 from otpa.routing.parse import parse_location
 
 __all__ = ["analysis_request", "compute_time_surface", "origin_coordinate"]
@@ -67,8 +69,6 @@ def origin_coordinate(network: TransportNetwork, origin: Any) -> tuple[float, fl
         return lat, lon
     if loc.lat is not None and loc.lon is not None:
         return float(loc.lat), float(loc.lon)
-    from otpa.routing._places import resolve_location
-
     end = resolve_location(network, loc, "from", "Origin")
     return end.lat, end.lon
 

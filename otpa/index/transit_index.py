@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
-import weakref
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, ClassVar, Literal
 
@@ -39,6 +38,7 @@ from otpa.index.model import (
     TripTime,
 )
 from otpa.types import IntArray
+from otpa.util.cache import OwnerCache
 
 if TYPE_CHECKING:
     from otpa.network import TransportNetwork
@@ -82,10 +82,7 @@ class TransitIndex:
     ['BLUE', 'GREEN']
     """
 
-    _cache: ClassVar[weakref.WeakKeyDictionary[TransportNetwork, TransitIndex]] = (
-        weakref.WeakKeyDictionary()
-    )
-    _cache_lock: ClassVar[threading.Lock] = threading.Lock()
+    _cache: ClassVar[OwnerCache[str, TransitIndex]] = OwnerCache()
 
     def __init__(self, network: TransportNetwork) -> None:
         transit = _entities.complete_tables(network.transit)
@@ -151,13 +148,8 @@ class TransitIndex:
     @classmethod
     def of(cls, network: TransportNetwork) -> TransitIndex:
         """The index of ``network``, built on first use and kept as long as the network lives."""
-        with cls._cache_lock:
-            index = cls._cache.get(network)
-        if index is None:  # built outside the lock: other networks stay available meanwhile
-            built = cls(network)
-            with cls._cache_lock:
-                index = cls._cache.setdefault(network, built)
-        return index
+        # built outside the cache's lock: other networks stay available meanwhile
+        return cls._cache.get_or_build(network, "index", lambda: cls(network))
 
     # -- construction helpers ---------------------------------------------------------------
     def _pattern_of(self, g: PatternGroup) -> Pattern:

@@ -4,8 +4,8 @@ The tables of :class:`~otpa.transit.model.TransitModel` (``fare_attributes``,
 ``fare_rules``, ``stops``, ``routes``) are turned once per model into
 :class:`FareRuleSet` objects grouped per feed, with small indexes that narrow the
 rule sets worth testing for a sequence of rides.  :func:`fare_index` caches the
-result in a :class:`weakref.WeakKeyDictionary`, so a model is preprocessed once
-and its preprocessing goes away with it.
+result per model (:class:`otpa.util.cache.OwnerCache`), so a model is preprocessed
+once and its preprocessing goes away with it.
 
 Money follows OpenTripPlanner 1.x (``DefaultFareServiceImpl.getMoney``): prices
 are Java ``float`` (IEEE single precision) values added in single precision, and
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 import struct
-import threading
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ import pandas as pd
 
 from otpa.routing.model import Money, WrappedCurrency
 from otpa.transit.model import TransitModel
+from otpa.util.cache import OwnerCache
 
 __all__ = [
     "FareIndex",
@@ -304,18 +304,12 @@ class FareIndex:
         return {str(t): int(p) for t, p in zip(ids, patterns, strict=True)}
 
 
-_CACHE: weakref.WeakKeyDictionary[TransitModel, FareIndex] = weakref.WeakKeyDictionary()
-_LOCK = threading.Lock()
+_CACHE: OwnerCache[str, FareIndex] = OwnerCache()
 
 
 def fare_index(model: TransitModel) -> FareIndex:
     """The (cached) fare rules of a transit model."""
-    found = _CACHE.get(model)
-    if found is not None:
-        return found
-    built = _build_index(model)
-    with _LOCK:
-        return _CACHE.setdefault(model, built)
+    return _CACHE.get_or_build(model, "fares", lambda: _build_index(model))
 
 
 def _text(value: Any) -> str | None:

@@ -14,8 +14,6 @@ of the day before, of and after the search date (:mod:`otpa.transit.raptor_data`
 
 from __future__ import annotations
 
-import threading
-import weakref
 from collections import defaultdict
 from typing import Any
 
@@ -24,6 +22,7 @@ import numpy as np
 from otpa.routing._tables import columns
 from otpa.transit.model import TransitModel
 from otpa.transit.raptor.spi import RaptorTimetable, StaySeated
+from otpa.util.cache import OwnerCache
 from otpa.util.geo import haversine_m
 
 __all__ = ["MAX_INTERLINE_DISTANCE_M", "stay_seated"]
@@ -31,8 +30,7 @@ __all__ = ["MAX_INTERLINE_DISTANCE_M", "stay_seated"]
 #: OTP 1.x ``maxInterlineDistance`` (build-config default): farthest "teleport" between
 #: the last stop of a trip and the first stop of the next trip of its block.
 MAX_INTERLINE_DISTANCE_M = 200.0
-_LOCK = threading.Lock()
-_CACHE: dict[int, tuple[weakref.ref[Any], StaySeated | None]] = {}
+_CACHE: OwnerCache[str, StaySeated | None] = OwnerCache()
 
 
 def _ends(tt: RaptorTimetable) -> dict[str, np.ndarray[Any, Any]]:
@@ -108,19 +106,5 @@ def stay_seated(model: TransitModel, timetable: RaptorTimetable) -> StaySeated |
     StaySeated or None
         Pairs ``(from_trip, to_trip)`` of route-trip indices.
     """
-    key = id(timetable.arrival)
-    with _LOCK:
-        hit = _CACHE.get(key)
-        if hit is not None and hit[0]() is timetable.arrival:
-            return hit[1]
-    pairs = _build(model, timetable)
-
-    def _drop(_: weakref.ref[Any], key: int = key) -> None:
-        with _LOCK:
-            entry = _CACHE.pop(key, None)
-        # freed outside the lock: freeing it may run this callback again (its arrays)
-        del entry
-
-    with _LOCK:
-        _CACHE[key] = (weakref.ref(timetable.arrival, _drop), pairs)
-    return pairs
+    # cached on the timetable's arrays (a timetable is rebuilt per date and model)
+    return _CACHE.get_or_build(timetable.arrival, "pairs", lambda: _build(model, timetable))

@@ -18,7 +18,7 @@ import numpy as np
 from otpa.osm.model import BICYCLE, CAR, WALK
 from otpa.routing._street_geometry import graph_geometry
 from otpa.street import StreetGraph
-from otpa.street.linking import _along, _index, _nearest
+from otpa.street.linking import geometry_positions, link_index, nearest_pieces
 from otpa.types import FloatArray, Int32Array
 
 __all__ = ["SnapArrays", "SnapResult", "mode_bits", "snap", "snap_many"]
@@ -75,12 +75,12 @@ def snap_many(
     ok = np.flatnonzero(np.isfinite(lat) & np.isfinite(lon))
     if ok.size == 0 or graph.n_segments == 0:
         return out
-    proj = _nearest(graph, _index(graph, bits), lat[ok], lon[ok], float(max_distance_m))
+    proj = nearest_pieces(graph, link_index(graph, bits), lat[ok], lon[ok], float(max_distance_m))
     if proj.point.size == 0:
         return out
     point = ok[proj.point]
     sub, t = proj.sub, proj.t
-    along = _along(graph)
+    along = geometry_positions(graph)
     seg = along.seg_of_point[sub]
     total = along.seg_len_m[seg]
     pos = along.cum_m[sub] + t * along.piece_len_m[sub]

@@ -32,9 +32,7 @@ kept in a small LRU cache on the graph.
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from dataclasses import dataclass
-from threading import Lock
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -43,6 +41,7 @@ from otpa.osm.model import BICYCLE, CAR, FLAG_STAIRS, FLAG_WHEELCHAIR_NO, WALK
 from otpa.routing.preferences import Optimize
 from otpa.street import StreetGraph
 from otpa.types import BoolArray, FloatArray, UInt8Array
+from otpa.util.cache import OwnerCache
 
 if TYPE_CHECKING:
     from otpa.routing._street_types import StreetOptions
@@ -59,9 +58,8 @@ BIKE_CARRY_STAIRS_FACTOR = 5.0
 GREENWAY_SAFETY_FACTOR = 0.1
 #: OTP 1.x: greenways count as this much safer than their safety factor says.
 GREENWAY_BONUS = 0.66
-_CACHE_KEY = "routing_edge_costs"
-_CACHE_SIZE = 8
-_LOCK = Lock()
+#: Edge costs kept per graph (sets of options), least recently used dropped first.
+_COSTS: OwnerCache[tuple[Any, ...], EdgeCosts] = OwnerCache(max_entries=8)
 
 
 @dataclass(frozen=True, eq=False)
@@ -119,20 +117,7 @@ def _cost_key(options: StreetOptions) -> tuple[Any, ...]:
 
 def edge_costs(graph: StreetGraph, options: StreetOptions) -> EdgeCosts:
     """The :class:`EdgeCosts` of ``options`` on ``graph`` (cached on the graph)."""
-    key = _cost_key(options)
-    with _LOCK:
-        cache = graph._cache.setdefault(_CACHE_KEY, OrderedDict())
-        hit = cache.get(key)
-        if hit is not None:
-            cache.move_to_end(key)
-            result: EdgeCosts = hit
-            return result
-    costs = _compute(graph, options)
-    with _LOCK:
-        cache[key] = costs
-        while len(cache) > _CACHE_SIZE:
-            cache.popitem(last=False)
-    return costs
+    return _COSTS.get_or_build(graph, _cost_key(options), lambda: _compute(graph, options))
 
 
 def _has(bits: Any, bit: np.uint8) -> BoolArray:

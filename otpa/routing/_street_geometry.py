@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from otpa.street import StreetGraph
-from otpa.street.linking import _along
+from otpa.street.linking import geometry_positions
 from otpa.types import BoolArray, FloatArray, Int16Array, Int32Array, IntArray, UInt8Array
 from otpa.util.geo import EARTH_RADIUS_M
 
@@ -183,7 +183,7 @@ def graph_geometry(graph: StreetGraph) -> GraphGeometry:
         seg_edge[graph.edge_segment, graph.edge_backward.astype(np.int64)] = np.arange(
             graph.n_edges, dtype=np.int32
         )
-        along = _along(graph)
+        along = geometry_positions(graph)
         cached = GraphGeometry(
             first_angle=first,
             last_angle=last,

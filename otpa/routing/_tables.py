@@ -7,48 +7,43 @@ per model to plain numpy object arrays and cached.
 
 from __future__ import annotations
 
-import threading
-import weakref
 from typing import Any
 
 import numpy as np
 
 from otpa.transit.model import TransitModel
+from otpa.util.cache import OwnerCache
 
 __all__ = ["Row", "columns", "row", "shape_index"]
 
-_CACHE: weakref.WeakKeyDictionary[TransitModel, dict[str, dict[str, Any]]] = (
-    weakref.WeakKeyDictionary()
-)
-_LOCK = threading.Lock()
+_COLUMNS: OwnerCache[str, dict[str, Any]] = OwnerCache()
+_SHAPES: OwnerCache[str, dict[str, int]] = OwnerCache()
+
+
+def _columns(model: TransitModel, table: str) -> dict[str, Any]:
+    df = getattr(model, table)
+    cols = {}
+    for name in df.columns:
+        values = df[name].to_numpy(dtype=object, na_value=None)
+        cols[str(name)] = np.asarray(values, dtype=object)
+    return cols
 
 
 def columns(model: TransitModel, table: str) -> dict[str, Any]:
     """Columns of ``model.<table>`` as numpy object arrays (cached per model)."""
-    with _LOCK:
-        per_model = _CACHE.setdefault(model, {})
-        cols = per_model.get(table)
-        if cols is None:
-            df = getattr(model, table)
-            cols = {}
-            for name in df.columns:
-                values = df[name].to_numpy(dtype=object, na_value=None)
-                cols[str(name)] = np.asarray(values, dtype=object)
-            per_model[table] = cols
-        return cols
+    return _COLUMNS.get_or_build(model, table, lambda: _columns(model, table))
+
+
+def _shape_index(model: TransitModel) -> dict[str, int]:
+    index: dict[str, int] = {}
+    for i, shape_id in enumerate(model.shape_ids):
+        index.setdefault(shape_id, i)  # the first, as list.index
+    return index
 
 
 def shape_index(model: TransitModel) -> dict[str, int]:
     """Index of every shape id in ``model.shape_ids`` (cached per model)."""
-    with _LOCK:
-        per_model = _CACHE.setdefault(model, {})
-        index = per_model.get("__shape_index__")
-        if index is None:
-            index = {}
-            for i, shape_id in enumerate(model.shape_ids):
-                index.setdefault(shape_id, i)  # the first, as list.index
-            per_model["__shape_index__"] = index
-        return index
+    return _SHAPES.get_or_build(model, "shapes", lambda: _shape_index(model))
 
 
 class Row:

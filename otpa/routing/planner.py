@@ -19,12 +19,19 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from otpa.network import TransportNetwork
-from otpa.routing._access import StreetEnd, path_geometry, street_end
 from otpa.routing._itinerary import filter_and_sort, make_itinerary
 from otpa.routing._legs import street_leg
 from otpa.routing._onboard import OnBoardStart, onboard_start
-from otpa.routing._places import Endpoint, resolve_location
-from otpa.routing._transit_plan import TransitSearch, transit_itineraries
+from otpa.routing.engine import (
+    Endpoint,
+    StreetEnd,
+    TransitSearch,
+    path_geometry,
+    resolve_location,
+    street_end,
+    street_options,
+    transit_itineraries,
+)
 from otpa.routing.errors import (
     InvalidRequestError,
     NoTransitTimesError,
@@ -135,7 +142,7 @@ def _plan_pair(
 ) -> list[Itinerary]:
     modes = request.modes
     mode = modes.access_mode
-    options = StreetOptions.from_request(request, mode)
+    options = street_options(request, mode)
     o_end = StreetEnd(origin, None) if onboard else street_end(network, origin, mode, "from")
     d_end = street_end(network, destination, mode, "to")
     itineraries: list[Itinerary] = []

@@ -44,7 +44,17 @@ from otpa.street.graph import StreetGraph
 from otpa.types import BoolArray, FloatArray, IntArray
 from otpa.util.geo import EARTH_RADIUS_M, haversine_m
 
-__all__ = ["SAMPLE_SPACING_M", "LinkResult", "link_points"]
+__all__ = [
+    "SAMPLE_SPACING_M",
+    "GeometryPositions",
+    "LinkIndex",
+    "LinkResult",
+    "Projection",
+    "geometry_positions",
+    "link_index",
+    "link_points",
+    "nearest_pieces",
+]
 
 #: Largest distance between two candidate samples along a segment (metres).
 SAMPLE_SPACING_M = 20.0
@@ -60,7 +70,9 @@ class LinkResult(NamedTuple):
 
 
 @dataclass(frozen=True)
-class _LinkIndex:
+class LinkIndex:
+    """The candidate index of one mode mask: samples of the usable pieces in a k-d tree."""
+
     lat0: float
     lon0: float
     cos0: float
@@ -72,7 +84,7 @@ class _LinkIndex:
 
 
 @dataclass(frozen=True)
-class _Along:
+class GeometryPositions:
     """Distance along its segment's geometry of every geometry point."""
 
     cum_m: FloatArray  # at each geometry point, from its segment's start
@@ -81,7 +93,8 @@ class _Along:
     seg_of_point: IntArray
 
 
-def _along(graph: StreetGraph) -> _Along:
+def geometry_positions(graph: StreetGraph) -> GeometryPositions:
+    """Positions along their segments of the graph's geometry points (cached on the graph)."""
     key = "link_along"
     if key not in graph._cache:
         lat, lon = np.asarray(graph.geom_lat), np.asarray(graph.geom_lon)
@@ -96,8 +109,8 @@ def _along(graph: StreetGraph) -> _Along:
         np.cumsum(piece[:-1], out=cum[1:])
         cum -= np.repeat(cum[off[:-1]], counts)
         seg_len = cum[off[1:] - 1]
-        graph._cache[key] = _Along(cum, seg_len, piece, seg_of_point)
-    along: _Along = graph._cache[key]
+        graph._cache[key] = GeometryPositions(cum, seg_len, piece, seg_of_point)
+    along: GeometryPositions = graph._cache[key]
     return along
 
 
@@ -113,10 +126,11 @@ def _usable_segments(graph: StreetGraph, modes: int) -> BoolArray:
     return usable
 
 
-def _index(graph: StreetGraph, modes: int) -> _LinkIndex:
+def link_index(graph: StreetGraph, modes: int) -> LinkIndex:
+    """The candidate index of the segments ``modes`` (permission bits) may use (cached)."""
     key = f"link_index_{modes}"
     if key not in graph._cache:
-        along = _along(graph)
+        along = geometry_positions(graph)
         lat, lon = np.asarray(graph.geom_lat), np.asarray(graph.geom_lon)
         usable = _usable_segments(graph, modes)
         is_piece = along.piece_len_m > 0.0
@@ -140,19 +154,21 @@ def _index(graph: StreetGraph, modes: int) -> _LinkIndex:
         sx = x1[sample_sub] + t * (x2 - x1)[sample_sub]
         sy = y1[sample_sub] + t * (y2 - y1)[sample_sub]
         tree = cKDTree(np.column_stack([sx, sy]), balanced_tree=False, compact_nodes=False)
-        graph._cache[key] = _LinkIndex(lat0, lon0, cos0, lat_min, lat_max, sub, sample_sub, tree)
-    index: _LinkIndex = graph._cache[key]
+        graph._cache[key] = LinkIndex(lat0, lon0, cos0, lat_min, lat_max, sub, sample_sub, tree)
+    index: LinkIndex = graph._cache[key]
     return index
 
 
-class _Projection(NamedTuple):
+class Projection(NamedTuple):
+    """Points projected onto their nearest usable piece (:func:`nearest_pieces`)."""
+
     point: IntArray  # index of the linked point
     sub: IntArray  # global geometry index of the piece
     t: FloatArray
     dist_m: FloatArray
 
 
-def _scale_error(index: _LinkIndex, lat: FloatArray) -> float:
+def _scale_error(index: LinkIndex, lat: FloatArray) -> float:
     lo = min(index.lat_min, float(lat.min()))
     hi = max(index.lat_max, float(lat.max()))
     c_hi = max(math.cos(math.radians(lo)), math.cos(math.radians(hi)))
@@ -163,11 +179,11 @@ def _scale_error(index: _LinkIndex, lat: FloatArray) -> float:
     return max(c_hi / index.cos0, index.cos0 / c_lo)
 
 
-def _nearest(
-    graph: StreetGraph, index: _LinkIndex, lat: FloatArray, lon: FloatArray, max_d: float
-) -> _Projection:
+def nearest_pieces(
+    graph: StreetGraph, index: LinkIndex, lat: FloatArray, lon: FloatArray, max_d: float
+) -> Projection:
     """Nearest usable piece of every point within ``max_d`` metres."""
-    empty = _Projection(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
+    empty = Projection(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
     if index.sub.size == 0 or lat.size == 0:
         return empty
     f = _scale_error(index, lat)
@@ -205,7 +221,7 @@ def _nearest(
     first[1:] = point[order][1:] != point[order][:-1]
     best = order[first]
     best = best[dist[best] <= max_d]
-    return _Projection(point[best], k[best], t[best], dist[best])
+    return Projection(point[best], k[best], t[best], dist[best])
 
 
 def link_points(
@@ -253,9 +269,11 @@ def link_points(
     if n_pts == 0 or graph.n_segments == 0 or not finite.any():
         return LinkResult(graph, vertices, distances)
     fin = np.flatnonzero(finite)
-    proj = _nearest(graph, _index(graph, int(modes)), plat[fin], plon[fin], float(max_distance_m))
+    proj = nearest_pieces(
+        graph, link_index(graph, int(modes)), plat[fin], plon[fin], float(max_distance_m)
+    )
     point = fin[proj.point]
-    along = _along(graph)
+    along = geometry_positions(graph)
     off = np.asarray(graph.seg_geom_offsets)
     seg = along.seg_of_point[proj.sub]
     t = proj.t

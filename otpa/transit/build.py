@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from otpa.transit._patterns import patterns_of
 from otpa.transit.model import TransitModel
 from otpa.transit.modes import modes_for_route_types
+from otpa.transit.patterns import patterns_of
 
 if TYPE_CHECKING:
     from otpa.gtfs import GtfsFeed

@@ -8,9 +8,6 @@ its :class:`~otpa.transit.raptor.spi.RaptorTimetable` for one search date and it
 from __future__ import annotations
 
 import datetime as dt
-import threading
-import weakref
-from collections import OrderedDict
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -20,15 +17,13 @@ import pandas as pd
 from otpa.transit.model import TransitModel
 from otpa.transit.raptor.spi import RaptorTimetable, TransferRules
 from otpa.types import BoolArray, IntArray
+from otpa.util.cache import OwnerCache
 
 __all__ = ["raptor_timetable", "transfer_rules"]
 
-_CACHE_SIZE = 8
-_LOCK = threading.Lock()
-_CACHE: weakref.WeakKeyDictionary[TransitModel, OrderedDict[tuple[dt.date, str], Any]] = (
-    weakref.WeakKeyDictionary()
-)
-_CONSISTENT: weakref.WeakKeyDictionary[TransitModel, BoolArray] = weakref.WeakKeyDictionary()
+#: Timetables kept per model (dates and time zones), least recently used dropped first.
+_TIMETABLES: OwnerCache[tuple[dt.date, str], RaptorTimetable] = OwnerCache(max_entries=8)
+_CONSISTENT: OwnerCache[str, BoolArray] = OwnerCache()
 
 
 def _within(lengths: IntArray) -> IntArray:
@@ -58,10 +53,10 @@ def _consistent_slots(model: TransitModel) -> BoolArray:
     A trip that arrives somewhere before it left the previous stop cannot be
     ridden (RAPTOR would travel back in time); such trips are left out.
     """
-    with _LOCK:
-        cached = _CONSISTENT.get(model)
-    if cached is not None:
-        return cached
+    return _CONSISTENT.get_or_build(model, "slots", lambda: _build_consistent(model))
+
+
+def _build_consistent(model: TransitModel) -> BoolArray:
     arr, dep = model.arrival_s, model.departure_s
     ns = np.diff(model.pattern_stop_offsets)
     slot_ns = np.repeat(ns, np.diff(model.pattern_trip_offsets))
@@ -73,8 +68,6 @@ def _consistent_slots(model: TransitModel) -> BoolArray:
     ok: BoolArray = ~np.logical_or.reduceat(bad | back, starts) if len(starts) else np.ones(0, bool)
     if len(starts):
         ok[slot_ns == 0] = True
-    with _LOCK:
-        _CONSISTENT[model] = ok
     return ok
 
 
@@ -169,20 +162,9 @@ def raptor_timetable(model: TransitModel, date: dt.date, time_zone: str) -> Rapt
     RaptorTimetable
         The timetable; ``epoch`` is ``date`` 00:00 in ``time_zone`` as unix seconds.
     """
-    key = (date, time_zone)
-    with _LOCK:
-        per_model = _CACHE.get(model)
-        if per_model is not None and key in per_model:
-            per_model.move_to_end(key)
-            cached: RaptorTimetable = per_model[key]
-            return cached
-    tt = _build(model, date, time_zone)
-    with _LOCK:
-        per_model = _CACHE.setdefault(model, OrderedDict())
-        per_model[key] = tt
-        while len(per_model) > _CACHE_SIZE:
-            per_model.popitem(last=False)
-    return tt
+    return _TIMETABLES.get_or_build(
+        model, (date, time_zone), lambda: _build(model, date, time_zone)
+    )
 
 
 def _rule_column(frame: pd.DataFrame, name: str, default: int) -> IntArray:

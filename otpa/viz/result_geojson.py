@@ -38,7 +38,7 @@ FloatArray = npt.NDArray[np.float64]
 #: How a point is drawn: a cell polygon around it, or a circle marker.
 Shape = Literal["hexagon", "square", "circle"]
 
-_M_PER_DEG = 111_195.0  # ground metres per degree of latitude (as otpa.analysis.points)
+_M_PER_DEG = 111_195.0  # ground metres per degree of latitude (as otpa.analysis.grid)
 _EARTH_R = 6_378_137.0  # web mercator sphere
 # a regular cell this much larger than the lattice's cuts each Voronoi cell: it leaves the
 # (distorted) inner cells whole and bounds the cells on the edge of the set

@@ -25,8 +25,9 @@ __all__ = [
 
 #: Point sets with more points are described by ``{id, n}`` only (OTP's rule).
 MAX_FULL_POINT_SET = 200
-#: How OTP's TimeSurface marked an unreachable point.
-UNREACHABLE_TIME = -1
+#: How OTP 1.x's point-set times mark an unreachable point (``Integer.MAX_VALUE``; the R
+#: ``opentripplanner`` package reads only this as NA).
+UNREACHABLE_TIME = 2_147_483_647
 
 
 def _number(value: float) -> int | float | None:
@@ -45,7 +46,8 @@ def indicator_json(indicator: Indicator, indicator_id: str, *, detail: bool) -> 
     """OTP's indicator (``ResultSet.writeJson``): one-minute histograms per property.
 
     ``{"properties": {"id"}, "data": {property: {"sums", "counts"}}, "times"}``; ``times``
-    (whole seconds, ``-1`` unreachable, in point-set order) only with ``detail``.
+    (whole seconds, :data:`UNREACHABLE_TIME` where unreachable, in point-set order) only
+    with ``detail``.
     """
     data = {
         name: {
@@ -56,8 +58,9 @@ def indicator_json(indicator: Indicator, indicator_id: str, *, detail: bool) -> 
     }
     body: dict[str, Any] = {"properties": {"id": indicator_id}, "data": data}
     if detail:
-        times = np.where(np.isfinite(indicator.times), np.rint(np.nan_to_num(indicator.times)), -1)
-        body["times"] = [int(t) for t in times.tolist()]
+        finite = np.isfinite(indicator.times)
+        seconds = np.rint(np.where(finite, indicator.times, 0.0)).astype(np.int64)
+        body["times"] = np.where(finite, seconds, UNREACHABLE_TIME).tolist()
     return body
 
 

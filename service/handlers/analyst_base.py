@@ -12,8 +12,8 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from otpa.analysis import PointSetError
-from otpa.analysis.extent import TooManyTargetsError
-from otpa.analysis.tiles import check_tile
+from otpa.analysis.otp1.extent import TooManyTargetsError
+from otpa.analysis.otp1.tiles import check_tile
 from otpa.network import TransportNetwork
 from otpa.routing.errors import OutsideBoundsError
 from service.analyst.limits import AnalystLimits

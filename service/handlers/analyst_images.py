@@ -4,14 +4,14 @@
     Plan parameters plus ``maxTimeSec`` (default 3600), ``precisionMeters`` (200, at least
     10), ``offRoadDistanceMeters`` (150), ``coordinateOrigin``, ``zDataType`` (only
     ``TIME``: surfaces hold no boardings or walk distances; the others are 400) and
-    ``base64``: OTP's RGBA PNG (:mod:`otpa.analysis.timegrid`) with the ``OTPA-*`` headers
+    ``base64``: OTP's RGBA PNG (:mod:`otpa.analysis.otp1.timegrid`) with the ``OTPA-*`` headers
     and ``Cache-Control: no-cache``; ``base64=true`` sends the PNG base64-encoded as text.
 ``GET /otp/routers/{id}/analyst/tile/{z}/{x}/{y}.png``
     Plan parameters plus ``layers`` (``TRAVELTIME`` default; ``DIFFERENCE``: travel time
     from ``fromPlace`` minus from ``toPlace``; ``HAGERSTRAND``: minutes left of a
     ``maxTimeSec`` budget after going from ``fromPlace`` to the pixel and from the pixel to
     ``toPlace``, the latter taken as the time from ``toPlace``), ``styles`` (``MASK``
-    default, see :mod:`otpa.analysis.render`), ``format`` (``image/png`` default, gif,
+    default, see :mod:`otpa.analysis.otp1.render`), ``format`` (``image/png`` default, gif,
     jpeg, geotiff), ``maxTimeSec`` (7200). OTP left this endpoint broken (204); here it
     computes the surface on the tile's cells (``tile_cells`` per side) and renders it.
 ``GET /otp/analyst/legend.{format}``
@@ -26,10 +26,10 @@ from __future__ import annotations
 import base64
 
 from otpa.analysis import Grid, compute_time_surface
-from otpa.analysis.extent import GridTooLargeError, reach_grid
-from otpa.analysis.offroad import limit_offroad
-from otpa.analysis.raster import tile_geotiff
-from otpa.analysis.render import (
+from otpa.analysis.otp1.extent import GridTooLargeError, reach_grid
+from otpa.analysis.otp1.offroad import limit_offroad
+from otpa.analysis.otp1.raster import tile_geotiff
+from otpa.analysis.otp1.render import (
     ImageFormat,
     Style,
     difference_pixels,
@@ -40,10 +40,10 @@ from otpa.analysis.render import (
     render_tile,
     time_pixels,
 )
+from otpa.analysis.otp1.tiles import tile_bounds, tile_grid, tile_travel_times
+from otpa.analysis.otp1.timegrid import encode_timegrid
 from otpa.analysis.request import AnalysisRequest
 from otpa.analysis.surface import origin_coordinate
-from otpa.analysis.tiles import tile_bounds, tile_grid, tile_travel_times
-from otpa.analysis.timegrid import encode_timegrid
 from otpa.network import TransportNetwork
 from otpa.routing.errors import OutsideBoundsError
 from otpa.types import Float32Array, UInt8Array

@@ -38,11 +38,11 @@ from otpa.analysis import (
     isochrones,
     isochrones_geojson,
 )
-from otpa.analysis.circle_isochrones import simple_isochrones, utm_crs
 from otpa.analysis.crs import UnknownCrsError, check_crs
-from otpa.analysis.extent import GridTooLargeError, reach_grid
-from otpa.analysis.offroad import limit_offroad
-from otpa.analysis.street_shed import street_shed
+from otpa.analysis.otp1.circle_isochrones import simple_isochrones, utm_crs
+from otpa.analysis.otp1.extent import GridTooLargeError, reach_grid
+from otpa.analysis.otp1.offroad import limit_offroad
+from otpa.analysis.otp1.street_shed import street_shed
 from otpa.network import TransportNetwork
 from service.analyst.limits import AnalystLimits
 from service.analyst.models import contours_json, geometry_json

@@ -10,14 +10,17 @@
     ``TimeSurfaceShort`` list / one; 404 ``Invalid surface ID.``
 ``GET /otp/surfaces/{id}/indicator``
     ``targets`` (a point-set id, required), ``detail``: OTP's indicator, one-minute
-    histograms of each opportunity column (:mod:`otpa.analysis.indicator`).
+    histograms of each opportunity column (:mod:`otpa.analysis.indicator`); with ``detail``
+    the ``times`` of the points, 2147483647 where unreachable (OTP's ``Integer.MAX_VALUE``).
 ``GET /otp/surfaces/{id}/isochrone``
     ``spacing`` (minutes; below 1: 30), ``nMax`` (1): nested isochrones every ``spacing``
     minutes, a GeoJSON FeatureCollection with ``properties.time``.
 ``GET /otp/surfaces/{id}/raster``
     ``width`` (1024), ``height`` (768), ``resolution`` (overrides both, in ``crs`` units),
-    ``crs`` (EPSG:4326), ``format`` (``image/geotiff`` only), ``time`` (ignored): a float32
-    GeoTIFF of the travel times (seconds, NaN nodata) over the surface's grid.
+    ``crs`` (EPSG:4326), ``format`` (``image/geotiff`` only), ``time`` (ignored): OTP's
+    one-byte greyscale GeoTIFF of the travel times over the surface's grid (whole minutes
+    capped at 120, 128 unreachable and nodata); ``units=seconds`` (otpa's parameter; default
+    ``minutes``) gives float32 seconds with NaN nodata instead.
 ``GET /otp/surfaces/{id}/isotiles/{z}/{x}/{y}.png``
     256 x 256 PNG, style COLOR30.
 ``GET /otp/surfaces/{id}/differencetiles/{otherId}/{z}/{x}/{y}.png``
@@ -30,15 +33,21 @@ Unknown surfaces and point sets are 404 (OTP answered 400 for some).
 from __future__ import annotations
 
 from otpa.analysis import compute_time_surface, isochrones, isochrones_geojson
-from otpa.analysis.extent import GridTooLargeError, reach_grid
 from otpa.analysis.indicator import indicator
-from otpa.analysis.raster import raster_shape, surface_geotiff
-from otpa.analysis.render import difference_pixels, render_tile, time_pixels
-from otpa.analysis.tiles import tile_travel_times
+from otpa.analysis.otp1.extent import GridTooLargeError, reach_grid
+from otpa.analysis.otp1.raster import (
+    RASTER_UNITS,
+    RasterUnits,
+    raster_shape,
+    surface_geotiff,
+)
+from otpa.analysis.otp1.render import difference_pixels, render_tile, time_pixels
+from otpa.analysis.otp1.tiles import tile_travel_times
 from otpa.types import UInt8Array
 from service.analyst.models import indicator_json, time_surface_short
 from service.analyst.params import (
     bool_param,
+    choice_param,
     first,
     int_param,
     optional_float_param,
@@ -170,6 +179,8 @@ class RasterHandler(_SurfaceHandler):
         height = int_param(q, "height", 768, lo=1, hi=self.limits.max_raster_pixels)
         resolution = optional_float_param(q, "resolution", lo=1e-12)
         crs = first(q, "crs") or "EPSG:4326"
+        raw_units = choice_param(q, "units", RASTER_UNITS, "minutes")
+        units: RasterUnits = "seconds" if raw_units == "seconds" else "minutes"
         try:
             shape = raster_shape(
                 stored.dataset, crs=crs, width=width, height=height, resolution=resolution,
@@ -179,7 +190,7 @@ class RasterHandler(_SurfaceHandler):
             raise ApiError(
                 400, f"Invalid raster (crs, width, height, resolution): {exc}."
             ) from None
-        data = await self.compute(surface_geotiff, stored.dataset, shape)
+        data = await self.compute(surface_geotiff, stored.dataset, shape, units=units)
         self.set_header("Content-Disposition", f'attachment; filename="surface-{stored.id}.tif"')
         self.write_bytes(data, "image/tiff; application=geotiff")
 

@@ -2,10 +2,10 @@
 
 ``/profile`` is OpenTripPlanner 1.x's profile routing: the distinct transit options
 between two places over a time window with min/avg/max travel times
-(:func:`otpa.analysis.profile.profile_route`); parameters and the response are in
+(:func:`otpa.analysis.otp1.profile.profile_route`); parameters and the response are in
 :mod:`service.otp1.profile_models`.  ``scenario=<id>`` runs it on a stored scenario
 of the router.  ``analyst=true`` computes the origin's fastest, average and slowest
-travel-time surfaces over the window instead (:func:`otpa.analysis.profile.profile_surfaces`,
+travel-time surfaces over the window instead (:func:`otpa.analysis.otp1.profile.profile_surfaces`,
 on the grid the origin can reach, ``precisionMeters`` cells, default 200 m), stores them
 in the analyst API's surface store and answers their ids ``{"min", "avg", "max"}`` (usable
 at ``/otp/surfaces/{id}/...``); the window is bounded by the analyst limits.
@@ -28,8 +28,8 @@ from zoneinfo import ZoneInfo
 import tornado.web
 from tornado.routing import URLSpec
 
-from otpa.analysis.extent import GridTooLargeError, reach_grid
-from otpa.analysis.profile import (
+from otpa.analysis.otp1.extent import GridTooLargeError, reach_grid
+from otpa.analysis.otp1.profile import (
     PROFILE_STATISTICS,
     ProfileRequest,
     compare_range_raptor,
@@ -53,7 +53,7 @@ from service.otp1.profile_models import (
 )
 
 if TYPE_CHECKING:
-    from otpa.analysis.profile import ProfileResult
+    from otpa.analysis.otp1.profile import ProfileResult
     from otpa.network import TransportNetwork
 
 __all__ = ["ProfileHandler", "RrtrHandler", "profile_urls"]

@@ -20,9 +20,6 @@ of a router with one of its scenarios applied, cached per graph and scenario.
 from __future__ import annotations
 
 import logging
-import threading
-import weakref
-from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,6 +30,7 @@ from tornado.routing import URLSpec
 from otpa.analysis.scenario import Scenario, ScenarioError, ScenarioStore
 from otpa.analysis.scenario.scenario import MAX_DOCUMENT_BYTES
 from otpa.errors import UnknownIdError
+from otpa.util.cache import OwnerCache
 from service.auth import ROLE_ROUTERS
 from service.config import ServiceConfig
 from service.handlers.base import BaseHandler, ServiceContext
@@ -55,10 +53,9 @@ logger = logging.getLogger(__name__)
 #: Scenario networks kept per base network (least recently used dropped first).
 MAX_CACHED_SCENARIOS = 4
 _JSON_TYPES = frozenset({"application/json", "text/json", ""})
-_NETWORKS: weakref.WeakKeyDictionary[Any, OrderedDict[tuple[str, str], Any]] = (
-    weakref.WeakKeyDictionary()
+_NETWORKS: OwnerCache[tuple[str, str], TransportNetwork] = OwnerCache(
+    max_entries=MAX_CACHED_SCENARIOS
 )
-_NETWORKS_LOCK = threading.Lock()
 
 
 class ScenarioProblemsError(ApiError):
@@ -113,34 +110,23 @@ def scenario_network(context: ServiceContext, router_id: str, scenario_id: str) 
     canonical, network = context.registry.lookup(router_id)
     scenario = _get(scenario_store(context.config), canonical, scenario_id)
     key = (scenario_id, scenario.to_json(indent=None))
-    with _NETWORKS_LOCK:
-        cached = _NETWORKS.get(network)
-        if cached is not None and key in cached:
-            cached.move_to_end(key)
-            found: TransportNetwork = cached[key]
-            return found
-    try:
-        modified = scenario.apply(network)
-    except ScenarioError as exc:
-        problems = exc.problems or (str(exc),)
-        msg = (
-            f"Scenario '{scenario_id}' does not apply to the current graph of '{canonical}': "
-            + "; ".join(problems[:5])
-        )
-        raise ScenarioProblemsError(409, msg, problems) from None
-    with _NETWORKS_LOCK:
-        per_graph = _NETWORKS.setdefault(network, OrderedDict())
-        per_graph[key] = modified
-        while len(per_graph) > MAX_CACHED_SCENARIOS:
-            per_graph.popitem(last=False)
-    return modified
+
+    def apply() -> TransportNetwork:
+        try:
+            return scenario.apply(network)
+        except ScenarioError as exc:
+            problems = exc.problems or (str(exc),)
+            msg = (
+                f"Scenario '{scenario_id}' does not apply to the current graph of "
+                f"'{canonical}': " + "; ".join(problems[:5])
+            )
+            raise ScenarioProblemsError(409, msg, problems) from None
+
+    return _NETWORKS.get_or_build(network, key, apply)
 
 
 def _forget(scenario_id: str) -> None:
-    with _NETWORKS_LOCK:
-        for per_graph in _NETWORKS.values():
-            for key in [k for k in per_graph if k[0] == scenario_id]:
-                del per_graph[key]
+    _NETWORKS.forget(lambda key: key[0] == scenario_id)
 
 
 def scenario_urls(args: dict[str, Any]) -> list[URLSpec]:

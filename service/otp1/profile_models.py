@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from otpa.analysis.profile import (
+from otpa.analysis.otp1.profile import (
     MAX_SEARCHES,
     MAX_WINDOW_S,
     ORDER_BY,

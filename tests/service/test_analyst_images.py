@@ -27,10 +27,10 @@ from PIL import Image
 from rasterio.io import MemoryFile
 
 from otpa.analysis import compute_time_surface
-from otpa.analysis.offroad import limit_offroad
-from otpa.analysis.render import color_table, colorize, time_pixels
-from otpa.analysis.tiles import tile_bounds, tile_grid, tile_travel_times
-from otpa.analysis.timegrid import decode_timegrid
+from otpa.analysis.otp1.offroad import limit_offroad
+from otpa.analysis.otp1.render import color_table, colorize, time_pixels
+from otpa.analysis.otp1.tiles import tile_bounds, tile_grid, tile_travel_times
+from otpa.analysis.otp1.timegrid import decode_timegrid
 from otpa.network import TransportNetwork
 from tests.conftest import DATA_ROOT, require_data
 from tests.fixtures.networks import built_network

@@ -17,7 +17,7 @@ import shapely
 from _analyst_helpers import analyst_server, get, post
 from _fakes import Service
 
-from otpa.analysis.timegrid import decode_timegrid
+from otpa.analysis.otp1.timegrid import decode_timegrid
 from tests.conftest import DATA_ROOT, require_data
 from tests.fixtures.networks import built_network
 

@@ -31,14 +31,15 @@ from _fakes import Service
 from rasterio.io import MemoryFile
 from rasterio.warp import transform_bounds
 
-from otpa.analysis.render import color_table
-from otpa.analysis.timegrid import TimeGrid, decode_timegrid
+from otpa.analysis.otp1.render import color_table
+from otpa.analysis.otp1.timegrid import TimeGrid, decode_timegrid
 from tests.conftest import DATA_ROOT, require_data
 from tests.fixtures.networks import built_network
 
 pytestmark = pytest.mark.http
 
 CUTOFF_MIN = 40
+UNREACHABLE = 2_147_483_647  # Java's Integer.MAX_VALUE, OTP 1.x's unreachable time
 Z = 14
 
 
@@ -121,7 +122,7 @@ def test_web_mercator_surfaces(svc: Service) -> None:
         rows = (20037508.342789244 - dataset.bounds.top) / pixel
         assert columns == pytest.approx(round(columns), abs=1e-6)
         assert rows == pytest.approx(round(rows), abs=1e-6)
-        assert np.isfinite(dataset.read(1)).any()
+        assert (dataset.read(1) != 128).any()
 
 
 def test_store_is_bounded_lru(svc: Service, surface_id: int) -> None:
@@ -132,6 +133,21 @@ def test_store_is_bounded_lru(svc: Service, surface_id: int) -> None:
     assert surface_id in ids
     assert made[-1] in ids
     assert made == sorted(made)
+
+
+def _cell_time(times: TimeGrid, lat: float, lon: float) -> float:
+    """Seconds of the grid cell holding a point (NaN: outside or unreachable)."""
+    grid = times.grid
+    c = math.floor((lon - (grid.x0 - grid.dx / 2)) / grid.dx)
+    r = math.floor((lat - (grid.y0 - grid.dy / 2)) / grid.dy)
+    if not (0 <= r < grid.ny and 0 <= c < grid.nx):
+        return math.nan
+    return float(times.travel_time[r, c])
+
+
+def _expected_times(times: TimeGrid, places: pd.DataFrame) -> list[int]:
+    cells = [_cell_time(times, row.lat, row.lon) for row in places.itertuples()]
+    return [UNREACHABLE if math.isnan(t) else round(t) for t in cells]
 
 
 def _expected_histograms(times: TimeGrid, places: pd.DataFrame) -> dict[str, tuple[list, list]]:
@@ -163,9 +179,13 @@ def test_indicator_counts_opportunities_per_minute(
         assert body["data"][column]["counts"] == counts
         assert body["data"][column]["sums"] == sums
     assert sum(expected["jobs"][0]) > 30
-    assert len(body["times"]) == len(frame)
-    assert sum(t >= 0 for t in body["times"]) == sum(expected["jobs"][0])
-    assert max(body["times"]) <= CUTOFF_MIN * 60
+    # OTP's point-set times: seconds, Integer.MAX_VALUE (not -1) where unreachable
+    assert body["times"] == _expected_times(times, frame)
+    reached = [t for t in body["times"] if t != UNREACHABLE]
+    assert len(reached) == sum(expected["jobs"][0])
+    assert 0 < len(reached) < len(frame)
+    assert min(body["times"]) >= 0
+    assert max(reached) <= CUTOFF_MIN * 60
 
 
 def test_indicator_refusals(svc: Service, surface_id: int) -> None:
@@ -196,18 +216,31 @@ def test_surface_isochrones(svc: Service, surface_id: int, times: TimeGrid) -> N
 
 
 def test_raster_is_a_geotiff_of_the_surface(svc: Service, surface_id: int, times: TimeGrid) -> None:
+    grid = times.grid
+    reached = times.travel_time[np.isfinite(times.travel_time)]
+    # OTP's raster: one byte of whole minutes, 128 where unreachable
     resp = get(svc, f"/otp/surfaces/{surface_id}/raster?width=300&height=120")
     assert resp.header("Content-Type").startswith("image/tiff")
-    grid = times.grid
     with MemoryFile(resp.body) as memfile, memfile.open() as dataset:
         assert dataset.crs.to_string() == "EPSG:4326"
         assert (dataset.width, dataset.height) == (300, 120)
         assert tuple(dataset.bounds) == pytest.approx(grid.edges, abs=1e-7)
+        assert dataset.dtypes == ("uint8",)
+        assert dataset.nodata == 128
+        minutes = dataset.read(1)
+    assert (minutes == 128).any()
+    assert np.isin(minutes[minutes != 128], np.trunc(reached / 60)).all()
+    # the float32 seconds on request, the same pixels
+    resp = get(svc, f"/otp/surfaces/{surface_id}/raster?width=300&height=120&units=seconds")
+    with MemoryFile(resp.body) as memfile, memfile.open() as dataset:
+        assert tuple(dataset.bounds) == pytest.approx(grid.edges, abs=1e-7)
         band = dataset.read(1)
     finite = band[np.isfinite(band)]
     assert finite.size > 0
-    assert np.isin(finite, times.travel_time[np.isfinite(times.travel_time)]).all()
-    merc = get(svc, f"/otp/surfaces/{surface_id}/raster?crs=EPSG:3857&resolution=100")
+    assert np.isin(finite, reached).all()
+    assert np.array_equal(np.isfinite(band), minutes != 128)
+    assert np.array_equal(np.trunc(finite / 60), minutes[minutes != 128])
+    merc = get(svc, f"/otp/surfaces/{surface_id}/raster?crs=EPSG:3857&resolution=100&units=seconds")
     with MemoryFile(merc.body) as memfile, memfile.open() as dataset:
         assert dataset.crs.to_string() == "EPSG:3857"
         want = transform_bounds("EPSG:4326", "EPSG:3857", *grid.edges, densify_pts=21)
@@ -219,6 +252,7 @@ def test_raster_is_a_geotiff_of_the_surface(svc: Service, surface_id: int, times
         ("width=100000&height=100000", "width"),
         ("format=image/png", "image format"),
         ("resolution=-3", "resolution"),
+        ("units=hours", "units"),
     ):
         refused = get(svc, f"/otp/surfaces/{surface_id}/raster?{extra}", 400)
         assert needle in refused.json()["message"]

@@ -20,7 +20,7 @@ from otpa.index import TransitIndex
 from otpa.network import TransportNetwork
 from otpa.util.polyline import decode_polyline
 from tests.fixtures.networks import built_network
-from tests.otpa.analysis.test_profile import EIGHT, NINE, Feed, follow, stats
+from tests.otpa.analysis.otp1.test_profile import EIGHT, NINE, Feed, follow, stats
 
 pytestmark = pytest.mark.http
 

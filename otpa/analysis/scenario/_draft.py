@@ -22,8 +22,8 @@ import pandas as pd
 
 from otpa.network import TransportNetwork
 from otpa.network.config import BuildConfig
-from otpa.transit._patterns import patterns_of
 from otpa.transit.model import TransitModel
+from otpa.transit.patterns import patterns_of
 from otpa.types import BoolArray, FloatArray, Int32Array, IntArray, UInt8Array
 
 __all__ = ["Draft", "PatternBlock", "append_rows"]

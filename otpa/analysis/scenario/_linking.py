@@ -18,8 +18,8 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from otpa.analysis.scenario._draft import Draft
-from otpa.network._links import straight_line_transfers
-from otpa.routing._snap import snap_many
+from otpa.network.transfers import straight_line_transfers
+from otpa.routing.engine import snap_many
 from otpa.street import walk_transfers
 from otpa.types import FloatArray, IntArray
 from otpa.util.geo import EARTH_RADIUS_M, haversine_m

@@ -14,7 +14,7 @@ import xarray as xr
 import otpa.analysis.accessor  # noqa: F401  (registers .otpa)
 from otpa.analysis._layout import matrix_array, surface_dataset
 from otpa.analysis.accessibility import accessibility
-from otpa.analysis.points import PointSet
+from otpa.analysis.pointset import PointSet
 from otpa.util.geo import haversine_m
 from tests.conftest import require_data
 
@@ -186,7 +186,7 @@ def test_bad_inputs() -> None:
         accessibility(_matrix(), dest, cutoffs=[])
     with pytest.raises(ValueError, match="opportunities are required"):
         accessibility(_matrix())
-    from otpa.analysis.points import Grid
+    from otpa.analysis.grid import Grid
 
     grid = Grid.from_bounds(0.0, 0.0, 0.01, 0.01, cell_size_m=500.0)
     surface = surface_dataset(grid, np.zeros((1, grid.n_cells)), [50], attrs={})

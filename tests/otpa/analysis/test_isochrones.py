@@ -18,8 +18,9 @@ from pyproj import Geod
 
 import otpa.analysis.accessor  # noqa: F401  (registers .otpa)
 from otpa.analysis._layout import surface_dataset
+from otpa.analysis.grid import Grid
 from otpa.analysis.isochrones import isochrone_shapefile_zip, isochrones, isochrones_geojson
-from otpa.analysis.points import Grid, PointSet
+from otpa.analysis.pointset import PointSet
 from otpa.util.geo import haversine_m
 
 LAT0, LON0 = -30.05, -51.2

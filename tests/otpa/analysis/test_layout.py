@@ -15,7 +15,8 @@ import xarray as xr
 
 import otpa.analysis.accessor  # noqa: F401  (registers .otpa)
 from otpa.analysis._layout import grid_of, matrix_array, points_of, surface_dataset
-from otpa.analysis.points import Grid, PointSet
+from otpa.analysis.grid import Grid
+from otpa.analysis.pointset import PointSet
 
 ATTRS = {
     "origin_lat": -30.05,

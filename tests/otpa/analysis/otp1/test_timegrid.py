@@ -14,8 +14,8 @@ from PIL import Image
 
 from otpa.analysis import Grid, compute_time_surface
 from otpa.analysis._layout import surface_dataset
-from otpa.analysis.offroad import limit_offroad, offroad_distance_m
-from otpa.analysis.timegrid import (
+from otpa.analysis.otp1.offroad import limit_offroad, offroad_distance_m
+from otpa.analysis.otp1.timegrid import (
     CELL_SIZE_KEY,
     CORNER_KEY,
     OFFROAD_KEY,

@@ -1,14 +1,19 @@
 """GeoTIFF export of grid time surfaces and of rendered tiles (rasterio).
 
 :func:`surface_geotiff` resamples a surface (nearest cell) onto a north-up raster in any CRS
-rasterio knows, covering the surface's grid: band 1 holds float32 travel-time seconds with
-NaN as nodata. :func:`tile_geotiff` georeferences a tile's pixels in web mercator.
+rasterio knows, covering the surface's grid.  Band 1 holds either OTP 1.x's one-byte
+greyscale travel times (``units="minutes"``, what ``/surfaces/{id}/raster`` answered: whole
+minutes, ``trunc(seconds / 60)`` capped at 120, 128 unreachable, the analyst tiles' pixel
+encoding of :mod:`otpa.analysis.otp1.render`) or float32 seconds with NaN as nodata
+(``units="seconds"``, the default for library use).  :func:`tile_geotiff` georeferences a
+tile's pixels in web mercator.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -16,10 +21,23 @@ import xarray as xr
 
 from otpa.analysis._layout import grid_of
 from otpa.analysis.crs import UnknownCrsError
+from otpa.analysis.otp1.render import UNREACHABLE, time_pixels
 from otpa.analysis.sampling import surface_plane
 from otpa.types import Float32Array
 
-__all__ = ["MAX_RASTER_PIXELS", "RasterShape", "raster_shape", "surface_geotiff", "tile_geotiff"]
+__all__ = [
+    "MAX_RASTER_PIXELS",
+    "RASTER_UNITS",
+    "RasterShape",
+    "RasterUnits",
+    "raster_shape",
+    "surface_geotiff",
+    "tile_geotiff",
+]
+
+RasterUnits: TypeAlias = Literal["minutes", "seconds"]
+#: What a surface raster's band may hold: OTP's one-byte minutes, or float32 seconds.
+RASTER_UNITS: tuple[RasterUnits, ...] = ("minutes", "seconds")
 
 #: Largest raster :func:`surface_geotiff` writes unless told otherwise (width x height).
 MAX_RASTER_PIXELS = 16_000_000
@@ -154,8 +172,9 @@ def surface_geotiff(
     shape: RasterShape | None = None,
     *,
     percentile: int | None = None,
+    units: RasterUnits = "seconds",
 ) -> bytes:
-    """A single-band float32 GeoTIFF of a grid surface's travel times (seconds, NaN nodata).
+    """A single-band GeoTIFF of a grid surface's travel times.
 
     Parameters
     ----------
@@ -165,19 +184,30 @@ def surface_geotiff(
         Target raster (see :func:`raster_shape`); default the surface's own grid cells.
     percentile
         Which percentile; default the first one.
+    units
+        ``"seconds"``: float32 seconds, NaN nodata.  ``"minutes"``: OTP 1.x's greyscale
+        byte raster, whole minutes capped at 120 and 128 (nodata) where unreachable.
 
     Returns
     -------
     bytes
         The GeoTIFF.
+
+    Raises
+    ------
+    ValueError
+        For other ``units``.
     """
+    if units not in RASTER_UNITS:
+        msg = f"unknown raster units {units!r}; expected one of {', '.join(RASTER_UNITS)}"
+        raise ValueError(msg)
     from rasterio.warp import Resampling, reproject
 
     grid = grid_of(surface)
     plane = surface_plane(surface, percentile)
     north_up: Float32Array = np.ascontiguousarray(plane[::-1])
     if shape is None:
-        return _write(north_up, _crs(grid.crs), grid.edges, float("nan"))
+        return _encoded(north_up, _crs(grid.crs), grid.edges, units)
     destination = np.full((shape.height, shape.width), np.nan, dtype=np.float32)
     dst_crs = _crs(shape.crs)
     reproject(
@@ -191,7 +221,18 @@ def surface_geotiff(
         dst_nodata=np.nan,
         resampling=Resampling.nearest,
     )
-    return _write(destination, dst_crs, shape.bounds, float("nan"))
+    return _encoded(destination, dst_crs, shape.bounds, units)
+
+
+def _encoded(
+    seconds: Float32Array,
+    crs: object,
+    bounds: tuple[float, float, float, float],
+    units: RasterUnits,
+) -> bytes:
+    if units == "seconds":
+        return _write(seconds, crs, bounds, float("nan"))
+    return _write(time_pixels(seconds), crs, bounds, float(UNREACHABLE))
 
 
 def tile_geotiff(pixels: npt.ArrayLike, bounds: tuple[float, float, float, float]) -> bytes:
@@ -200,7 +241,7 @@ def tile_geotiff(pixels: npt.ArrayLike, bounds: tuple[float, float, float, float
     Parameters
     ----------
     pixels
-        ``(h, w)`` uint8 pixels (OTP's minute bytes, see :mod:`otpa.analysis.render`),
+        ``(h, w)`` uint8 pixels (OTP's minute bytes, see :mod:`otpa.analysis.otp1.render`),
         row 0 at the top.
     bounds
         The tile's ``(xmin, ymin, xmax, ymax)`` in EPSG:3857 metres.
@@ -211,4 +252,4 @@ def tile_geotiff(pixels: npt.ArrayLike, bounds: tuple[float, float, float, float
         The GeoTIFF (nodata 128: unreachable).
     """
     data = np.ascontiguousarray(np.asarray(pixels, dtype=np.uint8))
-    return _write(data, _crs("EPSG:3857"), bounds, 128.0)
+    return _write(data, _crs("EPSG:3857"), bounds, float(UNREACHABLE))

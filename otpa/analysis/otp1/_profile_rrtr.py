@@ -18,19 +18,20 @@ import numpy as np
 
 from otpa.network import TransportNetwork
 from otpa.routing import Location, PlanRequest
-from otpa.routing._access import Access, find_access, street_end
-from otpa.routing._places import resolve_location
-from otpa.routing._raptor_mapping import raptor_filters
-from otpa.routing._transit_plan import TransitSearch, raptor_request
+from otpa.routing.engine import (
+    find_access,
+    resolve_location,
+    street_end,
+    street_options,
+    transit_request,
+)
 from otpa.routing.preferences import TransitPreferences, WalkPreferences
 from otpa.routing.request import TransitFilters
-from otpa.routing.street_router import StreetOptions
 from otpa.transit.model import TransitModel
 from otpa.transit.raptor.api import earliest_arrivals, range_raptor
 from otpa.transit.raptor_data import raptor_timetable
 
 __all__ = ["RaptorComparison", "busiest_service_day", "compare_range_raptor"]
-
 
 
 def busiest_service_day(model: TransitModel) -> dt.date | None:
@@ -136,16 +137,14 @@ def compare_range_raptor(
         transit=TransitPreferences(max_transfers=max_rides - 1),
         filters=TransitFilters(banned_agencies=banned_agencies),
     )
-    options = StreetOptions.from_request(request, "WALK")
+    options = street_options(request, "WALK")
     end = street_end(network, resolve_location(network, origin, "from", "Origin"), "WALK", "from")
     access = find_access(
         network, end, options, max_distance_m=max_walk_time_s * options.speed_mps, reverse=False
     )
     timetable = raptor_timetable(network.transit, day, network.time_zone)
-    search = TransitSearch(network, request, request.date_time, end, end, options, tz)
-    filters = raptor_filters(network.transit, timetable, request)
-    base = raptor_request(search, timetable, filters, access, Access.empty(), filters.trip_allowed)
-    base = dataclasses.replace(base, criteria="arrival", stay_seated=None)
+    base = transit_request(network, request, timetable, end, options, access, criteria="arrival")
+    base = dataclasses.replace(base, stay_seated=None)
     times = epochs - timetable.epoch
     t0 = time.perf_counter()
     t_max = int(times.max())

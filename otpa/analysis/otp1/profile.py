@@ -8,7 +8,7 @@ maximum travel time of each over the window.  Here:
 1. access and egress stops come from the planner's access search, per street mode;
 2. RAPTOR (the planner's request mapping, earliest-arrival criteria) runs at every
    departure minute; each Pareto-optimal journey names an option, and searches with
-   one found route banned add alternatives (:mod:`otpa.analysis._profile_search`);
+   one found route banned add alternatives (:mod:`otpa.analysis.otp1._profile_search`);
 3. every option is followed at every minute; it *counts* at a minute when it is at
    most ``suboptimal_s`` slower than the fastest option of the same access and egress
    modes there, and its statistics (total, and per ride the wait and the time on
@@ -25,7 +25,7 @@ staying seated on interlined trips are not applied.
 Examples
 --------
 >>> import datetime as dt
->>> from otpa.analysis.profile import ProfileRequest, profile_route
+>>> from otpa.analysis.otp1.profile import ProfileRequest, profile_route
 >>> req = ProfileRequest(33.7652, -84.3129, 33.7747, -84.2954, dt.date(2021, 9, 15))
 >>> result = profile_route(network, req)  # doctest: +SKIP
 >>> [(o.summary, o.stats.min, o.stats.max) for o in result.options]  # doctest: +SKIP
@@ -42,7 +42,7 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
-from otpa.analysis._profile_model import (
+from otpa.analysis.otp1._profile_model import (
     ProfileOption,
     ProfileResult,
     SegmentPattern,
@@ -50,21 +50,21 @@ from otpa.analysis._profile_model import (
     StreetSegment,
     TransitSegment,
 )
-from otpa.analysis._profile_request import (
+from otpa.analysis.otp1._profile_request import (
     MAX_SEARCHES,
     MAX_WINDOW_S,
     ORDER_BY,
     PROFILE_STREET_MODES,
     ProfileRequest,
 )
-from otpa.analysis._profile_rrtr import (
+from otpa.analysis.otp1._profile_rrtr import (
     RaptorComparison,
     busiest_service_day,
     compare_range_raptor,
 )
-from otpa.analysis._profile_search import Evaluation, OptionKey, discover, evaluate, is_loop
-from otpa.analysis._profile_street import access_segment, direct_segment
-from otpa.analysis._profile_surfaces import (
+from otpa.analysis.otp1._profile_search import Evaluation, OptionKey, discover, evaluate, is_loop
+from otpa.analysis.otp1._profile_street import access_segment, direct_segment
+from otpa.analysis.otp1._profile_surfaces import (
     PROFILE_STATISTICS,
     profile_analysis_request,
     profile_surfaces,
@@ -72,10 +72,16 @@ from otpa.analysis._profile_surfaces import (
 from otpa.index import TransitIndex
 from otpa.network import TransportNetwork
 from otpa.routing import Location, PlanRequest
-from otpa.routing._access import Access, StreetEnd, find_access, street_end
-from otpa.routing._places import Endpoint, resolve_location
-from otpa.routing._raptor_mapping import raptor_filters
-from otpa.routing._transit_plan import TransitSearch, raptor_request
+from otpa.routing.engine import (
+    Access,
+    Endpoint,
+    StreetEnd,
+    find_access,
+    resolve_location,
+    street_end,
+    street_options,
+    transit_request,
+)
 from otpa.routing.errors import OutsideBoundsError
 from otpa.routing.street_router import StreetOptions
 from otpa.transit.raptor.api import RaptorRequest
@@ -122,7 +128,7 @@ class _Context:
     accesses: dict[tuple[str, bool], Access] = field(default_factory=dict)
 
     def options(self, mode: str) -> StreetOptions:
-        return StreetOptions.from_request(self.plan_request, mode)
+        return street_options(self.plan_request, mode)
 
     def end(self, mode: str, role: str) -> StreetEnd | None:
         """The origin (``"from"``) or destination linked for ``mode`` (None: no street)."""
@@ -191,14 +197,19 @@ def _raptor(
     o = ctx.end(mode, "from")
     assert o is not None
     d = ctx.end("WALK", "to") or o
-    search = TransitSearch(
-        ctx.network, ctx.plan_request, ctx.plan_request.date_time, o, d, ctx.options(mode), ctx.tz
+    req = transit_request(
+        ctx.network,
+        ctx.plan_request,
+        timetable,
+        o,
+        ctx.options(mode),
+        access,
+        egress,
+        destination=d,
+        criteria="arrival",
     )
-    filters = raptor_filters(ctx.network.transit, timetable, ctx.plan_request)
-    req = raptor_request(search, timetable, filters, access, egress, filters.trip_allowed)
     return dataclasses.replace(
         req,
-        criteria="arrival",
         rules=None,
         stay_seated=None,
         search_window_s=ctx.request.max_duration_s,

@@ -21,7 +21,7 @@ import pandas as pd
 import shapely
 
 from otpa.analysis.crs import check_crs
-from otpa.analysis.points import PointSet
+from otpa.analysis.pointset import PointSet
 from otpa.analysis.request import AnalysisRequest
 from otpa.analysis.surface import analysis_request, compute_time_surface, origin_coordinate
 from otpa.network import TransportNetwork

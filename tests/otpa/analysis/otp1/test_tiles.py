@@ -11,9 +11,15 @@ import numpy as np
 import pytest
 
 from otpa.analysis._layout import surface_dataset
-from otpa.analysis.points import Grid
+from otpa.analysis.grid import Grid
+from otpa.analysis.otp1.tiles import (
+    check_tile,
+    pixel_centres,
+    tile_bounds,
+    tile_grid,
+    tile_travel_times,
+)
 from otpa.analysis.sampling import sample_surface
-from otpa.analysis.tiles import check_tile, pixel_centres, tile_bounds, tile_grid, tile_travel_times
 
 HALF = math.pi * 6378137.0
 

@@ -11,8 +11,6 @@ scale). The segment index (a shapely STRtree) is built once per network.
 from __future__ import annotations
 
 import math
-import threading
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +21,7 @@ import xarray as xr
 from otpa.analysis._layout import grid_of
 from otpa.network import TransportNetwork
 from otpa.types import FloatArray
+from otpa.util.cache import OwnerCache
 from otpa.util.geo import EARTH_RADIUS_M
 
 __all__ = ["limit_offroad", "offroad_distance_m"]
@@ -37,8 +36,7 @@ class _StreetIndex:
     tree: shapely.STRtree
 
 
-_INDEXES: weakref.WeakKeyDictionary[TransportNetwork, _StreetIndex] = weakref.WeakKeyDictionary()
-_LOCK = threading.Lock()
+_INDEXES: OwnerCache[str, _StreetIndex | None] = OwnerCache()
 
 
 def _project(index_lat0: float, cos0: float, lat: FloatArray, lon: FloatArray) -> FloatArray:
@@ -66,14 +64,7 @@ def _build(network: TransportNetwork) -> _StreetIndex | None:
 
 
 def _index_of(network: TransportNetwork) -> _StreetIndex | None:
-    with _LOCK:
-        if network in _INDEXES:
-            return _INDEXES[network]
-    built = _build(network)
-    if built is not None:
-        with _LOCK:
-            _INDEXES[network] = built
-    return built
+    return _INDEXES.get_or_build(network, "streets", lambda: _build(network))
 
 
 def offroad_distance_m(

@@ -11,9 +11,9 @@ from rasterio.warp import transform_bounds
 
 from otpa.analysis._layout import surface_dataset
 from otpa.analysis.crs import UnknownCrsError
-from otpa.analysis.points import Grid
-from otpa.analysis.raster import raster_shape, surface_geotiff, tile_geotiff
-from otpa.analysis.tiles import tile_bounds
+from otpa.analysis.grid import Grid
+from otpa.analysis.otp1.raster import raster_shape, surface_geotiff, tile_geotiff
+from otpa.analysis.otp1.tiles import tile_bounds
 
 
 def _surface(grid: Grid) -> tuple[np.ndarray, object]:
@@ -38,6 +38,27 @@ def test_native_geotiff_holds_the_cells_north_up(crs: str) -> None:
     assert math.isnan(nodata)
     assert band.dtype == np.float32
     assert np.array_equal(band, plane[::-1], equal_nan=True)
+
+
+def test_otp_minutes_raster_is_one_byte_capped_at_120_with_128_unreachable() -> None:
+    grid = Grid.from_bounds(-51.25, -30.1, -51.15, -30.0, cell_size_m=2000.0)
+    seconds = [0.0, 59.0, 60.0, 119.9, 1805.0, 7199.0, 7200.0, 7260.0, 10_000.0, np.nan]
+    values = np.resize(np.array(seconds, dtype=np.float32), grid.n_cells)
+    ds = surface_dataset(grid, values[None], [50], attrs={})
+    band, _, bounds, nodata = _read(surface_geotiff(ds, units="minutes"))
+    assert band.dtype == np.uint8
+    assert nodata == 128
+    assert bounds == pytest.approx(grid.edges)
+    first_row = band[::-1].reshape(-1)[: len(seconds)]  # back to the grid's south-up order
+    assert first_row.tolist() == [0, 0, 1, 1, 30, 119, 120, 120, 120, 128]
+    # reprojected: nearest cells, the same bytes; outside the grid is unreachable too
+    shape = raster_shape(ds, crs="EPSG:3857", width=80, height=60)
+    merc, _, _, merc_nodata = _read(surface_geotiff(ds, shape, units="minutes"))
+    assert merc.dtype == np.uint8
+    assert merc_nodata == 128
+    assert set(np.unique(merc).tolist()) <= {0, 1, 30, 119, 120, 128}
+    with pytest.raises(ValueError, match="units"):
+        surface_geotiff(ds, units="hours")  # type: ignore[arg-type]
 
 
 def test_reprojected_raster_covers_the_grid_in_the_target_crs() -> None:

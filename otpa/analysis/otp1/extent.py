@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from otpa.analysis.points import MAX_GRID_CELLS, Grid, GridCrs, mercator_x, mercator_y
+from otpa.analysis.grid import MAX_GRID_CELLS, Grid, GridCrs
+from otpa.analysis.mercator import mercator_x, mercator_y
 from otpa.analysis.request import AnalysisRequest
 from otpa.errors import OtpaError
 from otpa.network import TransportNetwork

@@ -14,7 +14,8 @@ import numpy as np
 import xarray as xr
 
 from otpa.analysis._layout import grid_of
-from otpa.analysis.points import MERCATOR_RADIUS_M, Grid, mercator_lat, mercator_lon
+from otpa.analysis.grid import Grid
+from otpa.analysis.mercator import MERCATOR_RADIUS_M, mercator_lat, mercator_lon
 from otpa.analysis.sampling import cell_columns, cell_rows, gather, surface_plane
 from otpa.types import Float32Array, FloatArray
 

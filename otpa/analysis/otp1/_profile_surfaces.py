@@ -14,8 +14,9 @@ import datetime as dt
 import numpy as np
 import xarray as xr
 
-from otpa.analysis._profile_request import ProfileRequest
-from otpa.analysis.points import Grid, PointSet
+from otpa.analysis.grid import Grid
+from otpa.analysis.otp1._profile_request import ProfileRequest
+from otpa.analysis.pointset import PointSet
 from otpa.analysis.request import AnalysisRequest
 from otpa.analysis.surface import compute_time_surface
 from otpa.network import TransportNetwork

@@ -36,7 +36,7 @@ import pytest
 
 import otpa
 from otpa.analysis import Grid, compute_time_surface
-from otpa.analysis.profile import (
+from otpa.analysis.otp1.profile import (
     ProfileOption,
     ProfileRequest,
     Stats,

@@ -13,10 +13,9 @@ import math
 
 import numpy as np
 
-from otpa.analysis._profile_model import StreetEdge, StreetSegment
+from otpa.analysis.otp1._profile_model import StreetEdge, StreetSegment
 from otpa.network import TransportNetwork
-from otpa.routing._access import Access, StreetEnd
-from otpa.routing._street_geometry import edge_part_points
+from otpa.routing.engine import Access, StreetEnd, edge_part_points
 from otpa.routing.model import WalkStep
 from otpa.routing.street_router import StreetOptions, StreetPath, street_path, walk_steps
 

@@ -29,7 +29,7 @@ from PIL import Image
 from PIL.PngImagePlugin import PngInfo
 
 from otpa.analysis._layout import grid_of
-from otpa.analysis.points import Grid
+from otpa.analysis.grid import Grid
 from otpa.analysis.sampling import surface_plane
 from otpa.types import FloatArray, UInt8Array
 

@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 import shapely
 
-from otpa.analysis.extent import TooManyTargetsError, reach_radius_m
-from otpa.analysis.points import PointSet
+from otpa.analysis.otp1.extent import TooManyTargetsError, reach_radius_m
+from otpa.analysis.pointset import PointSet
 from otpa.analysis.request import AnalysisRequest
 from otpa.analysis.surface import analysis_request, compute_time_surface, origin_coordinate
 from otpa.network import TransportNetwork

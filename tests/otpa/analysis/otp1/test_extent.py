@@ -11,15 +11,15 @@ import pytest
 import shapely
 
 from otpa.analysis import AnalysisRequest, compute_time_surface
-from otpa.analysis.circle_isochrones import circle_isochrones, simple_isochrones, stop_points
-from otpa.analysis.extent import (
+from otpa.analysis.otp1.circle_isochrones import circle_isochrones, simple_isochrones, stop_points
+from otpa.analysis.otp1.extent import (
     GridTooLargeError,
     TooManyTargetsError,
     reach_box,
     reach_grid,
     reach_radius_m,
 )
-from otpa.analysis.street_shed import street_shed
+from otpa.analysis.otp1.street_shed import street_shed
 from otpa.network import TransportNetwork
 from tests.fixtures.networks import built_network
 

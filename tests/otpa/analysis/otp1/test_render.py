@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from otpa.analysis.render import (
+from otpa.analysis.otp1.render import (
     STYLES,
     UNREACHABLE,
     color_table,

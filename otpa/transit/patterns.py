@@ -10,7 +10,7 @@ import numpy as np
 
 from otpa.types import Int32Array, IntArray, UInt8Array
 
-__all__ = ["PatternArrays", "build_patterns", "stop_pattern_index"]
+__all__ = ["PatternArrays", "build_patterns", "patterns_of", "stop_pattern_index"]
 
 
 @dataclass(frozen=True)

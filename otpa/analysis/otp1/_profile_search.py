@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from otpa.routing._access import Access
+from otpa.routing.engine import Access
 from otpa.transit.raptor.api import RaptorRequest, TransitLeg, route
 from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.types import FloatArray, IntArray
