@@ -10,6 +10,7 @@ Path                                       Methods
 ``/otp/routers/save?routerId=ID``          POST store a graph file without loading it
 ``/otp/routers/{routerId}/index/...``      GET the transit index API; POST ``.../graphql``
 ``/otp/routers/{routerId}/plan``           GET plan a trip (TripPlan or PlannerError)
+``/otp/routers/{routerId}/inspector/...``  GET inspector layers and tiles (incl. the basemap)
 anything else                              404 JSON
 =========================================  ======================================================
 
@@ -30,6 +31,7 @@ from service.config import ServiceConfig
 from service.handlers.analyst import analyst_urls
 from service.handlers.base import Builder, NotFoundHandler, ServiceContext
 from service.handlers.index import index_urls
+from service.handlers.inspector import inspector_urls
 from service.handlers.plan import PlanHandler
 from service.handlers.profile import profile_urls
 from service.handlers.routers import RouterHandler, RouterListHandler
@@ -98,6 +100,8 @@ def make_app(
         *analyst_urls(analysis),
         *profile_urls(analysis),
         *scenario_urls(args),
+        # graph inspector and basemap tiles (otpa.tiles)
+        *inspector_urls(args),
         tornado.web.url(r"/otp/routers/([^/]+)/plan/?", PlanHandler, args, name="plan"),
     ]
     return tornado.web.Application(
