@@ -87,20 +87,33 @@ class ClassPlane:
             return
         dx, dy = disc_offsets(width)
         pad = max(int(width), 1)
-        side = self.size + 2 * pad
-        px = np.floor(x).astype(np.int64) + pad
-        py = np.floor(y).astype(np.int64) + pad
-        ok = (px >= 0) & (px < side) & (py >= 0) & (py < side)
-        hit = np.zeros((side, side), dtype=bool)
-        hit[py[ok], px[ok]] = True
         s = self.size
+        px = np.floor(x).astype(np.int64)
+        py = np.floor(y).astype(np.int64)
+        ok = (px >= -pad) & (px < s + pad) & (py >= -pad) & (py < s + pad)
+        px, py = px[ok], py[ok]
+        if px.size == 0:
+            return
+        # work in the window the points can reach (classes are often sparse in a tile)
+        c0 = max(int(px.min()) - pad, 0)
+        c1 = min(int(px.max()) + pad + 1, s)
+        r0 = max(int(py.min()) - pad, 0)
+        r1 = min(int(py.max()) + pad + 1, s)
+        if c0 >= c1 or r0 >= r1:
+            return
+        w, h = c1 - c0, r1 - r0
+        # hit[i + pad, j + pad] marks window pixel (r0 + i, c0 + j)
+        hit = np.zeros((h + 2 * pad, w + 2 * pad), dtype=bool)
+        hy, hx = py - r0 + pad, px - c0 + pad
+        inside = (hx >= 0) & (hx < w + 2 * pad) & (hy >= 0) & (hy < h + 2 * pad)
+        hit[hy[inside], hx[inside]] = True
         if dx.size == 1:
-            covered = hit[pad : pad + s, pad : pad + s]
+            covered = hit[pad : pad + h, pad : pad + w]
         else:
-            covered = np.zeros((s, s), dtype=bool)
+            covered = np.zeros((h, w), dtype=bool)
             for ox, oy in zip(dx.tolist(), dy.tolist(), strict=True):
-                covered |= hit[pad - oy : pad - oy + s, pad - ox : pad - ox + s]
-        self.plane[covered] = cls
+                covered |= hit[pad - oy : pad - oy + h, pad - ox : pad - ox + w]
+        self.plane[r0:r1, c0:c1][covered] = cls
 
     def lines(
         self,

@@ -94,24 +94,28 @@ def _draw_streets(
             runs.append((cls, *_shift_right(*ends, widths[cls] / 2.0)))
     else:
         runs.append((style.classes[seg], px0, py0, px1, py1))
-    drawn: list[tuple[np.ndarray, FloatArray, FloatArray]] = []
+    parts = []
     for cls, x0, y0, x1, y1 in runs:
         keep = visible[cls]
         sx, sy, piece = plane.samples(
             x0[keep], y0[keep], x1[keep], y1[keep], float(widths.max() + 2)
         )
-        drawn.append((cls[keep][piece], sx, sy))
+        parts.append((cls[keep][piece], sx, sy))
+    classes = np.concatenate([p[0] for p in parts])
+    sx = np.concatenate([p[1] for p in parts])
+    sy = np.concatenate([p[2] for p in parts])
+    order = np.argsort(classes, kind="stable")
+    classes, sx, sy = classes[order], sx[order], sy[order]
+    bounds = np.searchsorted(classes, np.arange(len(entries) + 1))
     # casings first (wider, under every line), then the lines in legend order
     for k, entry in enumerate(entries):
         if entry.casing is not None and visible[k]:
-            for cls, sx, sy in drawn:
-                m = cls == k
-                plane.stamp(sx[m], sy[m], casing_base + k, int(widths[k]) + 2)
+            a, b = bounds[k], bounds[k + 1]
+            plane.stamp(sx[a:b], sy[a:b], casing_base + k, int(widths[k]) + 2)
     for k in range(len(entries)):
         if visible[k]:
-            for cls, sx, sy in drawn:
-                m = cls == k
-                plane.stamp(sx[m], sy[m], k, int(widths[k]))
+            a, b = bounds[k], bounds[k + 1]
+            plane.stamp(sx[a:b], sy[a:b], k, int(widths[k]))
 
 
 def _draw_transit(
