@@ -17,6 +17,9 @@ legend, in drawing order (a later class is drawn over an earlier one).
     or not accessible (steps, ``wheelchair=no``).
 ``elevation``
     Segments by their steepest slope (needs a DEM at build time; grey without one).
+``walk-comfort``
+    Walkable segments by their walk-comfort factor (:mod:`otpa.walkcomfort`; below 1
+    preferred, above 1 avoided; grey while the network has no walk-comfort rules).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import numpy as np
 
 from otpa.osm.model import FLAG_STAIRS, FLAG_WHEELCHAIR_NO
 from otpa.types import Int16Array
+from otpa.walkcomfort import segment_walk_comfort, walk_comfort_version
 
 if TYPE_CHECKING:
     from otpa.network import TransportNetwork
@@ -181,14 +185,14 @@ _ELEVATION = (
 )
 
 _WALK_COMFORT = (
-    LegendEntry("no score", "#bdbdbd", 2.0),
-    LegendEntry("uncomfortable (score below 0.8)", "#d7191c"),
-    LegendEntry("below average (0.8 to 0.95)", "#fdae61"),
-    LegendEntry("average (0.95 to 1.05)", "#ffffbf"),
-    LegendEntry("comfortable (1.05 to 1.2)", "#a6d96a"),
-    LegendEntry("very comfortable (1.2 or more)", "#1a9641"),
+    LegendEntry("no walk-comfort rules", "#bdbdbd", 2.0),
+    LegendEntry("very comfortable (factor below 0.8)", "#1a9641"),
+    LegendEntry("comfortable (0.8 to 0.95)", "#a6d96a"),
+    LegendEntry("neutral (0.95 to 1.05)", "#4d4d4d"),
+    LegendEntry("uncomfortable (1.05 to 1.25)", "#fdae61"),
+    LegendEntry("very uncomfortable (1.25 or more)", "#d7191c"),
 )
-_COMFORT_BINS = np.array([0.8, 0.95, 1.05, 1.2])
+_COMFORT_BINS = np.array([0.8, 0.95, 1.05, 1.25])
 
 #: Every layer, by key (the inspector's three OTP layers first).
 LAYERS: dict[str, LayerInfo] = {
@@ -196,6 +200,7 @@ LAYERS: dict[str, LayerInfo] = {
     "traversal": LayerInfo("traversal", "Traversal permissions", _TRAVERSAL, directed=True),
     "wheelchair": LayerInfo("wheelchair", "Wheelchair access", _WHEELCHAIR),
     "elevation": LayerInfo("elevation", "Elevation (slope)", _ELEVATION),
+    "walk-comfort": LayerInfo("walk-comfort", "Walk comfort", _WALK_COMFORT),
     "basemap": LayerInfo(
         "basemap", "Basemap (streets, transit)", _BASEMAP_STREETS,
         background="#f2efe9", extra=_BASEMAP_EXTRA,
@@ -263,12 +268,23 @@ def _elevation(network: TransportNetwork, street: StreetGraph) -> Int16Array:
     return np.where(np.isfinite(slope), cls, 0).astype(np.int16)
 
 
+def _walk_comfort(network: TransportNetwork, street: StreetGraph) -> Int16Array:
+    factor = segment_walk_comfort(network)
+    if factor is None:
+        cls = np.zeros(street.n_segments, dtype=np.int16)
+    else:
+        cls = (1 + np.searchsorted(_COMFORT_BINS, factor, "right")).astype(np.int16)
+    cls[~_segment_walkable(street)] = -1
+    return cls
+
+
 _CLASSIFIERS: dict[str, Callable[[TransportNetwork, StreetGraph], Int16Array]] = {
     "basemap": _basemap,
     "bike-safety": _bike_safety,
     "traversal": _traversal,
     "wheelchair": _wheelchair,
     "elevation": _elevation,
+    "walk-comfort": _walk_comfort,
 }
 
 
@@ -295,7 +311,7 @@ def street_style(network: TransportNetwork, key: str) -> StreetStyle | None:
     street = network.street
     if street is None:
         return None
-    version = 0
+    version = walk_comfort_version(network) if key == "walk-comfort" else 0
     with _LOCK:
         styles = _STYLE_CACHE.setdefault(network, {})
         style = styles.get(key)

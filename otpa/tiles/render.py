@@ -260,7 +260,7 @@ def render_tile(
         The network to draw.
     layer
         A key of :data:`otpa.tiles.LAYERS` (``basemap``, ``bike-safety``, ``traversal``,
-        ``wheelchair``, ``elevation``).
+        ``wheelchair``, ``elevation``, ``walk-comfort``).
     z, x, y
         The web mercator tile (row 0 at the top).
     fmt

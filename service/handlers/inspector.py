@@ -9,10 +9,11 @@
 =====================================================  ==========================================
 
 Layers: OTP's ``bike-safety``, ``traversal`` and ``wheelchair``, plus ``elevation``
-(slope) and ``basemap`` (streets, transit lines and stops on an opaque background: the
-offline basemap of the dashboards).  An unknown layer is a 404 JSON error
+(slope), ``walk-comfort`` and ``basemap`` (streets, transit lines and stops on an opaque
+background: the offline basemap of the dashboards).  An unknown layer is a 404 JSON error
 (OTP answered 500), an unknown extension, a non-integer or out-of-range ``z/x/y`` a 400.
-Tiles carry ``Cache-Control: max-age=3600`` as OTP's did.  Rendering runs in a worker thread.
+Tiles carry ``Cache-Control: max-age=3600`` as OTP's did, except ``walk-comfort``, whose
+factors ``/walk_comfort`` may recompute (``max-age=60``).  Rendering runs in a worker thread.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ __all__ = ["InspectorLayersHandler", "InspectorTileHandler", "inspector_urls"]
 _EXTENSIONS = {"png": "png", "gif": "gif", "jpeg": "jpeg", "jpg": "jpeg",
                "geotiff": "geotiff", "tif": "geotiff", "tiff": "geotiff"}  # fmt: skip
 _CACHE_CONTROL = "max-age=3600"
-_SHORT_CACHE: dict[str, str] = {}
+_SHORT_CACHE = {"walk-comfort": "max-age=60"}
 
 
 def inspector_urls(args: dict[str, Any]) -> list[URLSpec]:

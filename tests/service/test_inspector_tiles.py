@@ -68,7 +68,9 @@ def test_layers_in_xml(svc: Service) -> None:
 def test_tile_is_the_librarys_tile(svc: Service, atlanta: TransportNetwork, layer: str) -> None:
     resp = get(svc, tile_path(layer))
     assert resp.header("Content-Type") == "image/png"
-    assert resp.header("Cache-Control") == "max-age=3600"
+    # walk-comfort factors can be reloaded (/walk_comfort): cached for a minute only
+    expected_cache = "max-age=60" if layer == "walk-comfort" else "max-age=3600"
+    assert resp.header("Cache-Control") == expected_cache
     x, y = tile_of(*FIVE_POINTS, 16)
     with Image.open(io.BytesIO(resp.body)) as im:
         assert im.size == (256, 256)
