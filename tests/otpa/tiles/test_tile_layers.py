@@ -402,3 +402,47 @@ def test_wheelchair_marks_steep_segments_and_steps(poa: TransportNetwork) -> Non
         "steep": walk & ~blocked & (slope > 1 / 12),
     }
     check_undirected(poa, probe, "wheelchair", expected)
+
+
+# -- walk comfort: a private copy of RNV with rules --------------------------------------------
+
+COMFORT_RULES = {
+    "rules": [
+        {"key": "highway", "value": ["primary", "secondary"], "factor": 3},
+        {"key": "highway", "value": "living_street", "factor": 0.7},
+        {"key": "lit", "value": "yes", "factor": 0.9},
+    ]
+}
+
+
+def comfort_label(tags: dict[str, str]) -> str:
+    f = 3.0 if tags.get("highway") in ("primary", "secondary") else 1.0
+    f *= 0.7 if tags.get("highway") == "living_street" else 1.0
+    f *= 0.9 if tags.get("lit") == "yes" else 1.0
+    if f < 0.8:
+        return "very comfortable"
+    if f < 0.95:
+        return "comfortable"
+    if f < 1.05:
+        return "neutral"
+    return "uncomfortable" if f < 1.25 else "very uncomfortable"
+
+
+def test_walk_comfort_colours_follow_the_rules(rnv: TransportNetwork, probe: Probe) -> None:
+    from otpa.walkcomfort import WalkComfortRules, set_walk_comfort_rules
+
+    net = TransportNetwork.from_bytes(rnv.to_bytes())  # rules change: not the shared network
+    wc, g = net.walk_comfort, net.street
+    assert wc is not None
+    assert g is not None
+    # no rules yet: every walkable segment grey
+    walk = segment_any(g, (np.asarray(g.edge_perm) & 1) != 0)
+    check_undirected(net, probe, "walk-comfort", {"no walk-comfort rules": walk})
+    set_walk_comfort_rules(net, WalkComfortRules.from_document(COMFORT_RULES))
+    sets = wc.tags.lookup(np.asarray(g.seg_way_id))
+    labels = np.array([comfort_label(wc.tags.tag_sets[k]) for k in sets.tolist()])
+    expected = {
+        label: walk & (labels == label)
+        for label in ("very comfortable", "comfortable", "neutral", "very uncomfortable")
+    }
+    check_undirected(net, probe, "walk-comfort", expected)
