@@ -15,7 +15,7 @@ import numpy as np
 
 from otpa.types import FloatArray, IntArray
 
-__all__ = ["ClassPlane", "clip_pieces", "disc_offsets", "sample_pieces"]
+__all__ = ["ClassPlane", "clip_pieces", "disc_offsets", "disc_rows", "sample_pieces"]
 
 _STEP_PX = 0.5
 
@@ -34,25 +34,53 @@ def disc_offsets(width: int) -> tuple[IntArray, IntArray]:
     return dx.ravel().astype(np.int64), dy.ravel().astype(np.int64)
 
 
+@cache
+def disc_rows(width: int) -> tuple[tuple[int, int, int], ...]:
+    """The disc of :func:`disc_offsets` as rows ``(dy, first dx, last dx)``."""
+    dx, dy = disc_offsets(width)
+    return tuple(
+        (int(row), int(dx[dy == row].min()), int(dx[dy == row].max())) for row in np.unique(dy)
+    )
+
+
 def clip_pieces(
     x0: FloatArray, y0: FloatArray, x1: FloatArray, y1: FloatArray, lo: float, hi: float
 ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, IntArray]:
-    """Clip pieces to the square ``[lo, hi]²`` (Liang–Barsky); also return the kept indices."""
-    dx, dy = x1 - x0, y1 - y0
-    t0 = np.zeros_like(x0)
-    t1 = np.ones_like(x0)
+    """Clip pieces to the square ``[lo, hi]²`` (Liang–Barsky); also return the kept indices.
+
+    Pieces wholly inside (most of them, on a zoomed-out tile) are kept as they are; only
+    the others go through the clipping arithmetic.
+    """
+    inside = (
+        (np.minimum(x0, x1) >= lo)
+        & (np.maximum(x0, x1) <= hi)
+        & (np.minimum(y0, y1) >= lo)
+        & (np.maximum(y0, y1) <= hi)
+    )
+    whole = np.flatnonzero(inside)
+    cut = np.flatnonzero(~inside)
+    cx0, cy0, cx1, cy1 = x0[cut], y0[cut], x1[cut], y1[cut]
+    dx, dy = cx1 - cx0, cy1 - cy0
+    t0 = np.zeros_like(cx0)
+    t1 = np.ones_like(cx0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        for p, q in ((-dx, x0 - lo), (dx, hi - x0), (-dy, y0 - lo), (dy, hi - y0)):
+        for p, q in ((-dx, cx0 - lo), (dx, hi - cx0), (-dy, cy0 - lo), (dy, hi - cy0)):
             r = q / p
             parallel = p == 0
-            outside = parallel & (q < 0)
             t0 = np.where(~parallel & (p < 0), np.maximum(t0, r), t0)
             t1 = np.where(~parallel & (p > 0), np.minimum(t1, r), t1)
-            t1 = np.where(outside, -1.0, t1)
-    keep = np.flatnonzero(t0 <= t1)
-    a, b = t0[keep], t1[keep]
-    kx0, ky0, kdx, kdy = x0[keep], y0[keep], dx[keep], dy[keep]
-    return kx0 + a * kdx, ky0 + a * kdy, kx0 + b * kdx, ky0 + b * kdy, keep
+            t1 = np.where(parallel & (q < 0), -1.0, t1)
+    ok = t0 <= t1
+    a, b = t0[ok], t1[ok]
+    kx0, ky0, kdx, kdy = cx0[ok], cy0[ok], dx[ok], dy[ok]
+    keep = np.concatenate([whole, cut[ok]])
+    return (
+        np.concatenate([x0[whole], kx0 + a * kdx]),
+        np.concatenate([y0[whole], ky0 + a * kdy]),
+        np.concatenate([x1[whole], kx0 + b * kdx]),
+        np.concatenate([y1[whole], ky0 + b * kdy]),
+        keep,
+    )
 
 
 def sample_pieces(
@@ -85,7 +113,7 @@ class ClassPlane:
         """Stamp a disc of ``width`` pixels at each point (pixel coordinates) with ``cls``."""
         if x.size == 0:
             return
-        dx, dy = disc_offsets(width)
+        dx, _ = disc_offsets(width)
         pad = max(int(width), 1)
         s = self.size
         px = np.floor(x).astype(np.int64)
@@ -110,9 +138,16 @@ class ClassPlane:
         if dx.size == 1:
             covered = hit[pad : pad + h, pad : pad + w]
         else:
+            # dilation by the disc, one row of the disc at a time: a horizontal run of
+            # offsets lo..hi is a difference of running counts along the rows
+            counts = np.zeros((h + 2 * pad, w + 2 * pad + 1), dtype=np.int32)
+            np.cumsum(hit, axis=1, out=counts[:, 1:])
             covered = np.zeros((h, w), dtype=bool)
-            for ox, oy in zip(dx.tolist(), dy.tolist(), strict=True):
-                covered |= hit[pad - oy : pad - oy + h, pad - ox : pad - ox + w]
+            for oy, lo, hi in disc_rows(width):
+                rows = counts[pad - oy : pad - oy + h]
+                covered |= (
+                    rows[:, pad - lo + 1 : pad - lo + 1 + w] > rows[:, pad - hi : pad - hi + w]
+                )
         self.plane[r0:r1, c0:c1][covered] = cls
 
     def lines(

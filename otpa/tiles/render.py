@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import io
+import threading
+import weakref
+from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -12,6 +15,7 @@ from otpa.tiles._mercator import TileError, check_tile, tile_bounds_3857
 from otpa.tiles._raster import ClassPlane
 from otpa.tiles.layers import LAYERS, LayerInfo, LegendEntry, street_style
 from otpa.types import FloatArray, IntArray, UInt8Array
+from otpa.walkcomfort import walk_comfort_version
 
 if TYPE_CHECKING:
     from otpa.network import TransportNetwork
@@ -27,6 +31,15 @@ FORMATS: dict[str, str] = {
 }
 _ALIASES = {"jpg": "jpeg", "tif": "geotiff", "tiff": "geotiff"}
 MIN_SIZE, MAX_SIZE = 16, 1024
+#: Zoomed-out tiles (every piece of a city in one tile: hundreds of ms) are kept, per
+#: network, for zooms up to this one...
+CACHED_MAX_ZOOM = 12
+#: ...at most this many per network (least recently used dropped first).
+CACHED_TILES = 128
+_TILE_CACHE: weakref.WeakKeyDictionary[
+    TransportNetwork, OrderedDict[tuple[object, ...], tuple[UInt8Array, UInt8Array]]
+] = weakref.WeakKeyDictionary()
+_CACHE_LOCK = threading.Lock()
 
 
 def _rgba(hex_color: str, alpha: int = 255) -> tuple[int, int, int, int]:
@@ -45,16 +58,14 @@ def _to_pixels(
     )
 
 
-def _shift_right(
-    x0: FloatArray, y0: FloatArray, x1: FloatArray, y1: FloatArray, d: FloatArray | float
-) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
-    """Move pieces ``d`` pixels to the right of their direction (screen y points down)."""
+def _right_normals(
+    x0: FloatArray, y0: FloatArray, x1: FloatArray, y1: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """Unit vectors to the right of each piece's direction (screen y points down)."""
     dx, dy = x1 - x0, y1 - y0
     length = np.hypot(dx, dy)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        nx = np.where(length > 0, -dy / length, 0.0) * d
-        ny = np.where(length > 0, dx / length, 0.0) * d
-    return x0 + nx, y0 + ny, x1 + nx, y1 + ny
+    safe = np.where(length > 0, length, 1.0)
+    return -dy / safe, dx / safe
 
 
 def _draw_streets(
@@ -85,13 +96,19 @@ def _draw_streets(
     visible = np.array([z >= e.min_zoom for e in entries] + [False])
     runs: list[tuple[np.ndarray, FloatArray, FloatArray, FloatArray, FloatArray]] = []
     if layer.directed:
-        for edges, fwd in ((geom.seg_forward[seg], True), (geom.seg_backward[seg], False)):
+        # each direction on its right-hand side, half its width off the centre line
+        # (the backward edge's right is the forward edge's left)
+        nx, ny = _right_normals(px0, py0, px1, py1)
+        for edges, sign in ((geom.seg_forward[seg], 1.0), (geom.seg_backward[seg], -1.0)):
             has = edges >= 0
             cls = np.full(seg.size, -1, dtype=np.int16)
             cls[has] = style.classes[edges[has]]
-            ends = (px0, py0, px1, py1) if fwd else (px1, py1, px0, py0)
-            # each direction on its right-hand side, half its width off the centre line
-            runs.append((cls, *_shift_right(*ends, widths[cls] / 2.0)))
+            d = sign * widths[cls] / 2.0
+            ox_, oy_ = nx * d, ny * d
+            if sign > 0:
+                runs.append((cls, px0 + ox_, py0 + oy_, px1 + ox_, py1 + oy_))
+            else:
+                runs.append((cls, px1 + ox_, py1 + oy_, px0 + ox_, py0 + oy_))
     else:
         runs.append((style.classes[seg], px0, py0, px1, py1))
     parts = []
@@ -170,13 +187,40 @@ def render_pixels(
     """The RGBA pixels ``(size, size, 4)`` of a tile (row 0 north); see :func:`render_tile`."""
     info, _ = _check(layer, "png", z, x, y, size)
     plane, palette = _render(network, info, z, x, y, size)
-    return palette[plane]
+    pixels: UInt8Array = palette[plane]
+    return pixels
 
 
 def _render(
     network: TransportNetwork, info: LayerInfo, z: int, x: int, y: int, size: int
 ) -> tuple[UInt8Array, UInt8Array]:
-    """The tile as palette indices ``(size, size)`` and its RGBA palette (index 0: empty)."""
+    """The tile as palette indices ``(size, size)`` and its RGBA palette (index 0: empty).
+
+    Tiles up to :data:`CACHED_MAX_ZOOM` are cached per network (read-only arrays).
+    """
+    if z > CACHED_MAX_ZOOM:
+        return _draw(network, info, z, x, y, size)
+    version = walk_comfort_version(network) if info.key == "walk-comfort" else 0
+    key = (info.key, z, x, y, size, version)
+    with _CACHE_LOCK:
+        tiles = _TILE_CACHE.setdefault(network, OrderedDict())
+        hit = tiles.get(key)
+        if hit is not None:
+            tiles.move_to_end(key)
+            return hit
+    indices, palette = _draw(network, info, z, x, y, size)
+    indices.setflags(write=False)
+    palette.setflags(write=False)
+    with _CACHE_LOCK:
+        tiles[key] = (indices, palette)
+        while len(tiles) > CACHED_TILES:
+            tiles.popitem(last=False)
+    return indices, palette
+
+
+def _draw(
+    network: TransportNetwork, info: LayerInfo, z: int, x: int, y: int, size: int
+) -> tuple[UInt8Array, UInt8Array]:
     geom = network_geometry(network)
     scale = float(size) * float(1 << z)
     widest = max(e.width_at(z) for e in (*info.legend, *info.extra)) + 2
