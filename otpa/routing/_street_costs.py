@@ -5,7 +5,9 @@ For every directed edge (``inf`` where the mode cannot use it):
 WALK
     time = effective walk length (Tobler, with elevation) / speed; weight = time
     x ``reluctance``, or x ``stairs_reluctance`` on steps (OTP *replaces* the walk
-    reluctance by the stairs reluctance).  Wheelchair: no steps, no
+    reluctance by the stairs reluctance), x the edge's walk-comfort factor when the
+    network has walk-comfort rules (ibi's ``walkComfortScore``; :mod:`otpa.walkcomfort`;
+    the weight only, not the time).  Wheelchair (no walk comfort, as in ibi's fork): no steps, no
     ``wheelchair=no`` edges, no edge steeper than ``max_slope``; time = length /
     speed, weight = slope-speed effective length / speed x reluctance.
 BICYCLE
@@ -42,6 +44,7 @@ from otpa.routing.preferences import Optimize
 from otpa.street import StreetGraph
 from otpa.types import BoolArray, FloatArray, UInt8Array
 from otpa.util.cache import OwnerCache
+from otpa.walkcomfort import edge_walk_comfort
 
 if TYPE_CHECKING:
     from otpa.routing._street_types import StreetOptions
@@ -117,7 +120,10 @@ def _cost_key(options: StreetOptions) -> tuple[Any, ...]:
 
 def edge_costs(graph: StreetGraph, options: StreetOptions) -> EdgeCosts:
     """The :class:`EdgeCosts` of ``options`` on ``graph`` (cached on the graph)."""
-    return _COSTS.get_or_build(graph, _cost_key(options), lambda: _compute(graph, options))
+    comfort = edge_walk_comfort(graph) if _uses_walk_comfort(options) else None
+    key = (*_cost_key(options), None if comfort is None else comfort[0])
+    factors = None if comfort is None else comfort[1]
+    return _COSTS.get_or_build(graph, key, lambda: _compute(graph, options, factors))
 
 
 def _has(bits: Any, bit: np.uint8) -> BoolArray:
@@ -125,12 +131,18 @@ def _has(bits: Any, bit: np.uint8) -> BoolArray:
     return out
 
 
-def _compute(graph: StreetGraph, options: StreetOptions) -> EdgeCosts:
+def _uses_walk_comfort(options: StreetOptions) -> bool:
+    return options.mode == "WALK" and not options.wheelchair
+
+
+def _compute(
+    graph: StreetGraph, options: StreetOptions, comfort: FloatArray | None = None
+) -> EdgeCosts:
     length = np.asarray(graph.edge_length_m, dtype=np.float64)
     stairs = (np.asarray(graph.edge_flags) & FLAG_STAIRS) != 0
     barrier = np.asarray(graph.vertex_barrier)
     if options.mode == "WALK":
-        return _walk(graph, options, length, stairs, barrier)
+        return _walk(graph, options, length, stairs, barrier, comfort)
     if options.mode == "BICYCLE":
         return _bicycle(graph, options, length, stairs, barrier)
     if options.mode == "CAR":
@@ -190,6 +202,7 @@ def _walk(
     length: FloatArray,
     stairs: BoolArray,
     barrier: UInt8Array,
+    comfort: FloatArray | None = None,
 ) -> EdgeCosts:
     speed = float(options.speed_mps)
     slope_len, _, walk_len, _ = _elevation(graph, length)
@@ -204,6 +217,8 @@ def _walk(
         time = walk_len / speed
         base = time
     weight = base * np.where(stairs, options.stairs_reluctance, options.reluctance)
+    if comfort is not None:
+        weight = weight * comfort
     n = length.size
     return _finish(
         length,
