@@ -555,7 +555,11 @@ _BOGUS_MSG = "The request has errors that the server is not willing or able to p
         ("maxTransfers=2147483647", "maxTransfers", "BOGUS_PARAMETER"),
         ("transferPenalty=-1", "transferPenalty", "BOGUS_PARAMETER"),
         ("arriveBy=perhaps", "arriveBy", "BOGUS_PARAMETER"),
-        ("optimize=TRIANGLE&triangleSafetyFactor=1", "triangleSlopeFactor", "UNDERSPECIFIED_TRIANGLE"),
+        (
+            "optimize=TRIANGLE&triangleSafetyFactor=1",
+            "triangleSlopeFactor",
+            "UNDERSPECIFIED_TRIANGLE",
+        ),
         (
             "optimize=TRIANGLE&triangleSafetyFactor=0.5&triangleSlopeFactor=0.5&triangleTimeFactor=0.5",
             "triangleSafetyFactor",
