@@ -39,6 +39,8 @@ from otpa.routing.request import STREET_MODES, Location, RequestModes, RouteSpec
 from otpa.transit.modes import TRANSIT_MODES
 
 __all__ = [
+    "MAX_YEAR",
+    "MIN_YEAR",
     "QUALIFIERS",
     "TRAVERSE_MODES",
     "parse_agency_ids",

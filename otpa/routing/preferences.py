@@ -14,7 +14,10 @@ from enum import StrEnum
 from otpa.routing.errors import InvalidRequestError
 
 __all__ = [
+    "MAX_COST",
+    "MAX_FACTOR",
     "MAX_ITINERARIES",
+    "MAX_SLACK_S",
     "MAX_TRANSFERS",
     "PARAMETER_RANGES",
     "TRIANGLE_TOLERANCE",

@@ -40,6 +40,11 @@ from otpa.transit.raptor.spi import RaptorTimetable, StaySeated, TransferRules
 from otpa.types import FloatArray, Int32Array, IntArray, UInt8Array
 
 __all__ = [
+    "MAX_ABS_TIME_S",
+    "MAX_COST",
+    "MAX_DURATION_S",
+    "MAX_FACTOR",
+    "MAX_ROUNDS",
     "AccessLeg",
     "EgressLeg",
     "Leg",
