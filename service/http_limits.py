@@ -93,6 +93,7 @@ class _Refusal(httputil.HTTPMessageDelegate):
         self._connection = connection
         self._config = config
         self._refused = False
+        self._refused_finished = False
 
     def headers_received(
         self,
@@ -111,9 +112,15 @@ class _Refusal(httputil.HTTPMessageDelegate):
         if declared is None or declared <= limit:
             return self._inner.headers_received(start_line, headers)
         self._refused = True
-        if conn is not None and declared <= DRAIN_LIMIT_BYTES:
-            conn.set_max_body_size(declared)  # read it (into nothing) to answer cleanly
         self._answer_413(declared, limit)
+        continues = headers.get("Expect", "").lower() == "100-continue"
+        if conn is not None and declared <= DRAIN_LIMIT_BYTES and not continues:
+            # read the body into nothing, then finish (finish() now would close the
+            # connection under a client still sending: a reset instead of the answer)
+            conn.set_max_body_size(declared)
+        else:  # too large to read, or a client that waits for "100 Continue": close now
+            self._connection.finish()
+            self._refused_finished = True
         return None
 
     def _answer_413(self, declared: int, limit: int) -> None:
@@ -130,7 +137,6 @@ class _Refusal(httputil.HTTPMessageDelegate):
         )
         start = httputil.ResponseStartLine("HTTP/1.1", 413, "Payload Too Large")
         self._connection.write_headers(start, headers, body)
-        self._connection.finish()
 
     def data_received(self, chunk: bytes) -> Awaitable[None] | None:
         if self._refused:
@@ -140,6 +146,9 @@ class _Refusal(httputil.HTTPMessageDelegate):
     def finish(self) -> None:
         if not self._refused:
             self._inner.finish()
+        elif not self._refused_finished:  # the refused body has been read and dropped
+            self._refused_finished = True
+            self._connection.finish()
 
     def on_connection_close(self) -> None:
         if not self._refused:

@@ -495,6 +495,9 @@ def parse_date_time(
             msg = f"date {date!r} is not a date OTP understands (e.g. 2019-05-01, 05-01-2019)"
             raise InvalidRequestError(msg, parameter="date", code=BOGUS)
         day = local_now.date()
+    if not MIN_YEAR <= day.year <= MAX_YEAR:
+        msg = f"date: {day} is outside the years {MIN_YEAR} to {MAX_YEAR}"
+        raise InvalidRequestError(msg, parameter="date", code=BOGUS)
     hms = _otp_parse_time(time) if time is not None else None
     try:
         moment = _localize(_at_time_of_day(day, hms, local_now), zone)
