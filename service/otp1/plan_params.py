@@ -9,11 +9,11 @@ query string into the frozen request.  Defaults live in the library: a row's
 through the same converters as query values.
 
 Unreadable values raise :class:`~otpa.routing.errors.InvalidRequestError`
-naming the parameter.  Those with ``code="BOGUS_PARAMETER"`` (dates, route
-and stop specs, ``startTransit*Id``) are what OTP 1.x answered with a
-``BOGUS_PARAMETER`` planner error in a 200 response, and the handler keeps
-that; every other one (a number that is not one, an unknown mode, triangle
-factors that do not add up...) is an HTTP 400, where OTP 1.x failed with 500.
+naming the parameter, and so do values out of their documented range (the
+preference objects check :data:`otpa.routing.preferences.PARAMETER_RANGES`).
+The ``/plan`` handler answers every one with OTP's PlannerError in a 200
+(``BOGUS_PARAMETER``, or the error's own code such as ``TRIANGLE_NOT_AFFINE``),
+where OTP 1.x often failed with a 500; the analysis endpoints answer 400.
 
 OTP 1.x rules applied here: ``optimize=TRANSFERS`` is ``QUICK`` plus 1800 s
 of transfer penalty; negative ``walkBoardCost``, ``bikeBoardCost`` and
