@@ -191,8 +191,14 @@ def planner_error_for(exc: BaseException) -> dict[str, Any] | None:
         return error
     for exc_type, code in PLANNER_ERRORS:
         if isinstance(exc, exc_type):
-            bounds = list(exc.missing) if isinstance(exc, OutsideBoundsError) else None
-            return planner_error(code, bounds)
+            if not isinstance(exc, OutsideBoundsError):
+                return planner_error(code)
+            error = planner_error(code, list(exc.missing))
+            # a place that is not in the network is a refused parameter too: name it
+            names = {v: k for k, v in _MISSING_BY_PARAMETER.items()}
+            parameter = names.get(exc.missing[0], "fromPlace") if exc.missing else "fromPlace"
+            error["details"] = {"parameter": parameter, "reason": str(exc)}
+            return error
     return None
 
 

@@ -359,6 +359,7 @@ PATH_NOT_FOUND_MSG = (
                 "message": "OUTSIDE_BOUNDS",
                 "missing": ["from", "to"],
                 "noPath": True,
+                "details": {"parameter": "fromPlace", "reason": "x"},
             },
             False,
         ),
