@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import math
 import re
 from collections.abc import Iterable, Sequence
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -160,6 +161,9 @@ def parse_location(text: str, *, parameter: str = "fromPlace") -> Location:
         name, place = "", text
     heading_match = _HEADING.search(place)
     heading = float(heading_match.group(1)) if heading_match else None
+    if heading is not None and not math.isfinite(heading):
+        msg = f"{parameter}: heading is not a finite number"
+        raise InvalidRequestError(msg, parameter=parameter)
     edge_match = _EDGE_ID.search(place)
     edge_id = _java_int(edge_match.group(1)) if edge_match else None
     if edge_match and edge_id is None:

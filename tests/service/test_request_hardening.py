@@ -137,6 +137,7 @@ def test_max_transfers_bomb_on_analysis_endpoints(svc: Service, path: str, value
         (f"searchTimeout={HUGE}", "searchTimeout"),
         (f"maxTransfers=000{HUGE}", "maxTransfers"),
         (f"intermediatePlaces=33.7538,-84.3924%20edgeId={HUGE}", "intermediatePlaces"),
+        (f"intermediatePlaces=33.7538,-84.3924%20heading={HUGE}", "intermediatePlaces"),
         ("transferPenalty=-1", "transferPenalty"),
         ("nonpreferredTransferPenalty=-1", "nonpreferredTransferPenalty"),
         ("walkSpeed=1e-9", "walkSpeed"),
