@@ -2,7 +2,11 @@
 
 A :class:`~otpa.routing.request.PlanRequest` is assembled from these; change one
 with :func:`dataclasses.replace`.  Every default is the OTP 1.x default, so an
-empty request here plans like an OTP 1.x request without parameters.
+empty request here plans like an OTP 1.x request without parameters.  Every
+numeric field is checked against its documented range (:data:`PARAMETER_RANGES`)
+when the object is made: out of range raises
+:class:`~otpa.routing.errors.InvalidRequestError` (a ``ValueError``) naming the
+OTP parameter, so no search ever sees a value it cannot hold safely.
 """
 
 from __future__ import annotations
