@@ -104,9 +104,10 @@ def _java_trim(text: str) -> str:
 
 def _java_int(text: str) -> int | None:
     """``Integer.parseInt``: an optionally signed decimal int, or None."""
-    if not _JAVA_INT.fullmatch(text) or len(text.lstrip("+-").lstrip("0")) > _INT_DIGITS:
+    digits = text.lstrip("+-").lstrip("0") or "0"
+    if not _JAVA_INT.fullmatch(text) or len(digits) > _INT_DIGITS:
         return None
-    value = int(text)
+    value = -int(digits) if text.startswith("-") else int(digits)
     return value if -_INT_MAX - 1 <= value <= _INT_MAX else None
 
 
@@ -249,10 +250,11 @@ def _scan_fields(pattern: str, text: str) -> dict[str, int] | None:
             pos += 2
             continue
         match = _DIGITS.match(text, pos)
-        if match is None or len(match.group(0).lstrip("0")) > _INT_DIGITS:
+        digits = match.group(0).lstrip("0") or "0" if match else ""
+        if match is None or len(digits) > _INT_DIGITS:
             return None  # no number, or one no calendar field can hold
         pos = match.end()
-        fields[letter] = int(match.group(0))
+        fields[letter] = int(digits)
         if letter == "y":
             fields["y#"], fields["y*"] = len(match.group(0)), arg
     return fields

@@ -111,7 +111,7 @@ def _bounded_int(parameter: str, raw: str, bounds: tuple[int, int], kind: str) -
     digits = text.lstrip("+-").lstrip("0")
     if not _INTEGER.fullmatch(text) or len(digits) > _MAX_DIGITS:
         raise _bad(parameter, raw, kind)
-    value = int(text)
+    value = -int(digits or "0") if text.startswith("-") else int(digits or "0")
     if not bounds[0] <= value <= bounds[1]:
         raise _bad(parameter, raw, kind)
     return value
