@@ -39,17 +39,9 @@ def test_ruff_is_clean() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_mypy_strict_on_otpa() -> None:
-    result = _run(_tool("mypy"), "otpa")
+def test_mypy_strict_on_otpa_and_service() -> None:
+    result = _run(_tool("mypy"), "otpa", "service")
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-2000:]
-
-
-# Imports of another package's private module that wait on a file another change owns:
-# the two numba street-search kernels switch to the public otpa.util.heap with issue 10.
-_PENDING_PRIVATE_IMPORTS = {
-    ("otpa.street._search_kernel", "otpa.util._heap"),
-    ("otpa.routing._street_search", "otpa.util._heap"),
-}
 
 
 def _graph(*, external: bool) -> grimp.ImportGraph:
@@ -75,9 +67,7 @@ def test_no_package_imports_another_packages_private_modules() -> None:
         for importer in graph.find_modules_that_directly_import(module):
             if importer != owner and not importer.startswith(owner + "."):
                 crossing.add((importer, module))
-    assert crossing - _PENDING_PRIVATE_IMPORTS == set()
-    fixed = _PENDING_PRIVATE_IMPORTS - crossing
-    assert not fixed, f"remove the exceptions that are fixed: {sorted(fixed)}"
+    assert crossing == set()
     assert _private_owner("otpa.routing._access") == "otpa.routing"
     assert _private_owner("otpa.routing.engine") is None
 

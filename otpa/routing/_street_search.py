@@ -31,8 +31,8 @@ import numpy as np
 from numba import njit
 
 from otpa.types import BoolArray, FloatArray, Int16Array, Int32Array, IntArray, UInt8Array
-from otpa.util._heap import heap_pop, heap_push
 from otpa.util.geo import EARTH_RADIUS_M
+from otpa.util.heap import heap_pop, heap_push
 
 __all__ = ["SearchResult", "Seeds", "path_turn_costs", "run_search"]
 

@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from otpa.types import FloatArray, Int32Array, IntArray, UInt8Array
-from otpa.util._heap import heap_pop, heap_push
+from otpa.util.heap import heap_pop, heap_push
 
 __all__ = ["edge_dijkstra", "many_to_many", "vertex_dijkstra"]
 
