@@ -11,7 +11,15 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from otpa.network import TransportNetwork
-from otpa.routing._access import Access, StreetEnd, find_access, leg_geometry
+from otpa.routing._access import (
+    Access,
+    StreetEnd,
+    access_radius,
+    find_access,
+    leg_geometry,
+    walk_limit,
+    walk_overage_cost,
+)
 from otpa.routing._interlining import stay_seated
 from otpa.routing._itinerary import make_itinerary
 from otpa.routing._legs import stop_place, street_leg, to_datetime, transit_leg
@@ -298,12 +306,16 @@ def _journey_legs(
 def transit_itineraries(s: TransitSearch) -> list[Itinerary]:
     """Transit itineraries for a search (possibly none)."""
     req = s.request
-    max_walk = req.walk.effective_max_distance_m
+    max_walk = access_radius(req)
     if s.onboard is None:
         access = find_access(s.network, s.origin, s.options, max_distance_m=max_walk, reverse=False)
     else:  # on board: the journey starts with the trip (RaptorRequest.onboard)
         access = Access.empty()
     egress = find_access(s.network, s.destination, s.options, max_distance_m=max_walk, reverse=True)
+    limit = walk_limit(req)
+    if limit is not None and limit < max_walk:  # the soft walk limit
+        access = replace(access, cost=access.cost + walk_overage_cost(access.distance_m, limit))
+        egress = replace(egress, cost=egress.cost + walk_overage_cost(egress.distance_m, limit))
     if (access.stops.size == 0 and s.onboard is None) or egress.stops.size == 0:
         return []
     # the service day of the requested time (a late-night search also sees the
