@@ -346,7 +346,7 @@ def transit_itineraries(s: TransitSearch) -> list[Itinerary]:
     else:  # on board: the journey starts with the trip (RaptorRequest.onboard)
         access = Access.empty()
     egress = find_access(s.network, s.destination, s.options, max_distance_m=max_walk, reverse=True)
-    limit = walk_limit(req)
+    limit = walk_limit(req) if s.options.mode != "CAR" else None  # driving is no walking
     if limit is not None and limit < max_walk:  # the soft walk limit
         access = replace(access, cost=access.cost + walk_overage_cost(access.distance_m, limit))
         egress = replace(egress, cost=egress.cost + walk_overage_cost(egress.distance_m, limit))

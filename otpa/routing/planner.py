@@ -111,8 +111,9 @@ def _direct(
         return None
     bound = np.inf if max_cost is None else max_cost
     path = street_path(network, origin.where, destination.where, options, max_cost_s=bound)
-    # the soft walk limit: walking beyond maxWalkDistance costs extra (OTP 1.x)
-    cost = path.cost + float(walk_overage_cost(path.distance_m, walk_limit(request))) if path else 0
+    # the soft walk limit: walking (or cycling) beyond maxWalkDistance costs extra (OTP 1.x)
+    limit = walk_limit(request) if options.mode != "CAR" else None
+    cost = path.cost + float(walk_overage_cost(path.distance_m, limit)) if path else 0.0
     if path is None or cost > bound:
         return None
     o, d = origin.endpoint, destination.endpoint
