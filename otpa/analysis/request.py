@@ -214,7 +214,9 @@ class AnalysisRequest:
             date_time=self.departure if departure is None else departure,
             modes=self.request_modes,
             walk=WalkPreferences(
-                speed_mps=self.walk_speed_mps, max_distance_m=self.max_access_time_s * speed
+                speed_mps=self.walk_speed_mps,
+                max_distance_m=self.max_access_time_s * speed,
+                soft_limit=False,  # the access limit of travel-time analysis is hard
             ),
             bike=BikePreferences(speed_mps=self.bike_speed_mps),
             wheelchair=WheelchairPreferences(

@@ -51,9 +51,14 @@ SOFT_WALK_OVERAGE_RATE = 5.0
 
 
 def walk_limit(request: PlanRequest) -> float | None:
-    """The request's soft walk limit in metres: its ``maxWalkDistance``, None when unlimited."""
+    """The request's soft walk limit in metres: its ``maxWalkDistance``.
+
+    None when unlimited or when the limit is hard (``WalkPreferences.soft_limit`` off).
+    """
     limit = request.walk.max_distance_m
-    return None if limit is None or limit >= 1e300 else float(limit)
+    if limit is None or limit >= 1e300 or not request.walk.soft_limit:
+        return None
+    return float(limit)
 
 
 def access_radius(request: PlanRequest) -> float:
@@ -62,9 +67,11 @@ def access_radius(request: PlanRequest) -> float:
     The request's limit is soft (OTP 1.x's default): the searches reach at least
     OTP 1.x's default limit of 2 km (:data:`~otpa.routing.preferences.DEFAULT_MAX_WALK_M`),
     farther when the request allows more (clamped at 15 km), and walking beyond the
-    request's own limit costs :func:`walk_overage_cost`.
+    request's own limit costs :func:`walk_overage_cost`.  A hard limit
+    (``WalkPreferences.soft_limit`` off) is the radius itself.
     """
-    return max(request.walk.effective_max_distance_m, DEFAULT_MAX_WALK_M)
+    limit = request.walk.effective_max_distance_m
+    return max(limit, DEFAULT_MAX_WALK_M) if request.walk.soft_limit else limit
 
 
 def walk_overage_cost(distance_m: FloatArray | float, limit_m: float | None) -> FloatArray:

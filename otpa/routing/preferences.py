@@ -87,13 +87,19 @@ class TriangleFactors:
 
 @dataclass(frozen=True)
 class WalkPreferences:
-    """Walking: speed, reluctance, board cost and the (soft) walk limit."""
+    """Walking: speed, reluctance, board cost and the (soft) walk limit.
+
+    ``soft_limit`` (OTP 1.x ``softWalkLimiting``, on by default): walking to and from
+    transit beyond ``max_distance_m`` costs extra instead of being impossible; off, the
+    limit is hard (the analysis functions' access limit).
+    """
 
     speed_mps: float = 1.33
     reluctance: float = 2.0
     board_cost: float = 600.0
     max_distance_m: float | None = None
     stairs_reluctance: float = 2.0
+    soft_limit: bool = True
 
     def __post_init__(self) -> None:
         _positive("walkSpeed", self.speed_mps)
