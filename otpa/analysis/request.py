@@ -21,6 +21,7 @@ from otpa.routing import Location, PlanRequest
 from otpa.routing.parse import parse_modes
 from otpa.routing.preferences import (
     MAX_TRANSFERS,
+    AccessibilityPreferences,
     BikePreferences,
     TransitPreferences,
     WalkPreferences,
@@ -78,7 +79,8 @@ class AnalysisRequest:
     board_slack_s
         Minimum wait before each boarding (R5 uses 60 s).
     wheelchair
-        Accessible trips and stops only, no steps.
+        Accessible trips and stops only (travel times cannot weigh accessibility
+        costs: the strict mode of :class:`~otpa.routing.WheelchairPreferences`), no steps.
     walk_connectors
         Walk (at the street mode's speed; CAR: walking speed) the straight line between
         a point and the street it is linked to, as R5 does.  False treats it as free,
@@ -220,10 +222,16 @@ class AnalysisRequest:
             date_time=self.departure if departure is None else departure,
             modes=self.request_modes,
             walk=WalkPreferences(
-                speed_mps=self.walk_speed_mps, max_distance_m=self.max_access_time_s * speed
+                speed_mps=self.walk_speed_mps,
+                max_distance_m=self.max_access_time_s * speed,
+                soft_limit=False,  # the access limit of travel-time analysis is hard
             ),
             bike=BikePreferences(speed_mps=self.bike_speed_mps),
-            wheelchair=WheelchairPreferences(enabled=self.wheelchair),
+            wheelchair=WheelchairPreferences(
+                enabled=self.wheelchair,
+                trip=AccessibilityPreferences(only_consider_accessible=True),
+                stop=AccessibilityPreferences(only_consider_accessible=True),
+            ),
             transit=TransitPreferences(
                 max_transfers=self.max_rides - 1, board_slack_s=self.board_slack_s
             ),

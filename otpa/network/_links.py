@@ -1,4 +1,9 @@
-"""Connect transit to streets: link stops, prune islands, compute walking transfers."""
+"""Connect transit to streets: link stops, prune islands, compute walking transfers.
+
+Without streets, stops are joined only by transfers.txt rows and within their
+parent station (OTP 1.x); straight-line walks between nearby stops are the
+``straight_line_transfers`` build option.
+"""
 
 from __future__ import annotations
 
@@ -122,6 +127,73 @@ def straight_line_transfers(
     return _csr(n, a[keep], b[keep], d[keep])
 
 
+def station_transfers(
+    transit: TransitModel, stops: np.ndarray
+) -> tuple[IntArray, Int32Array, FloatArray]:
+    """Transfers between the boarding ``stops`` of one parent station (straight-line distance).
+
+    A boarding area (location_type 4) belongs to the station of its platform.
+    """
+    n = transit.n_stops
+    e = np.zeros(0, dtype=np.int64)
+    if len(stops) < 2 or "parent_index" not in transit.stops.columns:
+        return _csr(n, e, e, e.astype(float))
+    parent = transit.stops["parent_index"].to_numpy(np.int64, na_value=-1)
+    kind = transit.stops["location_type"].to_numpy(np.int64)
+    station = parent[stops]
+    up = (station >= 0) & (kind[np.maximum(station, 0)] != 1)
+    station[up] = parent[station[up]]
+    has = station >= 0
+    members, groups = stops[has], station[has]
+    order = np.argsort(groups, kind="stable")
+    members, groups = members[order], groups[order]
+    a_parts: list[np.ndarray] = []
+    b_parts: list[np.ndarray] = []
+    starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]])
+    for lo, hi in zip(starts, np.r_[starts[1:], groups.size], strict=True):
+        if hi - lo < 2:
+            continue
+        group = members[lo:hi]
+        a_parts.append(np.repeat(group, group.size))
+        b_parts.append(np.tile(group, group.size))
+    if not a_parts:
+        return _csr(n, e, e, e.astype(float))
+    a, b = np.concatenate(a_parts), np.concatenate(b_parts)
+    keep = a != b
+    a, b = a[keep], b[keep]
+    lat = transit.stops.lat.to_numpy(float)
+    lon = transit.stops.lon.to_numpy(float)
+    d = np.asarray(haversine_m(lat[a], lon[a], lat[b], lon[b]), dtype=float)
+    return _csr(n, a, b, np.where(np.isfinite(d), d, 0.0))
+
+
+def streetless_transfers(
+    transit: TransitModel, stops: np.ndarray, config: BuildConfig
+) -> tuple[IntArray, Int32Array, FloatArray]:
+    """The transfers of a network without streets.
+
+    As in OTP 1.x: between the stops of one parent station and along
+    transfers.txt rows (:func:`add_rule_transfers`); straight-line walks between
+    any stops within ``max_transfer_distance_m`` only with
+    ``config.straight_line_transfers``.
+    """
+    n = transit.n_stops
+    offs, to, dist = station_transfers(transit, stops)
+    if config.straight_line_transfers:
+        s_offs, s_to, s_dist = straight_line_transfers(
+            transit, stops, config.max_transfer_distance_m
+        )
+        src = np.r_[
+            np.repeat(np.arange(n, dtype=np.int64), np.diff(offs)),
+            np.repeat(np.arange(n, dtype=np.int64), np.diff(s_offs)),
+        ]
+        dst = np.r_[np.asarray(to, dtype=np.int64), np.asarray(s_to, dtype=np.int64)]
+        d = np.r_[np.asarray(dist, dtype=float), np.asarray(s_dist, dtype=float)]
+        _, first = np.unique(src * n + dst, return_index=True)
+        offs, to, dist = _csr(n, src[first], dst[first], d[first])
+    return add_rule_transfers(transit, offs, to, dist)
+
+
 def link_network(
     transit: TransitModel,
     osm: OsmStreetData | None,
@@ -154,8 +226,7 @@ def link_network(
         start_step("compute transfers")
         if len(elevation_paths):
             warn("elevation files ignored: there is no street network to apply them to")
-        offs, to, dist = straight_line_transfers(transit, stops, config.max_transfer_distance_m)
-        offs, to, dist = add_rule_transfers(transit, offs, to, dist)
+        offs, to, dist = streetless_transfers(transit, stops, config)
         return Links(
             street=None,
             stop_vertex=np.full(n, -1, dtype=np.int32),

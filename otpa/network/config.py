@@ -59,6 +59,12 @@ class BuildConfig:
         agencies' zone).
     walk_speed_mps
         Walking speed used for the precomputed transfer times.
+    straight_line_transfers
+        Networks without streets only: also let travellers walk in a straight
+        line between any two stops closer than ``max_transfer_distance_m``
+        (``build-config.json`` ``straightLineTransfers``).  Off by default: as
+        in OTP 1.x, without streets a traveller moves between stops only along
+        transfers.txt rows and between the stops of one parent station.
     """
 
     max_transfer_distance_m: float = 2000.0
@@ -68,6 +74,7 @@ class BuildConfig:
     area_visibility: bool = True
     time_zone: str | None = None
     walk_speed_mps: float = 1.33
+    straight_line_transfers: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The options as a JSON-serialisable dict."""
@@ -82,6 +89,7 @@ _KEYS = {
     "areaVisibility": "area_visibility",
     "timeZone": "time_zone",
     "walkSpeed": "walk_speed_mps",
+    "straightLineTransfers": "straight_line_transfers",
 }
 
 

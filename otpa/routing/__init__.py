@@ -30,6 +30,7 @@ from otpa.routing.model import (
     WrappedCurrency,
 )
 from otpa.routing.preferences import (
+    AccessibilityPreferences,
     BikePreferences,
     CarPreferences,
     FlexPreferences,
@@ -45,6 +46,7 @@ from otpa.routing.preferences import (
 from otpa.routing.request import Location, PlanRequest, RequestModes, RouteSpec, TransitFilters
 
 __all__ = [
+    "AccessibilityPreferences",
     "BikePreferences",
     "CarPreferences",
     "DebugOutput",

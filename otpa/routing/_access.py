@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -10,8 +10,11 @@ import numpy as np
 from otpa.network import TransportNetwork
 from otpa.routing._legs import StreetLegGeometry, straight_geometry
 from otpa.routing._places import Endpoint
+from otpa.routing._tables import row as table_row
 from otpa.routing._transfers import transfer_times, transfers_from, transfers_to
 from otpa.routing.errors import OutsideBoundsError
+from otpa.routing.preferences import DEFAULT_MAX_WALK_M
+from otpa.routing.request import PlanRequest
 from otpa.routing.street_router import (
     AccessPaths,
     AccessResult,
@@ -29,14 +32,59 @@ from otpa.types import FloatArray, Int32Array
 __all__ = [
     "Access",
     "StreetEnd",
+    "access_radius",
     "find_access",
     "leg_geometry",
     "path_geometry",
     "street_end",
+    "walk_limit",
+    "walk_overage_cost",
 ]
 
 #: How far a coordinate may be from the street it is linked to (metres).
 MAX_SNAP_M = 1000.0
+
+#: OTP 1.x's soft walk limit (``RoutingRequest.softWalkPenalty``, ``softWalkOverageRate``):
+#: walking beyond ``maxWalkDistance`` costs this once, plus the rate per metre over.
+SOFT_WALK_PENALTY = 60.0
+SOFT_WALK_OVERAGE_RATE = 5.0
+
+
+def walk_limit(request: PlanRequest) -> float | None:
+    """The request's soft walk limit in metres: its ``maxWalkDistance``.
+
+    None when unlimited or when the limit is hard (``WalkPreferences.soft_limit`` off).
+    """
+    limit = request.walk.max_distance_m
+    if limit is None or limit >= 1e300 or not request.walk.soft_limit:
+        return None
+    return float(limit)
+
+
+def access_radius(request: PlanRequest) -> float:
+    """How far the access and egress searches walk (metres).
+
+    The request's limit is soft (OTP 1.x's default): the searches reach at least
+    OTP 1.x's default limit of 2 km (:data:`~otpa.routing.preferences.DEFAULT_MAX_WALK_M`),
+    farther when the request allows more (clamped at 15 km), and walking beyond the
+    request's own limit costs :func:`walk_overage_cost`.  A hard limit
+    (``WalkPreferences.soft_limit`` off) is the radius itself.
+    """
+    limit = request.walk.effective_max_distance_m
+    return max(limit, DEFAULT_MAX_WALK_M) if request.walk.soft_limit else limit
+
+
+def walk_overage_cost(distance_m: FloatArray | float, limit_m: float | None) -> FloatArray:
+    """Cost of walking ``distance_m`` under the soft limit ``limit_m`` (0 within it).
+
+    As OTP 1.x's ``StreetEdge.calculateOverageWeight``: ``softWalkPenalty`` once the
+    limit is crossed plus ``softWalkOverageRate`` per metre beyond it.
+    """
+    d = np.asarray(distance_m, dtype=np.float64)
+    if limit_m is None:
+        return np.zeros_like(d)
+    over = d - limit_m
+    return np.where(over > 0.0, SOFT_WALK_PENALTY + SOFT_WALK_OVERAGE_RATE * over, 0.0)
 
 
 @dataclass(frozen=True)
@@ -167,7 +215,7 @@ def leg_geometry(
         v = int(network.stop_vertex[stop]) if stop >= 0 and network.stop_vertex.size else -1
         path = paths.path(v) if v >= 0 else None
         if path is not None:
-            return path_geometry(network, path), path.too_sloped
+            return _with_stop_link(network, path_geometry(network, path), a, b), path.too_sloped
 
     def where(x: StreetEnd | int) -> Snap | int | None:
         if isinstance(x, StreetEnd):
@@ -179,8 +227,36 @@ def leg_geometry(
     if network.street is not None and wa is not None and wb is not None:
         path = street_path(network, wa, wb, options)
         if path is not None:
-            return path_geometry(network, path), path.too_sloped
+            geometry = path_geometry(network, path)
+            if isinstance(a, StreetEnd) or isinstance(b, StreetEnd):
+                geometry = _with_stop_link(network, geometry, a, b)
+            return geometry, path.too_sloped
     return straight_geometry(*coords), False
+
+
+def _with_stop_link(
+    network: TransportNetwork, geometry: StreetLegGeometry, a: StreetEnd | int, b: StreetEnd | int
+) -> StreetLegGeometry:
+    """An access (egress) path with the link from its last (first) street vertex to the stop.
+
+    The access search timed that link (``stop_link_distance_m`` at the mode's speed,
+    :func:`~otpa.routing.street_router.access_stops`), so the leg's distance and line
+    include it too.
+    """
+    stop = b if isinstance(b, int) else a if isinstance(a, int) else -1
+    if stop < 0 or not network.stop_link_distance_m.size:
+        return geometry
+    link = float(network.stop_link_distance_m[stop])
+    if not np.isfinite(link) or link <= 0.0:
+        return geometry
+    row = table_row(network.transit, "stops", stop)
+    s_lat, s_lon = float(row["lat"]), float(row["lon"])
+    lat, lon = np.asarray(geometry.lat, dtype=float), np.asarray(geometry.lon, dtype=float)
+    if stop == b:
+        lat, lon = np.r_[lat, s_lat], np.r_[lon, s_lon]
+    else:
+        lat, lon = np.r_[s_lat, lat], np.r_[s_lon, lon]
+    return replace(geometry, lat=lat, lon=lon, distance_m=geometry.distance_m + link)
 
 
 def path_geometry(network: TransportNetwork, path: StreetPath) -> StreetLegGeometry:

@@ -69,6 +69,7 @@ def make_itinerary(
     rides = sum(1 for leg in legs if leg.transit_leg and not leg.interline_with_previous_leg)
     limit = request.walk.max_distance_m
     fare = compute_fare(network.transit, _rides(legs)) if rides else None
+    scores = [leg.accessibility_score for leg in legs if leg.accessibility_score is not None]
     return Itinerary(
         legs=tuple(legs),
         start_time=start,
@@ -84,6 +85,8 @@ def make_itinerary(
         too_sloped=too_sloped,
         fare=fare,
         generalized_cost=generalized_cost,
+        # the least accessible leg (OTP 2's AccessibilityScoreFilter)
+        accessibility_score=min(scores) if scores else None,
     )
 
 

@@ -13,12 +13,19 @@ import numpy as np
 import pandas as pd
 
 from otpa.routing._tables import columns
+from otpa.routing.preferences import AccessibilityPreferences, WheelchairPreferences
 from otpa.routing.request import PlanRequest, RouteSpec
 from otpa.transit.model import TransitModel
 from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.types import BoolArray, FloatArray, IntArray, UInt8Array
 
-__all__ = ["RaptorFilters", "raptor_filters", "route_spec_mask"]
+__all__ = [
+    "RaptorFilters",
+    "raptor_filters",
+    "route_spec_mask",
+    "stop_accessibility",
+    "trip_accessibility",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -32,6 +39,8 @@ class RaptorFilters:
     stop_pass_allowed: UInt8Array | None
     trip_stop_bans: IntArray | None
     route_penalty: FloatArray | None
+    trip_board_cost: FloatArray | None = None
+    stop_cost: FloatArray | None = None
 
 
 def _norm(name: object) -> str:
@@ -98,18 +107,30 @@ def _route_of_timetable(model: TransitModel, timetable: RaptorTimetable) -> IntA
     return np.asarray(model.pattern_route, dtype=np.int64)[np.asarray(timetable.route_pattern)]
 
 
-def _wheelchair_stops(model: TransitModel) -> BoolArray:
-    """Stops a wheelchair user may use: all but ``wheelchair_boarding`` 2 (as OTP 1.x).
+def stop_accessibility(model: TransitModel) -> IntArray:
+    """Per stop: GTFS ``wheelchair_boarding`` (0 unknown, 1 accessible, 2 not).
 
-    A stop without information (0) under a parent marked 2 is not accessible.
+    A stop without information (0) takes its parent station's value.
     """
     wb = pd.to_numeric(model.stops["wheelchair_boarding"], errors="coerce").fillna(0)
-    own = wb.to_numpy(np.int64)
+    own: IntArray = np.asarray(wb.to_numpy(np.int64), dtype=np.int64)
     parent = model.stops["parent_index"].to_numpy(np.int64)
-    ok: BoolArray = np.asarray(own != 2, dtype=bool)
+    out = own.copy()
     inherit = (own == 0) & (parent >= 0)
-    ok[inherit] = own[parent[inherit]] != 2
-    return ok
+    out[inherit] = own[parent[inherit]]
+    return out
+
+
+def trip_accessibility(model: TransitModel) -> IntArray:
+    """Per model trip: GTFS ``wheelchair_accessible`` (0 unknown, 1 accessible, 2 not)."""
+    return np.asarray(model.trips["wheelchair_accessible"].to_numpy(np.int64))
+
+
+def _accessibility_cost(values: IntArray, prefs: AccessibilityPreferences) -> FloatArray:
+    """Extra cost of each entity: 0 accessible, ``unknown_cost``, ``inaccessible_cost``."""
+    return np.where(
+        values == 1, 0.0, np.where(values == 2, prefs.inaccessible_cost, prefs.unknown_cost)
+    )
 
 
 def _route_masks(
@@ -161,10 +182,29 @@ def _trip_masks(
                 continue
             for t_idx in np.flatnonzero(hits[trip_ref]):
                 bans.extend(int(t_idx) * 65536 + int(p) for p in positions)
-    if request.wheelchair.enabled:
-        trip_ok &= model.trips["wheelchair_accessible"].to_numpy(np.int64) == 1
+    wheel = request.wheelchair
+    if wheel.enabled and wheel.trip.only_consider_accessible:
+        trip_ok &= trip_accessibility(model) == 1
     trip_allowed = None if trip_ok.all() else trip_ok[trip_ref].astype(np.uint8)
     return trip_allowed, (np.array(sorted(bans), dtype=np.int64) if bans else None)
+
+
+def _wheelchair_costs(
+    model: TransitModel, timetable: RaptorTimetable, wheel: WheelchairPreferences
+) -> tuple[FloatArray | None, FloatArray | None]:
+    """Per route-trip boarding costs and per stop costs of a wheelchair request (OTP 2)."""
+    if not wheel.enabled:
+        return None, None
+    trip_cost = None
+    if not wheel.trip.only_consider_accessible:
+        per_trip = _accessibility_cost(trip_accessibility(model), wheel.trip)
+        trip_ref = np.asarray(timetable.route_trip_ref, dtype=np.int64)
+        trip_cost = per_trip[trip_ref] if per_trip.any() else None
+    stop_cost = None
+    if not wheel.stop.only_consider_accessible:
+        per_stop = _accessibility_cost(stop_accessibility(model), wheel.stop)
+        stop_cost = per_stop if per_stop.any() else None
+    return trip_cost, stop_cost
 
 
 def raptor_filters(
@@ -182,9 +222,11 @@ def raptor_filters(
     if f.banned_stops_hard:
         pass_ok &= ~_stop_mask(model, f.banned_stops_hard)
         board &= pass_ok
-    if request.wheelchair.enabled:
-        board &= _wheelchair_stops(model)
+    wheel = request.wheelchair
+    if wheel.enabled and wheel.stop.only_consider_accessible:
+        board &= stop_accessibility(model) == 1
     board_u8 = None if board.all() else board.astype(np.uint8)
+    trip_cost, stop_cost = _wheelchair_costs(model, timetable, wheel)
     return RaptorFilters(
         route_allowed=route_allowed,
         trip_allowed=trip_allowed,
@@ -193,4 +235,6 @@ def raptor_filters(
         stop_pass_allowed=None if pass_ok.all() else pass_ok.astype(np.uint8),
         trip_stop_bans=trip_stop_bans,
         route_penalty=route_penalty,
+        trip_board_cost=trip_cost,
+        stop_cost=stop_cost,
     )

@@ -11,12 +11,25 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from otpa.network import TransportNetwork
-from otpa.routing._access import Access, StreetEnd, find_access, leg_geometry
+from otpa.routing._access import (
+    Access,
+    StreetEnd,
+    access_radius,
+    find_access,
+    leg_geometry,
+    walk_limit,
+    walk_overage_cost,
+)
 from otpa.routing._interlining import stay_seated
 from otpa.routing._itinerary import make_itinerary
 from otpa.routing._legs import stop_place, street_leg, to_datetime, transit_leg
 from otpa.routing._onboard import OnBoardStart
-from otpa.routing._raptor_mapping import RaptorFilters, raptor_filters
+from otpa.routing._raptor_mapping import (
+    RaptorFilters,
+    raptor_filters,
+    stop_accessibility,
+    trip_accessibility,
+)
 from otpa.routing._tables import row as table_row
 from otpa.routing._transfers import transfer_costs, transfer_times
 from otpa.routing.model import Itinerary, Leg, Place
@@ -114,6 +127,8 @@ def raptor_request(
         wait_reluctance=tp.wait_reluctance,
         wait_at_beginning_factor=tp.wait_at_beginning_factor,
         route_penalty=filters.route_penalty,
+        trip_board_cost=filters.trip_board_cost,
+        stop_cost=filters.stop_cost,
         criteria="cost",
         stay_seated=stay_seated(net.transit, timetable),
         onboard=None if ob is None else OnBoard(ob.trip, ob.next_pos, ob.delay_s),
@@ -201,6 +216,30 @@ def _stop_coords(s: TransitSearch, stop: int) -> tuple[float, float]:
     return float(row["lat"]), float(row["lon"])
 
 
+#: OTP 2's (ibi's) accessibility score of a GTFS value: unknown 0.5, accessible 1, not 0.
+_SCORE = {0: 0.5, 1: 1.0, 2: 0.0}
+
+
+def _accessibility_score(
+    s: TransitSearch, timetable: RaptorTimetable, leg: TransitLeg
+) -> float | None:
+    """A transit leg's accessibility score (wheelchair requests only).
+
+    The mean of the scores of its trip, its boarding stop and its alighting stop,
+    as OTP 2's ``AccessibilityScoreFilter`` (the ibi fork's ``accessibilityScore``).
+    """
+    if not s.request.wheelchair.enabled:
+        return None
+    model = s.network.transit
+    trip = int(timetable.route_trip_ref[leg.trip])
+    soff = int(timetable.route_stop_offsets[leg.route])
+    board = int(timetable.route_stops[soff + leg.board_pos])
+    alight = int(timetable.route_stops[soff + leg.alight_pos])
+    stops = stop_accessibility(model)
+    values = (int(trip_accessibility(model)[trip]), int(stops[board]), int(stops[alight]))
+    return sum(_SCORE.get(v, 0.5) for v in values) / len(values)
+
+
 def _journey_legs(
     s: TransitSearch,
     timetable: RaptorTimetable,
@@ -240,6 +279,7 @@ def _journey_legs(
             if leg.onboard:
                 start = to_datetime(epoch + leg.start, tz)
                 onboard_from = _endpoint_place(net, s.origin, start, departing=True)
+            score = _accessibility_score(s, timetable, leg)
             legs.append(
                 transit_leg(
                     net,
@@ -256,6 +296,8 @@ def _journey_legs(
                     delay_s=s.onboard.delay_s if delayed and s.onboard else 0,
                 )
             )
+            if score is not None:
+                legs[-1] = replace(legs[-1], accessibility_score=score)
         elif isinstance(leg, TransferLeg):
             start, end = to_datetime(epoch + leg.start, tz), to_datetime(epoch + leg.end, tz)
             a, b = _stop_coords(s, leg.from_stop), _stop_coords(s, leg.to_stop)
@@ -298,12 +340,16 @@ def _journey_legs(
 def transit_itineraries(s: TransitSearch) -> list[Itinerary]:
     """Transit itineraries for a search (possibly none)."""
     req = s.request
-    max_walk = req.walk.effective_max_distance_m
+    max_walk = access_radius(req)
     if s.onboard is None:
         access = find_access(s.network, s.origin, s.options, max_distance_m=max_walk, reverse=False)
     else:  # on board: the journey starts with the trip (RaptorRequest.onboard)
         access = Access.empty()
     egress = find_access(s.network, s.destination, s.options, max_distance_m=max_walk, reverse=True)
+    limit = walk_limit(req) if s.options.mode != "CAR" else None  # driving is no walking
+    if limit is not None and limit < max_walk:  # the soft walk limit
+        access = replace(access, cost=access.cost + walk_overage_cost(access.distance_m, limit))
+        egress = replace(egress, cost=egress.cost + walk_overage_cost(egress.distance_m, limit))
     if (access.stops.size == 0 and s.onboard is None) or egress.stops.size == 0:
         return []
     # the service day of the requested time (a late-night search also sees the

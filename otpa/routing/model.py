@@ -267,6 +267,7 @@ class Itinerary:
     too_sloped: bool = False
     fare: Fare | None = None
     generalized_cost: float | None = None
+    accessibility_score: float | None = None
 
     @property
     def duration(self) -> int:

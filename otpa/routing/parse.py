@@ -31,7 +31,7 @@ import calendar
 import datetime as dt
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from otpa.routing.errors import InvalidRequestError
@@ -651,14 +651,37 @@ def _unique(values: Iterable[RouteSpec]) -> tuple[RouteSpec, ...]:
     return tuple(dict.fromkeys(values))
 
 
-def parse_route_specs(text: str, parameter: str = "bannedRoutes") -> tuple[RouteSpec, ...]:
+def _split_route_spec(element: str, feed_ids: Collection[str]) -> list[str]:
+    """Split one route spec into ``[agency, name]`` or ``[agency, name, route id]``.
+
+    Feed ids may contain underscores (ids derived from file names such as
+    ``poa_eptc``): a spec starting with a known feed id and an underscore is
+    split after the feed id (the longest such id), and ``agency__routeId``
+    splits at its first unescaped double underscore.  Otherwise the spec is
+    split on unescaped underscores into at most three parts, as OTP 1.x did.
+    """
+    for feed in sorted(feed_ids, key=len, reverse=True):
+        if "_" in feed and element.startswith(feed + "_"):
+            return [feed, *re.split(r"(?<!\\)_", element[len(feed) + 1 :], maxsplit=1)]
+    double = re.search(r"(?<!\\)__", element)
+    if double is not None and double.start() > 0:
+        return [element[: double.start()], "", element[double.end() :]]
+    return re.split(r"(?<!\\)_", element, maxsplit=2)
+
+
+def parse_route_specs(
+    text: str, parameter: str = "bannedRoutes", *, feed_ids: Collection[str] = ()
+) -> tuple[RouteSpec, ...]:
     """Read an OTP 1.x route-spec list (``bannedRoutes``, ``preferredRoutes``...).
 
     Comma-separated specs ``agency_routeName``, ``agency__routeId`` (two
     underscores) or ``_routeName``, split on unescaped underscores into at
     most three parts.  ``\\_`` escapes an underscore: it stays an underscore
     in agency and route ids and becomes a space in route names.  Empty
-    entries are skipped.
+    entries are skipped.  The agency part may be a feed id containing
+    underscores: ``poa_eptc__281`` is route id ``281`` of feed ``poa_eptc``,
+    and with the network's ``feed_ids`` given, ``poa_eptc_T1`` is route name
+    ``T1`` of that feed.
 
     Parameters
     ----------
@@ -666,6 +689,8 @@ def parse_route_specs(text: str, parameter: str = "bannedRoutes") -> tuple[Route
         The parameter value.
     parameter
         The query parameter (named in errors).
+    feed_ids
+        Feed ids of the network, matched before the underscores are split.
 
     Returns
     -------
@@ -691,7 +716,7 @@ def parse_route_specs(text: str, parameter: str = "bannedRoutes") -> tuple[Route
     for element in _java_split(text, ","):
         if not element:
             continue
-        parts = re.split(r"(?<!\\)_", element, maxsplit=2)
+        parts = _split_route_spec(element, feed_ids)
         if len(parts) not in (2, 3):
             msg = f"{parameter}: wrong route spec format: {element!r}"
             raise InvalidRequestError(msg, parameter=parameter, code=BOGUS)

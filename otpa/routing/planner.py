@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from otpa.network import TransportNetwork
+from otpa.routing._access import walk_limit, walk_overage_cost
 from otpa.routing._itinerary import filter_and_sort, make_itinerary
 from otpa.routing._legs import street_leg
 from otpa.routing._onboard import OnBoardStart, onboard_start
@@ -112,7 +113,10 @@ def _direct(
         return None
     bound = np.inf if max_cost is None else max_cost
     path = street_path(network, origin.where, destination.where, options, max_cost_s=bound)
-    if path is None or path.cost > bound:
+    # the soft walk limit: walking (or cycling) beyond maxWalkDistance costs extra (OTP 1.x)
+    limit = walk_limit(request) if options.mode != "CAR" else None
+    cost = path.cost + float(walk_overage_cost(path.distance_m, limit)) if path else 0.0
+    if path is None or cost > bound:
         return None
     o, d = origin.endpoint, destination.endpoint
     geom = path_geometry(network, path)
@@ -127,7 +131,7 @@ def _direct(
         geom,
     )
     return make_itinerary(
-        network, [leg], request=request, too_sloped=path.too_sloped, generalized_cost=path.cost
+        network, [leg], request=request, too_sloped=path.too_sloped, generalized_cost=cost
     )
 
 
@@ -155,7 +159,10 @@ def _plan_pair(
         direct = _direct(network, request, o_end, d_end, options, when, best_transit)
         if direct is not None:
             itineraries.insert(0, direct)
-    return itineraries
+    # as OTP 1.x's searches, the street-only itinerary is one of the numItineraries found:
+    # the list is in the searches' order (best generalized cost first), so the answer for
+    # numItineraries=1 is the best itinerary of the answer for more
+    return itineraries[: max(request.itineraries.num_itineraries, 1)]
 
 
 def _chain(parts: list[Itinerary], network: TransportNetwork, request: PlanRequest) -> Itinerary:

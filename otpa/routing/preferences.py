@@ -25,6 +25,7 @@ __all__ = [
     "MAX_TRANSFERS",
     "PARAMETER_RANGES",
     "TRIANGLE_TOLERANCE",
+    "AccessibilityPreferences",
     "BikePreferences",
     "CarPreferences",
     "FlexPreferences",
@@ -37,6 +38,7 @@ __all__ = [
     "WalkPreferences",
     "WheelchairPreferences",
     "check_range",
+    "wheelchair_accessibility_config",
 ]
 
 #: OTP 1.x replaces an unlimited ``maxWalkDistance`` by this for transit searches.
@@ -203,13 +205,19 @@ class TriangleFactors:
 
 @dataclass(frozen=True)
 class WalkPreferences:
-    """Walking: speed, reluctance, board cost and the (soft) walk limit."""
+    """Walking: speed, reluctance, board cost and the (soft) walk limit.
+
+    ``soft_limit`` (OTP 1.x ``softWalkLimiting``, on by default): walking to and from
+    transit beyond ``max_distance_m`` costs extra instead of being impossible; off, the
+    limit is hard (the analysis functions' access limit).
+    """
 
     speed_mps: float = 1.33
     reluctance: float = 2.0
     board_cost: float = 600.0
     max_distance_m: float | None = None
     stairs_reluctance: float = 2.0
+    soft_limit: bool = True
 
     def __post_init__(self) -> None:
         _check_all(
@@ -286,14 +294,113 @@ class CarPreferences:
 
 
 @dataclass(frozen=True)
+class AccessibilityPreferences:
+    """How a wheelchair user treats trips (or stops) not known to be accessible (OTP 2).
+
+    Attributes
+    ----------
+    only_consider_accessible
+        Strict mode: use only those marked accessible (GTFS value 1).
+    unknown_cost
+        Otherwise, the extra generalized cost (seconds) of using one without
+        information (GTFS value 0 or absent)...
+    inaccessible_cost
+        ...and of using one marked inaccessible (GTFS value 2).
+    """
+
+    only_consider_accessible: bool = False
+    unknown_cost: float = 600.0
+    inaccessible_cost: float = 3600.0
+
+    def __post_init__(self) -> None:
+        # router-config keys (wheelchairAccessibility), not query parameters: same cost bounds
+        for name, value in (
+            ("unknownCost", self.unknown_cost),
+            ("inaccessibleCost", self.inaccessible_cost),
+        ):
+            if not 0.0 <= value <= MAX_COST:
+                msg = f"{name} must be between 0 and {MAX_COST:g}, not {value!r}"
+                raise InvalidRequestError(msg, parameter=name)
+
+
+def _default_elevator() -> AccessibilityPreferences:
+    return AccessibilityPreferences(unknown_cost=20.0, inaccessible_cost=3600.0)
+
+
+@dataclass(frozen=True)
 class WheelchairPreferences:
-    """Wheelchair accessibility: accessible trips and stops, no steps, a slope limit."""
+    """Wheelchair accessibility: trips and stops, no steps, a slope limit.
+
+    With ``enabled``, trips and stops not known to be accessible cost extra
+    (``trip``, ``stop``: OTP 2's costs, 600 s unknown and 3600 s inaccessible per
+    boarding, per boarding or alighting at a stop) rather than being forbidden, so a
+    stop without accessibility data still gets a trip; ``only_consider_accessible``
+    is the strict mode.  ``elevator`` holds OTP 2's elevator costs (20 s / 3600 s);
+    the street graph has no elevator edges yet, so it changes nothing today.
+    """
 
     enabled: bool = False
     max_slope: float = 0.0833333333333
+    trip: AccessibilityPreferences = field(default_factory=AccessibilityPreferences)
+    stop: AccessibilityPreferences = field(default_factory=AccessibilityPreferences)
+    elevator: AccessibilityPreferences = field(default_factory=_default_elevator)
 
     def __post_init__(self) -> None:
         check_range("maxSlope", self.max_slope)
+
+
+def wheelchair_accessibility_config(config: object) -> dict[str, AccessibilityPreferences]:
+    """Read router-config ``routingDefaults.wheelchairAccessibility`` (OTP 2's layout).
+
+    ``{"trip": {...}, "stop": {...}, "elevator": {...}}``, each with
+    ``onlyConsiderAccessible`` (bool), ``unknownCost`` and ``inaccessibleCost``
+    (non-negative numbers); what is left out keeps its default.  Other keys of
+    OTP 2's object (``maxSlope``...) are not read here.
+
+    Returns
+    -------
+    dict
+        Keyword arguments of :class:`WheelchairPreferences` (``trip``, ``stop``, ``elevator``).
+
+    Raises
+    ------
+    ValueError
+        For a value of the wrong type.
+
+    Examples
+    --------
+    >>> trip = wheelchair_accessibility_config({"trip": {"onlyConsiderAccessible": True}})["trip"]
+    >>> trip.only_consider_accessible, trip.unknown_cost, trip.inaccessible_cost
+    (True, 600.0, 3600.0)
+    """
+    if not isinstance(config, dict):
+        msg = "wheelchairAccessibility must be a JSON object"
+        raise ValueError(msg)
+    defaults = WheelchairPreferences()
+    out: dict[str, AccessibilityPreferences] = {}
+    for part in ("trip", "stop", "elevator"):
+        given = config.get(part)
+        if given is None:
+            continue
+        if not isinstance(given, dict):
+            msg = f"wheelchairAccessibility.{part} must be a JSON object"
+            raise ValueError(msg)
+        base: AccessibilityPreferences = getattr(defaults, part)
+        only = given.get("onlyConsiderAccessible", base.only_consider_accessible)
+        if not isinstance(only, bool):
+            msg = f"wheelchairAccessibility.{part}.onlyConsiderAccessible must be a boolean"
+            raise ValueError(msg)
+        costs = []
+        for key, value in (
+            ("unknownCost", given.get("unknownCost", base.unknown_cost)),
+            ("inaccessibleCost", given.get("inaccessibleCost", base.inaccessible_cost)),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+                msg = f"wheelchairAccessibility.{part}.{key} must be a non-negative number"
+                raise ValueError(msg)
+            costs.append(float(value))
+        out[part] = AccessibilityPreferences(only, costs[0], costs[1])
+    return out
 
 
 @dataclass(frozen=True)

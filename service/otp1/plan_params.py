@@ -48,6 +48,7 @@ from otpa.routing.parse import (
     rental_preferences,
 )
 from otpa.routing.preferences import (
+    AccessibilityPreferences,
     BikePreferences,
     CarPreferences,
     FlexPreferences,
@@ -60,6 +61,7 @@ from otpa.routing.preferences import (
     WalkPreferences,
     WheelchairPreferences,
     check_range,
+    wheelchair_accessibility_config,
 )
 from otpa.routing.request import PlanRequest, RequestModes, TransitFilters
 
@@ -425,6 +427,7 @@ class RoutingDefaults:
 
     values: Mapping[str, str] = field(default_factory=dict)
     ignored: tuple[str, ...] = ()
+    wheelchair_accessibility: Mapping[str, AccessibilityPreferences] = field(default_factory=dict)
 
     @classmethod
     def from_router_config(cls, routing_defaults: Mapping[str, Any]) -> RoutingDefaults:
@@ -452,13 +455,21 @@ class RoutingDefaults:
         """
         values: dict[str, str] = {}
         ignored: list[str] = []
+        wheelchair: dict[str, AccessibilityPreferences] = {}
         for key, value in routing_defaults.items():
+            if key == "wheelchairAccessibility":  # OTP 2's trip/stop/elevator costs
+                try:
+                    wheelchair = wheelchair_accessibility_config(value)
+                except ValueError as exc:
+                    msg = f"routingDefaults: {exc}"
+                    raise ValueError(msg) from None
+                continue
             name = _CONFIG_ALIASES.get(key, key)
             if name not in PARAMETERS_BY_NAME or name in _NOT_DEFAULTABLE or value is None:
                 ignored.append(key)
                 continue
             values[name] = _config_text(value)
-        defaults = cls(values, tuple(ignored))
+        defaults = cls(values, tuple(ignored), wheelchair)
         try:
             now = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
             plan_request_from_query({}, time_zone="UTC", now=now, defaults=defaults)
@@ -599,6 +610,8 @@ def plan_request_from_query(
         now=now,
         invalid_date_strategy=values.get("invalidDateStrategy"),
     )
+    if defaults is not None:
+        groups["wheelchair"] = {**defaults.wheelchair_accessibility, **groups["wheelchair"]}
     prefs = {name: cls(**groups[name]) for name, cls in _GROUPS.items()}
     top["intermediate_places"] = tuple(_place("intermediatePlaces", v) for v in vias)
     top.setdefault("from_place", None)

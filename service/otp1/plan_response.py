@@ -322,6 +322,9 @@ def itinerary_json(itinerary: Itinerary, request: PlanRequest, zone: ZoneInfo) -
         "fare": _fare(itinerary.fare) if itinerary.fare is not None else None,
         "legs": [leg_json(leg, request, zone) for leg in itinerary.legs],
         "tooSloped": itinerary.too_sloped,
+        "accessibilityScore": (
+            itinerary.accessibility_score if request.wheelchair.enabled else None
+        ),
     }
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from otpa.analysis.scenario._draft import Draft
-from otpa.network.transfers import straight_line_transfers
+from otpa.network.transfers import streetless_transfers
 from otpa.routing.engine import snap_many
 from otpa.street import walk_transfers
 from otpa.types import FloatArray, IntArray
@@ -112,9 +112,7 @@ def link_new_stops(draft: Draft, new: IntArray) -> None:
     link_m = np.r_[np.asarray(draft.stop_link_distance_m, dtype=float), np.full(n - n_old, np.nan)]
     if draft.street is None:
         model = replace(draft.base.transit, stops=draft.stops)
-        offs, to, dist = straight_line_transfers(
-            model, _boarding(draft), config.max_transfer_distance_m
-        )
+        offs, to, dist = streetless_transfers(model, _boarding(draft), config)
         src = np.repeat(np.arange(n, dtype=np.int64), np.diff(offs))
         dst = np.asarray(to, dtype=np.int64)
         keep = np.isin(src, new) | np.isin(dst, new)

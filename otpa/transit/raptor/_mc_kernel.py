@@ -76,6 +76,8 @@ def run_mc(  # noqa: C901
     tr_offsets, tr_to, tr_time, tr_cost = q.tr_offsets, q.tr_to, q.tr_time, q.tr_cost
     egress_time, egress_cost, r_key = q.egress_time, q.egress_cost, q.r_key
     route_penalty, first_route = q.route_penalty, q.first_route
+    trip_board_cost, stop_cost = q.trip_board_cost, q.stop_cost
+    has_trip_cost = trip_board_cost.shape[0] > 0 and trip_board_cost.max() > 0.0
     head, nxt, alive, kind_of = lab.head, lab.nxt, lab.alive, lab.kind
     l_time, l_cost, l_stop, l_parent, l_rnd = lab.time, lab.cost, lab.stop, lab.parent, lab.rnd
     l_route, l_trip, l_bpos, l_apos, l_ref = lab.route, lab.trip, lab.bpos, lab.apos, lab.ref
@@ -158,7 +160,7 @@ def run_mc(  # noqa: C901
                             continue
                         a = np.int64(arrival[base + rb_trip[i] * ns + j])
                         t = a + q.alight_slack
-                        c = rb_cost[i] + (a - rb_dep[i])
+                        c = rb_cost[i] + (a - rb_dep[i]) + stop_cost[s]
                         rides = k + lb_rides[s]
                         if rides > n_rounds or dest_beats(
                             d_alive,
@@ -222,6 +224,7 @@ def run_mc(  # noqa: C901
                     kind = kind_of[li]
                     lt = l_time[li]
                     rule = -1
+                    lo = hi = 0
                     if kind == KIND_ACCESS:
                         kb = first_trip(
                             departure, base, ns, j, t0, nt, int(lt + q.board_slack), INF, q.cap,
@@ -262,7 +265,8 @@ def run_mc(  # noqa: C901
                             )
                     if kb >= 0:
                         d = np.int64(departure[base + kb * ns + j])
-                        c = l_cost[li] + q.board_cost + route_penalty[r]
+                        c = l_cost[li] + q.board_cost + route_penalty[r] + stop_cost[s]
+                        c += trip_board_cost[t0 + kb]
                         if kind == KIND_ACCESS:
                             c += f * (d - lt)
                         else:
@@ -285,6 +289,40 @@ def run_mc(  # noqa: C901
                         if fresh or c - d < rb_cost[found] - rb_dep[found]:
                             rb_trip[found], rb_bpos[found], rb_parent[found] = kb, j, li
                             rb_cost[found], rb_dep[found] = c, d
+                        # with per-trip costs a later trip may be cheaper than the first one:
+                        # board each later trip that costs less than all before it (no
+                        # transfers.txt rule between the two rides: those pick one trip)
+                        best = trip_board_cost[t0 + kb]
+                        wf = f if kind == KIND_ACCESS else w
+                        kk = kb + 1
+                        while has_trip_cost and best > 0.0 and lo == hi and kk < nt:
+                            dk = np.int64(departure[base + kk * ns + j])
+                            if dk > q.cap:
+                                break
+                            pk = trip_board_cost[t0 + kk]
+                            if (
+                                pk < best
+                                and trip_allowed[t0 + kk] != 0
+                                and not is_banned(bans, t0 + kk, j)
+                            ):
+                                ck = c - trip_board_cost[t0 + kb] + pk + wf * (dk - d)
+                                best = pk
+                                found = -1
+                                for i in range(rb_n):
+                                    if rb_trip[i] == kk:
+                                        found = i
+                                        break
+                                if found < 0:
+                                    if rb_n >= rb_cap:
+                                        return OVERFLOW_ROUTE_BAG
+                                    found = rb_n
+                                    rb_n += 1
+                                    rb_cost[found] = INF
+                                    rb_dep[found] = 0
+                                if ck - dk < rb_cost[found] - rb_dep[found]:
+                                    rb_trip[found], rb_bpos[found], rb_parent[found] = kk, j, li
+                                    rb_cost[found], rb_dep[found] = ck, dk
+                            kk += 1
                     li = nxt[li]
         rides_end = used[0] if k < n_rounds else round_start
         for li in range(round_start, rides_end):

@@ -73,6 +73,8 @@ def _validate(tt: RaptorTimetable, req: RaptorRequest) -> None:
     _check_length("route_allowed", req.route_allowed, tt.n_routes, "n_routes")
     _check_length("route_penalty", req.route_penalty, tt.n_routes, "n_routes")
     _check_length("trip_allowed", req.trip_allowed, tt.n_route_trips, "n_route_trips")
+    _check_length("trip_board_cost", req.trip_board_cost, tt.n_route_trips, "n_route_trips")
+    _check_length("stop_cost", req.stop_cost, tt.n_stops, "n_stops")
     for name in ("stop_board_allowed", "stop_alight_allowed", "stop_pass_allowed"):
         _check_length(name, getattr(req, name), n, "n_stops")
     rules = req.rules
@@ -165,6 +167,7 @@ def prepare(timetable: RaptorTimetable, req: RaptorRequest, *, time: int | None 
     trip_allowed: UInt8Array | None = req.trip_allowed
     bans: IntArray | None = req.trip_stop_bans
     route_penalty: FloatArray | None = req.route_penalty
+    trip_cost = np.zeros(tt.n_route_trips) if req.trip_board_cost is None else req.trip_board_cost
     view = None
     if req.stay_seated is not None and len(req.stay_seated):
         view = stay_seated_view(timetable, req.stay_seated)
@@ -173,6 +176,9 @@ def prepare(timetable: RaptorTimetable, req: RaptorRequest, *, time: int | None 
         route_allowed, trip_allowed, bans, route_penalty = extend_filters(
             view, route_allowed, trip_allowed, bans, route_penalty
         )
+        # an interlined run costs what its costliest trip does
+        parts = np.asarray(trip_cost, np.float64)[view.tp_base]
+        trip_cost = np.r_[trip_cost, np.maximum.reduceat(parts, view.tp_offsets[:-1])]
         timetable = tt = view.timetable
     access = (req.access_stops, req.access_time_s, req.access_cost)
     onboard = None
@@ -186,6 +192,7 @@ def prepare(timetable: RaptorTimetable, req: RaptorRequest, *, time: int | None 
         route_allowed = _append_one(route_allowed, n_old, np.uint8, 1)
         trip_allowed = _append_one(trip_allowed, tt.n_route_trips - 1, np.uint8, 1)
         route_penalty = _append_one(route_penalty, n_old, np.float64, 0)
+        trip_cost = np.r_[trip_cost, 0.0]
         first_stop = tt.route_stops[tt.route_stop_offsets[onboard.route]]
         access = (np.array([first_stop]), np.zeros(1, np.int32), np.zeros(1))
         start, max_rounds = req.time - req.board_slack_s, max_rounds + 1
@@ -200,6 +207,7 @@ def prepare(timetable: RaptorTimetable, req: RaptorRequest, *, time: int | None 
         off, to, edge = transposed_transfers(off, to, n)
         tr_time, tr_cost = tr_time[edge], tr_cost[edge]
         trip_allowed = trip_allowed[flip_route_trips(tt)]
+        trip_cost = np.asarray(trip_cost)[flip_route_trips(tt)]
         bans = _reverse_bans(tt, bans)
         access, egress = egress, access
         board_slack, alight_slack = alight_slack, board_slack
@@ -236,6 +244,8 @@ def prepare(timetable: RaptorTimetable, req: RaptorRequest, *, time: int | None 
         wait_reluctance=float(req.wait_reluctance),
         initial_wait_factor=float(req.wait_at_beginning_factor),
         route_penalty=readonly(penalty, np.float64),
+        trip_board_cost=readonly(trip_cost, np.float64),
+        stop_cost=readonly(np.zeros(n) if req.stop_cost is None else req.stop_cost, np.float64),
         first_route=-1 if onboard is None else onboard.route,
         **_rule_arrays(req.rules, n, reverse),
     )

@@ -58,4 +58,6 @@ class SearchQuery(NamedTuple):
     wait_reluctance: float
     initial_wait_factor: float  # wait_reluctance factor of the wait before the first boarding
     route_penalty: FloatArray
+    trip_board_cost: FloatArray  # per route-trip, added to each boarding
+    stop_cost: FloatArray  # per stop, added to each boarding and alighting there
     first_route: int  # >= 0: in round 1 only this route is boarded, and never after (on board)

@@ -170,6 +170,9 @@ def _timed(p: Prepared, raw: list[_Raw], egress: int) -> tuple[list[tuple[int, i
             arr = _arrival(p, leg)
             times.append((dep, arr))
             cost += q.board_cost + float(q.route_penalty[r]) + (arr - dep)
+            cost += float(q.trip_board_cost[leg.trip])
+            cost += float(q.stop_cost[tt.route_stops[soff + leg.bpos]])
+            cost += float(q.stop_cost[tt.route_stops[soff + leg.apos]])
             if prev is None:
                 ready = q.time + access_time
                 cost += q.initial_wait_factor * q.wait_reluctance * (dep - ready)

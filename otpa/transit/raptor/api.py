@@ -78,10 +78,13 @@ _OPTIONAL: dict[str, Any] = {
     "stop_pass_allowed": np.uint8,
     "trip_stop_bans": np.int64,
     "route_penalty": np.float64,
+    "trip_board_cost": np.float64,
+    "stop_cost": np.float64,
 }
 _NON_NEGATIVE = (
     "access_time_s", "access_cost", "egress_time_s", "egress_cost", "transfer_time_s",
-    "transfer_cost", "route_penalty", "max_rounds", "search_window_s", "board_slack_s",
+    "transfer_cost", "route_penalty", "trip_board_cost", "stop_cost", "max_rounds",
+    "search_window_s", "board_slack_s",
     "alight_slack_s", "transfer_slack_s", "board_cost", "transfer_penalty",
     "nonpreferred_transfer_penalty", "wait_reluctance", "wait_at_beginning_factor",
 )  # fmt: skip
@@ -184,6 +187,11 @@ class RaptorRequest:
         Accepted for completeness: the access leaves just in time, so there is no initial wait.
     route_penalty
         Per timetable route: extra cost of each boarding (preferred/unpreferred routes).
+    trip_board_cost
+        Per route-trip: extra cost of boarding it (wheelchair accessibility of trips).
+    stop_cost
+        Per stop: extra cost of each boarding and each alighting there (wheelchair
+        accessibility of stops).
     stay_seated
         Interlined trips (GTFS blocks) a rider may stay seated through: no boarding, slack,
         board cost or transfer; the journey gets one leg per trip, the later ones marked
@@ -227,6 +235,8 @@ class RaptorRequest:
     wait_reluctance: float = 1.0
     wait_at_beginning_factor: float = 0.4
     route_penalty: FloatArray | None = None
+    trip_board_cost: FloatArray | None = None
+    stop_cost: FloatArray | None = None
     criteria: Literal["arrival", "cost"] = "arrival"
     stay_seated: StaySeated | None = None
     onboard: OnBoard | None = None

@@ -122,3 +122,17 @@ def test_failed_cli_build_keeps_existing_graph(tmp_path: Path) -> None:
     (bad / "feed.zip").write_bytes(b"PK\x03\x04 truncated")
     assert main(["build", str(bad), "--out", str(out), "--quiet"]) == 2
     assert out.read_bytes() == before
+
+
+def test_straight_line_transfers_build_option(tmp_path: Path) -> None:
+    from otpa.network import BuildConfig, load_build_config
+
+    assert BuildConfig().straight_line_transfers is False  # off by default (OTP 1.x)
+    path = tmp_path / "build-config.json"
+    path.write_text('{"straightLineTransfers": true, "maxTransferDistance": 500}')
+    assert load_build_config(path) == BuildConfig(
+        straight_line_transfers=True, max_transfer_distance_m=500.0
+    )
+    path.write_text('{"straightLineTransfers": "yes"}')
+    with pytest.raises(NetworkBuildError, match="straightLineTransfers must be a"):
+        load_build_config(path)

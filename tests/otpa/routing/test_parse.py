@@ -392,3 +392,29 @@ def test_feed_scoped_id_without_separator() -> None:
     with pytest.raises(InvalidRequestError) as info:
         parse_feed_scoped_id("8371", "startTransitTripId")
     assert (info.value.parameter, info.value.code) == ("startTransitTripId", "BOGUS_PARAMETER")
+
+
+@pytest.mark.parametrize(
+    ("text", "feed_ids", "expected"),
+    [
+        # feed ids derived from file names contain underscores: the double underscore
+        # of ``feed__routeId`` separates them without knowing the feeds
+        ("poa_eptc__281", (), RouteSpec(agency="poa_eptc", route_id="281")),
+        ("poa_eptc__281", ("poa_eptc",), RouteSpec(agency="poa_eptc", route_id="281")),
+        ("my_agency__4_2", (), RouteSpec(agency="my_agency", route_id="4_2")),
+        # ``feed_routeName`` needs the known feed ids (longest match first)
+        ("poa_eptc_T1", ("poa", "poa_eptc"), RouteSpec(agency="poa_eptc", name="T1")),
+        ("poa_T1", ("poa_eptc",), RouteSpec(agency="poa", name="T1")),
+    ],
+)
+def test_route_specs_with_underscored_feed_ids(
+    text: str, feed_ids: tuple[str, ...], expected: RouteSpec
+) -> None:
+    assert parse_route_specs(text, feed_ids=feed_ids) == (expected,)
+
+
+@pytest.mark.parametrize("text", ["poa_eptc_T1", "poa_eptc_T1_5"])
+def test_underscored_feed_name_specs_without_the_feed_ids_are_bogus(text: str) -> None:
+    with pytest.raises(InvalidRequestError) as info:
+        parse_route_specs(text, feed_ids=("poa_eptc",) if text.endswith("_5") else ())
+    assert info.value.code == "BOGUS_PARAMETER"

@@ -33,7 +33,9 @@ from _plan_helpers import (
 
 from otpa.network import TransportNetwork
 from otpa.routing import (
+    AccessibilityPreferences,
     Itinerary,
+    ItineraryPreferences,
     Location,
     PlanRequest,
     RouteSpec,
@@ -130,8 +132,17 @@ def test_walk_rail_walk_takes_the_first_train(
     assert itinerary.transfers == 0
 
 
+#: Strict mode: only trips and stops marked accessible (OTP 2's onlyConsiderAccessible).
+STRICT = WheelchairPreferences(
+    enabled=True,
+    trip=AccessibilityPreferences(only_consider_accessible=True),
+    stop=AccessibilityPreferences(only_consider_accessible=True),
+)
+
+
+@pytest.mark.parametrize("strict", [True, False], ids=["strict", "costs"])
 def test_wheelchair_uses_accessible_trips_and_stops(
-    network: TransportNetwork, gtfs: GtfsText, feed: str
+    network: TransportNetwork, gtfs: GtfsText, feed: str, strict: bool
 ) -> None:
     requested = _at("08:05")
     result = plan(
@@ -140,7 +151,9 @@ def test_wheelchair_uses_accessible_trips_and_stops(
             from_place=NEAR_ASHBY,
             to_place=NEAR_GEORGIA_STATE,
             date_time=requested,
-            wheelchair=WheelchairPreferences(enabled=True),
+            wheelchair=STRICT if strict else WheelchairPreferences(enabled=True),
+            # with costs, the best itinerary (an unknown GREEN trip costs 600 s more)
+            itineraries=ItineraryPreferences(num_itineraries=3 if strict else 1),
         ),
     )
     shown = describe(result.itineraries)
@@ -149,8 +162,7 @@ def test_wheelchair_uses_accessible_trips_and_stops(
             trip = gtfs.trips[str(raw_id(leg.trip_id))]
             assert trip["wheelchair_accessible"] == "1", shown
             for place in (leg.from_place, leg.to_place):
-                # OTP 1.x: only stops marked inaccessible (2) are closed to wheelchairs
-                assert gtfs.stops[str(raw_id(place.stop_id))]["wheelchair_boarding"] != "2", shown
+                assert gtfs.stops[str(raw_id(place.stop_id))]["wheelchair_boarding"] == "1", shown
     itinerary = result.itineraries[0]
     _one_ride(itinerary, shown)
     ride = itinerary.legs[1]
@@ -195,3 +207,89 @@ def test_banning_a_route_moves_the_trip_to_the_other_line(
         DATE, "470", "798", _ready(itinerary, requested), keep=on_other
     )
     assert_ride(ride, expected, feed, DATE, TZ, gtfs)
+
+
+def test_start_stop_without_accessibility_data_gets_a_trip(
+    network: TransportNetwork, gtfs: GtfsText, feed: str
+) -> None:
+    # GWCC-CNN Center (796) has no wheelchair_boarding: it costs 600 s, it is not closed
+    assert gtfs.stops["796"]["wheelchair_boarding"] == ""
+    requested = _at("08:05")
+
+    def request(wheelchair: WheelchairPreferences) -> PlanRequest:
+        return PlanRequest(
+            from_place=Location(label=f"{feed}:796"),
+            to_place=Location(label=f"{feed}:201"),
+            date_time=requested,
+            wheelchair=wheelchair,
+            itineraries=ItineraryPreferences(num_itineraries=1),
+        )
+
+    result = plan(network, request(WheelchairPreferences(enabled=True)))
+    shown = describe(result.itineraries)
+    (itinerary,) = result.itineraries
+    (ride,) = transit_legs(itinerary)
+    assert ride.from_place.stop_id == f"{feed}:796", shown
+
+    def accessible(run: TripRun) -> bool:
+        return gtfs.trips[run.trip_id]["wheelchair_accessible"] == "1"
+
+    expected = gtfs.first_ride_after(DATE, "796", "201", _seconds(requested), keep=accessible)
+    assert_ride(ride, expected, feed, DATE, TZ, gtfs)
+    # ibi's accessibilityScore: mean of trip (1), from stop (unknown 0.5), to stop (1);
+    # the itinerary's is its least accessible leg's
+    assert ride.accessibility_score == pytest.approx((1.0 + 0.5 + 1.0) / 3)
+    assert itinerary.accessibility_score == ride.accessibility_score
+    # strict mode: no boarding at 796
+    strict = plan(network, request(STRICT))
+    for it in strict.itineraries:
+        assert all(leg.from_place.stop_id != f"{feed}:796" for leg in transit_legs(it))
+    # no score without wheelchair=true
+    plain = plan(network, request(WheelchairPreferences()))
+    assert plain.itineraries[0].accessibility_score is None
+
+
+def test_inaccessible_stop_is_avoided_for_an_accessible_one(
+    network: TransportNetwork, gtfs: GtfsText, feed: str
+) -> None:
+    # to Five Points: its platform 797 is marked inaccessible (2); Georgia State's
+    # platform 201, one stop further on the same trains, is accessible (1)
+    assert (gtfs.stops["797"]["wheelchair_boarding"], gtfs.stops["201"]["wheelchair_boarding"]) == (
+        "2",
+        "1",
+    )
+    five_points = Location(
+        lat=float(gtfs.stops["797"]["stop_lat"]), lon=float(gtfs.stops["797"]["stop_lon"])
+    )
+    requested = _at("08:05")
+
+    def best(wheelchair: WheelchairPreferences) -> Itinerary:
+        result = plan(
+            network,
+            PlanRequest(
+                from_place=Location(label=f"{feed}:485"),
+                to_place=five_points,
+                date_time=requested,
+                wheelchair=wheelchair,
+                itineraries=ItineraryPreferences(num_itineraries=1),
+            ),
+        )
+        return result.itineraries[0]
+
+    plain = best(WheelchairPreferences())
+    (ride,) = transit_legs(plain)
+    assert ride.to_place.stop_id == f"{feed}:797", describe([plain])
+    assert_ride(
+        ride, gtfs.first_ride_after(DATE, "485", "797", _seconds(requested)), feed, DATE, TZ, gtfs
+    )
+
+    chair = best(WheelchairPreferences(enabled=True))
+    (ride,) = transit_legs(chair)
+    assert ride.to_place.stop_id == f"{feed}:201", describe([chair])
+
+    def accessible(run: TripRun) -> bool:
+        return gtfs.trips[run.trip_id]["wheelchair_accessible"] == "1"
+
+    expected = gtfs.first_ride_after(DATE, "485", "201", _seconds(requested), keep=accessible)
+    assert_ride(ride, expected, feed, DATE, TZ, gtfs)
+    assert chair.accessibility_score == ride.accessibility_score == 1.0

@@ -15,10 +15,13 @@ timetable on the case's date (2014-01-01, Europe/Amsterdam; OTP's epoch
 1388530800 is 2014-01-01 00:00 CET).
 
 The harness graph holds the GTFS only (no ``DirectTransferGenerator``): walking
-between stops is possible along transfers.txt paths alone (OTP's
+between stops is possible along transfers.txt paths (OTP's
 ``transfersTxtDefinesStationPaths``: a ``transfer_type`` 2 row is a path taking
-``min_transfer_time``).  The stop coordinates of the synthetic feeds carry no
-meaning; the answers below assume no other walking between stops.
+``min_transfer_time``) and within a parent station.  That is otpa's rule for a
+network without streets, so the networks below are built with the default
+build options; the stop coordinates of the synthetic feeds carry no meaning.
+Straight-line walks between nearby stops are an explicit build option
+(``straightLineTransfers``), tested last.
 
 Cases driven by the GTFS-RT ``.pb`` files (3b, 3c, 3e, 3i's alert,
 plannerstack_scenario) are skipped: real-time is a later issue.
@@ -27,15 +30,18 @@ plannerstack_scenario) are skipped: real-time is a later issue.
 from __future__ import annotations
 
 import datetime as dt
+import math
+import shutil
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+import numpy as np
 import pytest
 from _plan_helpers import describe, feed_id_of, gtfs_text, hms, raw_id
 
-from otpa.network import BuildConfig, TransportNetwork, build_network
+from otpa.network import TransportNetwork, build_network
 from otpa.routing import (
     ItineraryPreferences,
     Location,
@@ -505,13 +511,8 @@ def test_mmri_epoch() -> None:
 
 @cache
 def _mmri_network(data_root: Path, folder: str) -> TransportNetwork:
-    """A case's network as the MMRI harness builds it: no generated transfers.
-
-    ``maxTransferDistance`` 0 leaves only the transfers.txt paths between stops.
-    """
-    return build_network(
-        data_root / "tiny" / "mmri" / folder, config=BuildConfig(max_transfer_distance_m=0.0)
-    )
+    """A case's network with the default build options (no streets, so no generated walks)."""
+    return build_network(data_root / "tiny" / "mmri" / folder)
 
 
 def _check(data_root: Path, case: Case) -> None:
@@ -554,3 +555,62 @@ def test_mmri_case(data_root: Path, case: Case) -> None:
 @pytest.mark.parametrize("case", [pytest.param(c, id=c.name) for c in REALTIME_CASES])
 def test_mmri_realtime_case(data_root: Path, case: Case) -> None:
     _check(data_root, case)
+
+
+def _transfer_pairs(network: TransportNetwork) -> set[tuple[str, str]]:
+    ids = [str(raw_id(s)) for s in network.transit.stops["stop_id"]]
+    offsets = np.asarray(network.transfer_offsets)
+    to = np.asarray(network.transfer_to)
+    return {
+        (ids[a], ids[int(b)])
+        for a in range(len(ids))
+        for b in to[offsets[a] : offsets[a + 1]]
+    }
+
+
+def test_streetless_walks_are_transfers_txt_rows_and_parent_stations(data_root: Path) -> None:
+    # 2a2: transfers.txt 2a4 -> 2a5 only; no parent stations
+    assert _transfer_pairs(_mmri_network(data_root, "2a2")) == {("2a4", "2a5")}
+    # 2c: stations {2c1, 2c4} and {2c3, 2c5} (both ways); the transfers.txt rows
+    # 2c1 -> 2c4 and 2c5 -> 2c3 lie inside them.  2c2 has no parent: no walks.
+    assert _transfer_pairs(_mmri_network(data_root, "2c")) == {
+        ("2c1", "2c4"),
+        ("2c4", "2c1"),
+        ("2c3", "2c5"),
+        ("2c5", "2c3"),
+    }
+
+
+def _haversine_m(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
+    p1, p2 = math.radians(lat1), math.radians(lat2)
+    dp, dl = p2 - p1, math.radians(lon2 - lon1)
+    h = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
+    return 2 * 6_371_010.0 * math.asin(math.sqrt(h))
+
+
+def test_straight_line_transfers_are_a_build_option(data_root: Path, tmp_path: Path) -> None:
+    source = data_root / "tiny" / "mmri" / "2a2"
+    folder = tmp_path / "2a2"
+    shutil.copytree(source, folder)
+    (folder / "build-config.json").write_text('{"straightLineTransfers": true}')
+    network = build_network(folder)
+    assert network.meta["config"]["straight_line_transfers"] is True
+    pairs = _transfer_pairs(network)
+    assert ("2a4", "2a6") in pairs
+    assert ("2a6", "2a3") in pairs
+    feed = feed_id_of(network, folder)
+    case = next(c for c in CASES if c.name == "2a3")
+    result = plan(network, _request(case, feed))
+    shown = describe(result.itineraries)
+    legs = result.itineraries[0].legs
+    # 2a2|bus|1|1 2a3 00:01 -> 2a4 00:02, then a straight walk 2a4 -> 2a6 at 1.33 m/s
+    # beats waiting for 2a2|bus|2|3 (2a6 at 00:09)
+    stops = gtfs_text(source).stops
+    a, b = stops["2a4"], stops["2a6"]
+    metres = _haversine_m(
+        float(a["stop_lat"]), float(a["stop_lon"]), float(b["stop_lat"]), float(b["stop_lon"])
+    )
+    assert [leg.mode for leg in legs] == ["BUS", "WALK"], shown
+    assert (legs[0].start_time, legs[0].end_time) == (at("00:01"), at("00:02")), shown
+    assert legs[1].distance == pytest.approx(metres, abs=0.5)
+    assert legs[1].end_time == at("00:02") + dt.timedelta(seconds=math.ceil(metres / 1.33)), shown
