@@ -312,14 +312,14 @@ def run_mc(  # noqa: C901
                                     if rb_trip[i] == kk:
                                         found = i
                                         break
-                                if found < 0:
+                                fresh = found < 0
+                                if fresh:
                                     if rb_n >= rb_cap:
                                         return OVERFLOW_ROUTE_BAG
                                     found = rb_n
                                     rb_n += 1
-                                    rb_cost[found] = INF
-                                    rb_dep[found] = 0
-                                if ck - dk < rb_cost[found] - rb_dep[found]:
+                                # as above: a new slot is always filled, never left unset
+                                if fresh or ck - dk < rb_cost[found] - rb_dep[found]:
                                     rb_trip[found], rb_bpos[found], rb_parent[found] = kk, j, li
                                     rb_cost[found], rb_dep[found] = ck, dk
                             kk += 1
