@@ -59,6 +59,10 @@ class BuildConfig:
         agencies' zone).
     walk_speed_mps
         Walking speed used for the precomputed transfer times.
+    municipality_admin_level
+        OSM ``admin_level`` of the ``boundary=administrative`` relations kept as
+        municipality boundaries for the municoder (a ``boundaries.geojson`` file
+        in the build folder is used instead when present).
     """
 
     max_transfer_distance_m: float = 2000.0
@@ -68,6 +72,7 @@ class BuildConfig:
     area_visibility: bool = True
     time_zone: str | None = None
     walk_speed_mps: float = 1.33
+    municipality_admin_level: int = 8
 
     def to_dict(self) -> dict[str, Any]:
         """The options as a JSON-serialisable dict."""
@@ -82,6 +87,7 @@ _KEYS = {
     "areaVisibility": "area_visibility",
     "timeZone": "time_zone",
     "walkSpeed": "walk_speed_mps",
+    "municipalityAdminLevel": "municipality_admin_level",
 }
 
 

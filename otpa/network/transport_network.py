@@ -17,6 +17,7 @@ from otpa.transit.modes import TRANSIT_MODES
 from otpa.types import FloatArray, Int32Array, IntArray, PathLike
 
 if TYPE_CHECKING:
+    from otpa.geocode import GeocodeIndex, MunicipalityIndex
     from otpa.street import StreetGraph
 
 __all__ = ["QUANTIZED_MEMBERS", "TransportNetwork"]
@@ -67,6 +68,11 @@ class TransportNetwork:
         ``bike_rental`` (lists of dicts with ``lat``, ``lon``, ``name``...).
     meta
         Build metadata (build time, inputs, config, warnings, elevation metadata).
+    geocode
+        The built-in geocoder's index (stops, clusters, corners, places), or None
+        for graphs saved before it existed (see :meth:`geocoder`).
+    municipalities
+        Municipality boundaries for the municoder, or None.
     """
 
     transit: TransitModel
@@ -78,6 +84,9 @@ class TransportNetwork:
     transfer_distance_m: FloatArray
     features: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
+    geocode: GeocodeIndex | None = None
+    municipalities: MunicipalityIndex | None = None
+    _lazy: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     # -- persistence ------------------------------------------------------------------
     def save(self, path: PathLike, *, compress: bool = True) -> Path:
@@ -115,6 +124,12 @@ class TransportNetwork:
             }
         )
         documents["features"] = self.features
+        if self.geocode is not None:
+            geo_arrays, geo_docs = self.geocode.to_members()
+            arrays.update(geo_arrays)
+            documents.update(geo_docs)
+        if self.municipalities is not None:
+            documents["municipalities"] = self.municipalities.to_document()
         meta = dict(self.meta)
         meta["has_street"] = self.street is not None
         return write_container(
@@ -149,6 +164,7 @@ class TransportNetwork:
             If the file is corrupt, truncated, not a graph or of a newer format.
         """
         from otpa.errors import GraphFormatError
+        from otpa.geocode import GeocodeIndex, MunicipalityIndex
         from otpa.street import StreetGraph
 
         container = read_container(path, verify=verify)
@@ -168,11 +184,31 @@ class TransportNetwork:
                 transfer_distance_m=arrays["links.transfer_distance_m"],
                 features=docs.get("features", {}),
                 meta=dict(container.meta),
+                geocode=GeocodeIndex.from_members(arrays, docs),
+                municipalities=MunicipalityIndex.from_document(docs["municipalities"])
+                if isinstance(docs.get("municipalities"), list)
+                else None,
             )
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             msg = f"{path} is not a usable otpa graph: missing or malformed content ({exc})"
             raise GraphFormatError(msg) from None
         return network
+
+    def geocoder(self) -> GeocodeIndex:
+        """The geocoder index: the stored one, else one built now from the network (cached).
+
+        Graphs saved before the geocoder existed have no stored index; theirs
+        is built on first use from the stops, the street names and the places.
+        """
+        if self.geocode is not None:
+            return self.geocode
+        cached: GeocodeIndex | None = self._lazy.get("geocode")
+        if cached is None:
+            from otpa.network._geocoding import build_geocode_index
+
+            cached = build_geocode_index(self.transit, self.street, self.features.get("places", []))
+            self._lazy["geocode"] = cached
+        return cached
 
     # -- descriptive properties (RouterInfo and summaries) ----------------------------
     @property

@@ -6,6 +6,8 @@ OpenTripPlanner 1.x's default set; ``otpa/osm/README.md`` lists them and the dev
 
 from __future__ import annotations
 
+from otpa.osm._boundaries import AdminBoundary, read_admin_boundaries
+from otpa.osm._places import place_kind
 from otpa.osm._reader import read_osm
 from otpa.osm.model import (
     BICYCLE,
@@ -42,8 +44,11 @@ __all__ = [
     "FLAG_TOLL",
     "FLAG_WHEELCHAIR_NO",
     "WALK",
+    "AdminBoundary",
     "OsmFeature",
     "OsmStreetData",
     "TurnRestriction",
+    "place_kind",
+    "read_admin_boundaries",
     "read_osm",
 ]
