@@ -10,6 +10,9 @@ Path                                       Methods
 ``/otp/routers/save?routerId=ID``          POST store a graph file without loading it
 ``/otp/routers/{routerId}/index/...``      GET the transit index API; POST ``.../graphql``
 ``/otp/routers/{routerId}/plan``           GET plan a trip (TripPlan or PlannerError)
+``/otp/routers/{routerId}/geocode``        GET the built-in geocoder (stops, corners, places)
+``/otp/geocode``, ``/otp/municoder``       GET external geocoder; municipality at a point
+``/otp/scripting/run``                     POST run a Python script (opt-in, ROUTERS role)
 anything else                              404 JSON
 =========================================  ======================================================
 
@@ -29,11 +32,13 @@ from service.analyst.state import AnalystState
 from service.config import ServiceConfig
 from service.handlers.analyst import analyst_urls
 from service.handlers.base import Builder, NotFoundHandler, ServiceContext
+from service.handlers.geocode import geocode_urls
 from service.handlers.index import index_urls
 from service.handlers.plan import PlanHandler
 from service.handlers.profile import profile_urls
 from service.handlers.routers import RouterHandler, RouterListHandler
 from service.handlers.scenarios import scenario_urls
+from service.handlers.scripting import ScriptRunHandler
 from service.handlers.server_info import ServerInfoHandler
 from service.otp1.server_info import read_cpu_info, server_info
 from service.registry import RouterRegistry
@@ -99,6 +104,9 @@ def make_app(
         *profile_urls(analysis),
         *scenario_urls(args),
         tornado.web.url(r"/otp/routers/([^/]+)/plan/?", PlanHandler, args, name="plan"),
+        # geocoding (built-in, external, municoder)
+        *geocode_urls(args),
+        tornado.web.url(r"/otp/scripting/run/?", ScriptRunHandler, args),
     ]
     return tornado.web.Application(
         urls,

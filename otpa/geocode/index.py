@@ -564,10 +564,7 @@ def _check_bbox(
     if bbox is None:
         return None
     min_lat, min_lon, max_lat, max_lon = (float(v) for v in bbox)
-    if not (
-        -90.0 <= min_lat <= max_lat <= 90.0
-        and -180.0 <= min_lon <= max_lon <= 180.0
-    ):
+    if not (-90.0 <= min_lat <= max_lat <= 90.0 and -180.0 <= min_lon <= max_lon <= 180.0):
         msg = (
             "bbox must be minLat,minLon,maxLat,maxLon with -90 <= lat <= 90, "
             "-180 <= lon <= 180 and min <= max"
