@@ -78,9 +78,14 @@ def test_stop_code_is_exact(small: GeocodeIndex) -> None:
 
 
 def test_corner_either_order_and_connectors(small: GeocodeIndex) -> None:
-    for query in ("Kaiserring & Moltkestraße", "moltkestrasse and kaiserring", "Moltkestr @ Kaiserring"):
+    for query in (
+        "Kaiserring & Moltkestraße",
+        "moltkestrasse and kaiserring",
+        "Moltkestr @ Kaiserring",
+    ):
         found = small.search(query)
-        assert found and found[0].description == "corner Kaiserring & Moltkestraße", query
+        assert found, query
+        assert found[0].description == "corner Kaiserring & Moltkestraße", query
         assert "id" not in found[0].to_otp()
     assert small.search("Kaiserring & Moltkestraße", corners=False) == []
 
@@ -97,7 +102,8 @@ def test_bbox_limit_and_bad_input(small: GeocodeIndex) -> None:
         "HD Hauptbahnhof"
     }
     assert len(small.search("hauptbahnhof", limit=1)) == 1
-    assert small.search("") == [] and small.search('  "" ') == []
+    assert small.search("") == []
+    assert small.search('  "" ') == []
     with pytest.raises(GeocodeQueryError, match="longer than"):
         small.search("x" * (MAX_QUERY_CHARS + 1))
     with pytest.raises(GeocodeQueryError, match="bbox"):
@@ -122,13 +128,15 @@ OSM = """<?xml version='1.0' encoding='UTF-8'?>
 <osm version="0.6">
  <node id="1" lat="49.0" lon="8.0"/><node id="2" lat="49.0" lon="8.01"/>
  <node id="3" lat="49.01" lon="8.01"/><node id="4" lat="49.01" lon="8.0"/>
- <node id="5" lat="49.005" lon="8.005"><tag k="amenity" v="cafe"/><tag k="name" v="Café Zentral"/></node>
+ <node id="5" lat="49.005" lon="8.005"><tag k="amenity" v="cafe"/>
+  <tag k="name" v="Café Zentral"/></node>
  <node id="6" lat="49.006" lon="8.006"><tag k="shop" v="bakery"/></node>
  <way id="10"><nd ref="1"/><nd ref="2"/><nd ref="3"/><tag k="highway" v="residential"/>
   <tag k="name" v="Ringstraße"/></way>
  <way id="11"><nd ref="3"/><nd ref="4"/><nd ref="1"/><tag k="highway" v="residential"/>
   <tag k="name" v="Am Markt"/></way>
- <relation id="100"><member type="way" ref="10" role="outer"/><member type="way" ref="11" role="outer"/>
+ <relation id="100"><member type="way" ref="10" role="outer"/>
+  <member type="way" ref="11" role="outer"/>
   <tag k="type" v="boundary"/><tag k="boundary" v="administrative"/><tag k="admin_level" v="8"/>
   <tag k="name" v="Testhausen"/></relation>
 </osm>
@@ -154,7 +162,8 @@ def test_osm_keeps_named_places_and_admin_boundaries(osm_folder: Path) -> None:
 
 def test_network_build_saves_geocoder_and_municipalities(osm_folder: Path, tmp_path: Path) -> None:
     net = build_network(osm_folder)
-    assert net.geocode is not None and net.municipalities is not None
+    assert net.geocode is not None
+    assert net.municipalities is not None
     assert net.geocode.counts() == {"stop": 0, "cluster": 0, "corner": 1, "place": 1}
     saved = TransportNetwork.load(net.save(tmp_path / "graph"))
     assert saved.geocode is not None
@@ -175,14 +184,22 @@ def test_boundaries_geojson_wins_over_osm(osm_folder: Path, tmp_path: Path) -> N
     doc = {
         "type": "FeatureCollection",
         "features": [
-            {"type": "Feature", "properties": {"name": "Großstadt", "admin_level": 6},
-             "geometry": {"type": "Polygon", "coordinates": square}},
-            {"type": "Feature", "properties": {}, "geometry": {"type": "Polygon", "coordinates": square}},
+            {
+                "type": "Feature",
+                "properties": {"name": "Großstadt", "admin_level": 6},
+                "geometry": {"type": "Polygon", "coordinates": square},
+            },
+            {
+                "type": "Feature",
+                "properties": {},
+                "geometry": {"type": "Polygon", "coordinates": square},
+            },
         ],
     }
     (folder / "boundaries.geojson").write_text(json.dumps(doc), encoding="utf-8")
     net = build_network(folder)
-    assert net.municipalities is not None and len(net.municipalities) == 1
+    assert net.municipalities is not None
+    assert len(net.municipalities) == 1
     assert net.municipalities.locate(49.005, 8.005).name == "Großstadt"
 
 
@@ -200,9 +217,7 @@ def _without_geocode(src: Path, dest: Path) -> Path:
     with zipfile.ZipFile(src) as zin:
         manifest = json.loads(zin.read("manifest.json"))
         names = [n for n in zin.namelist() if "geocode" not in n and n != "manifest.json"]
-        manifest["members"] = {
-            k: v for k, v in manifest["members"].items() if "geocode" not in k
-        }
+        manifest["members"] = {k: v for k, v in manifest["members"].items() if "geocode" not in k}
         with zipfile.ZipFile(dest, "w") as zout:
             zout.writestr("manifest.json", json.dumps(manifest))
             for n in names:
@@ -215,7 +230,9 @@ def atlanta() -> TransportNetwork:
     return built_network(require_data(), "tiny/atlanta")
 
 
-def test_old_graph_without_index_builds_it_on_demand(atlanta: TransportNetwork, tmp_path: Path) -> None:
+def test_old_graph_without_index_builds_it_on_demand(
+    atlanta: TransportNetwork, tmp_path: Path
+) -> None:
     saved = atlanta.save(tmp_path / "graph")
     old = TransportNetwork.load(_without_geocode(saved, tmp_path / "old-graph"))
     assert old.geocode is None
