@@ -30,6 +30,8 @@ __all__ = ["AMBIGUOUS_DISTANCE_M", "geocode_places", "needs_geocoding"]
 AMBIGUOUS_DISTANCE_M = 1000.0
 _COORD = re.compile(r"-?\d+(?:\.\d+)?\s*[, ]\s*-?\d+(?:\.\d+)?")
 _PARAMS = (("fromPlace", "FROM"), ("toPlace", "TO"))
+#: Matches of the best tier within this many score points count as equally good.
+_SCORE_MARGIN = 2.0
 
 
 def needs_geocoding(place: str) -> bool:
@@ -50,11 +52,10 @@ def needs_geocoding(place: str) -> bool:
 
 def _pick(results: Sequence[GeocodeResult]) -> GeocodeResult | None:
     """The match to plan from, or None when the best matches are different, distant places."""
-    best = (results[0].tier, results[0].score)
-    top = [r for r in results if (r.tier, r.score) == best]
+    first = results[0]
+    top = [r for r in results if r.tier == first.tier and r.score >= first.score - _SCORE_MARGIN]
     names = {fold(r.name) for r in top}
     if len(names) > 1:
-        first = top[0]
         far = any(
             float(haversine_m(first.lat, first.lng, r.lat, r.lng)) > AMBIGUOUS_DISTANCE_M
             for r in top[1:]
