@@ -14,10 +14,15 @@ HTTP code.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as dt
 import io
 import json
+import math
+import os
+import resource
+import signal
 import sys
 import traceback
 from collections.abc import Sequence
@@ -177,6 +182,41 @@ def _answer(value: Any) -> dict[str, Any]:
         return {"ok": True, "content_type": "text/plain", "body": str(value)}
 
 
+def _read_only_numba_cache() -> None:
+    """Let an unprivileged child load otpa's compiled kernels from the in-tree cache.
+
+    numba only uses a ``__pycache__`` it can write to; the sandbox's file system
+    is read-only, so without this every kernel would be compiled again
+    (minutes).  Cache files are read as they are; new ones are not saved.
+    """
+    try:
+        from numba.core import caching
+    except ImportError:  # pragma: no cover - numba is a dependency
+        return
+
+    class ReadOnlyInTreeLocator(caching.InTreeCacheLocator):  # type: ignore[misc]
+        def ensure_cache_path(self) -> None:
+            if not os.path.isdir(self.get_cache_path()):
+                raise OSError(self.get_cache_path())
+
+    caching.CacheImpl._locator_classes.insert(0, ReadOnlyInTreeLocator)
+    save = caching.Cache.save_overload
+
+    def save_overload(self: Any, sig: Any, data: Any) -> None:
+        with contextlib.suppress(OSError):
+            save(self, sig, data)
+
+    caching.Cache.save_overload = save_overload
+
+
+def _start_clock(limit_s: float) -> None:
+    """The script's own time limit, from now: CPU seconds (hard) and an alarm (wall clock)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = math.ceil(usage.ru_utime + usage.ru_stime + limit_s)
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    signal.alarm(max(1, math.ceil(limit_s)))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the job of a scratch directory (see the module docstring)."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -184,6 +224,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     job = json.loads((scratch / "job.json").read_text(encoding="utf-8"))
     source = (scratch / "script.py").read_text(encoding="utf-8", errors="replace")
     otp = ScriptEntry(job["graphs"], job.get("pointsets_dir"))
+    _read_only_numba_cache()  # the source tree is read-only in the sandbox
+    if job.get("time_limit_s"):
+        _start_clock(float(job["time_limit_s"]))
     scope: dict[str, Any] = {"__name__": "__main__", "otp": otp}
     try:
         exec(compile(source, job.get("filename", "script.py"), "exec"), scope)
