@@ -125,7 +125,9 @@ class _Lookup:
     keys: list[str]  # unique folded names
     fuzzy_keys: list[str]  # the keys of stops, clusters and places (corners match by street)
     fuzzy_rows: npt.NDArray[np.int64]  # their rows in ``keys``
-    padded: npt.NDArray[np.str_]  # " key " for word matching
+    words: npt.NDArray[np.str_]  # sorted unique words of the keys
+    word_start: npt.NDArray[np.int64]  # CSR: keys holding each word
+    word_keys: npt.NDArray[np.int64]
     key_start: npt.NDArray[np.int64]  # CSR: entries of each key
     key_entries: npt.NDArray[np.int64]
     key_index: dict[str, int]
@@ -382,7 +384,7 @@ class GeocodeIndex:
             keys=key_list,
             fuzzy_keys=[key_list[i] for i in fuzzy_rows.tolist()],
             fuzzy_rows=fuzzy_rows.astype(np.int64),
-            padded=np.char.add(np.char.add(" ", keys.astype(str)), " "),
+            **_word_index(key_list),
             key_start=start,
             key_entries=order.astype(np.int64),
             key_index={k: i for i, k in enumerate(key_list)},
@@ -497,13 +499,19 @@ class GeocodeIndex:
     @staticmethod
     def _word_candidates(lk: _Lookup, text: str, *, autocomplete: bool, add: Any) -> None:
         """Tier 1: names holding every query word (as a word prefix when autocompleting)."""
-        mask = np.ones(len(lk.keys), dtype=bool)
+        hits: npt.NDArray[np.int64] | None = None
         for word in text.split():
-            needle = f" {word}" if autocomplete else f" {word} "
-            mask &= np.strings.find(lk.padded, needle) >= 0
-            if not mask.any():
+            lo = int(np.searchsorted(lk.words, word, side="left"))
+            if autocomplete:  # every word starting with it: one contiguous range
+                hi = int(np.searchsorted(lk.words, word + "\U0010ffff", side="left"))
+            else:
+                hi = lo + 1 if lo < len(lk.words) and lk.words[lo] == word else lo
+            found = np.unique(lk.word_keys[lk.word_start[lo] : lk.word_start[hi]])
+            hits = found if hits is None else np.intersect1d(hits, found, assume_unique=True)
+            if not len(hits):
                 return
-        hits = np.flatnonzero(mask)
+        if hits is None:
+            return
         subset = [lk.keys[i] for i in hits.tolist()]
         scores = process.cdist([text], subset, scorer=fuzz.ratio, dtype=np.float32)[0]
         best = np.argsort(-scores, kind="stable")[: _FUZZY_CANDIDATES * 2]
@@ -543,7 +551,7 @@ class GeocodeIndex:
             found = process.extract(
                 part,
                 lk.streets,
-                scorer=fuzz.WRatio,
+                scorer=fuzz.ratio,
                 processor=None,
                 limit=_STREET_CANDIDATES,
                 score_cutoff=_STREET_CUTOFF,
@@ -556,6 +564,21 @@ class GeocodeIndex:
                 entries = lk.corners.get((sa, sb))
                 if entries:
                     add(entries, 1, min(score_a, score_b))
+
+
+def _word_index(keys: Sequence[str]) -> dict[str, Any]:
+    """Sorted unique words and, per word, the keys holding it (CSR)."""
+    pairs = sorted({(w, k) for k, key in enumerate(keys) for w in key.split()})
+    words = [w for w, _ in pairs]
+    vocabulary, first = np.unique(np.array(words or [""], dtype=str), return_index=True)
+    if not pairs:
+        vocabulary, first = vocabulary[:0], first[:0]
+    start = np.append(first, len(pairs)).astype(np.int64)
+    return {
+        "words": vocabulary,
+        "word_start": start,
+        "word_keys": np.array([k for _, k in pairs], dtype=np.int64),
+    }
 
 
 def _check_bbox(

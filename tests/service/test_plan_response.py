@@ -480,6 +480,12 @@ def test_message_table() -> None:
         "BOGUS_PARAMETER": 413,
         "TOO_CLOSE": 409,
         "LOCATION_NOT_ACCESSIBLE": 470,
+        "GEOCODE_FROM_NOT_FOUND": 440,
+        "GEOCODE_TO_NOT_FOUND": 450,
+        "GEOCODE_FROM_TO_NOT_FOUND": 460,
+        "GEOCODE_FROM_AMBIGUOUS": 340,
+        "GEOCODE_TO_AMBIGUOUS": 350,
+        "GEOCODE_FROM_TO_AMBIGUOUS": 360,
     }
     assert planner_error("SYSTEM_ERROR")["msg"] == (
         "We're sorry. The trip planner is temporarily unavailable. Please try again later."
