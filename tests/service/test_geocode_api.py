@@ -301,3 +301,37 @@ def test_plan_geocode_errors(
     error = plan(svc, **params)["error"]
     assert (error["message"], error["id"]) == (message, error_id)
     assert error["noPath"] is True
+
+
+# -- configuration ---------------------------------------------------------------------------------
+
+
+def test_geocoder_and_scripting_config(tmp_path: Path) -> None:
+    from service.config import ConfigError, ServiceConfig, load_config
+
+    path = tmp_path / "service.yml"
+    path.write_text(
+        "geocoder: pelias\ngeocoder_url: http://pelias.local:4000\ngeocoder_timeout_s: 2\n"
+        "scripting_enabled: true\nscript_time_limit_s: 30\n"
+        "script_memory_limit_bytes: 1073741824\n",
+        encoding="utf-8",
+    )
+    config = load_config(path, env={})
+    assert (config.geocoder, config.geocoder_url, config.geocoder_timeout_s) == (
+        "pelias",
+        "http://pelias.local:4000",
+        2.0,
+    )
+    assert (config.scripting_enabled, config.script_time_limit_s) == (True, 30.0)
+    assert config.script_memory_limit_bytes == 1024**3
+    assert ServiceConfig().scripting_enabled is False
+    for bad in (
+        {"geocoder": "bing"},
+        {"geocoder": "nominatim"},
+        {"geocoder": "nominatim", "geocoder_url": "ftp://x"},
+        {"geocoder_timeout_s": 0},
+        {"script_time_limit_s": -1},
+        {"script_memory_limit_bytes": 1024},
+    ):
+        with pytest.raises(ConfigError):
+            ServiceConfig(**bad)
