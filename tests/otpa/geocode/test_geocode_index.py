@@ -278,3 +278,14 @@ def test_porto_alegre_accents() -> None:
     assert g.search("estacao farapos")[0].name == "ESTACAO FARRAPOS"  # misspelled
     assert g.search("Protásio Alves")[0].name == "PROTASIO ALVES"
     assert np.all([r.kind == "stop" for r in g.search("Protásio Alves", corners=False)])
+
+
+def test_clusters_are_the_index_apis_clusters(atlanta: TransportNetwork) -> None:
+    from otpa.index import TransitIndex
+
+    g = atlanta.geocoder()
+    mine = {g.ids[i]: (g.lat[i], g.lon[i]) for i in np.flatnonzero(np.asarray(g.kind) == 1)}
+    theirs = {c.id: (c.lat, c.lon) for c in TransitIndex(atlanta).list_clusters()}
+    assert set(mine) == set(theirs)
+    for cid, (lat, lon) in theirs.items():
+        assert mine[cid] == pytest.approx((lat, lon), abs=1e-9)
