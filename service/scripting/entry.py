@@ -141,13 +141,18 @@ class ScriptEntry:
 
     # -- point sets and output ------------------------------------------------------------------
     def load_pointset(self, name: str) -> Any:
-        """A point set of the service's point-set folder (``<name>.csv`` or ``.geojson``)."""
+        """A point set of the point-set folder: ``<name>`` + ``.csv``, ``.json`` or ``.geojson``."""
         from otpa.analysis import PointSet
 
         if self._pointsets is None:
             msg = "the service has no point-set folder"
             raise LookupError(msg)
-        for suffix, reader in ((".csv", PointSet.from_csv), (".geojson", PointSet.from_geojson)):
+        readers = (
+            (".csv", PointSet.from_csv),
+            (".json", PointSet.from_geojson),
+            (".geojson", PointSet.from_geojson),
+        )
+        for suffix, reader in readers:
             path = self._pointsets / f"{Path(name).name}{suffix}"
             if path.is_file():
                 return reader(path)
