@@ -38,7 +38,7 @@ from service.handlers.plan import PlanHandler
 from service.handlers.profile import profile_urls
 from service.handlers.routers import RouterHandler, RouterListHandler
 from service.handlers.scenarios import scenario_urls
-from service.handlers.scripting import ScriptRunHandler
+from service.handlers.scripting import scripting_urls
 from service.handlers.server_info import ServerInfoHandler
 from service.otp1.server_info import read_cpu_info, server_info
 from service.registry import RouterRegistry
@@ -104,9 +104,9 @@ def make_app(
         *profile_urls(analysis),
         *scenario_urls(args),
         tornado.web.url(r"/otp/routers/([^/]+)/plan/?", PlanHandler, args, name="plan"),
-        # geocoding (built-in, external, municoder)
+        # geocoding (built-in, external, municoder) and the opt-in script runner
         *geocode_urls(args),
-        tornado.web.url(r"/otp/scripting/run/?", ScriptRunHandler, args),
+        *scripting_urls(args),
     ]
     return tornado.web.Application(
         urls,

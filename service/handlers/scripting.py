@@ -12,21 +12,36 @@ breach a 400 saying which limit.  At most two scripts run at once.
 from __future__ import annotations
 
 import asyncio
+from typing import Any
+
+from tornado.web import URLSpec, url
 
 from service.auth import ROLE_ROUTERS
-from service.handlers.base import BaseHandler
+from service.handlers.base import BaseHandler, ServiceContext
 from service.otp1.errors import ApiError
 from service.scripting.runner import run_script
 
-__all__ = ["DISABLED_MESSAGE", "ScriptRunHandler"]
+__all__ = ["DISABLED_MESSAGE", "MAX_CONCURRENT_SCRIPTS", "ScriptRunHandler", "scripting_urls"]
 
 #: OTP 1.x's refusal (sic).
 DISABLED_MESSAGE = "Scripting web-service is desactivated for security reasons."
-_RUNNING = asyncio.Semaphore(2)
+#: Scripts one application runs at once (others wait for a slot).
+MAX_CONCURRENT_SCRIPTS = 2
+
+
+def scripting_urls(args: dict[str, Any]) -> list[URLSpec]:
+    """The URL table row of the script runner (one set of run slots per application)."""
+    slots = asyncio.Semaphore(MAX_CONCURRENT_SCRIPTS)
+    return [url(r"/otp/scripting/run/?", ScriptRunHandler, {**args, "slots": slots})]
 
 
 class ScriptRunHandler(BaseHandler):
     """``/otp/scripting/run`` (see the module docstring)."""
+
+    def initialize(self, ctx: ServiceContext, slots: asyncio.Semaphore) -> None:  # type: ignore[override]
+        """Receive the context and the application's run slots."""
+        super().initialize(ctx)
+        self._slots = slots
 
     async def post(self) -> None:
         """Run the uploaded script and answer with its result."""
@@ -46,7 +61,7 @@ class ScriptRunHandler(BaseHandler):
             path = self.registry.graph_path(router_id) if self.registry.graphs_dir else None
             if path is not None and path.is_file():
                 graphs[router_id] = str(path)
-        async with _RUNNING:
+        async with self._slots:
             result = await run_script(
                 upload["body"],
                 filename=filename,
