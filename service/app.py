@@ -14,6 +14,9 @@ Path                                       Methods
 ``/otp/routers/{routerId}/plan``           GET plan a trip (TripPlan or PlannerError)
 ``/otp/routers/{routerId}/inspector/...``  GET inspector layers and tiles (incl. the basemap)
 ``/otp/routers/{routerId}/walk_comfort``   GET reload every router's walk-comfort rules
+``/otp/routers/{routerId}/geocode``        GET the built-in geocoder (stops, corners, places)
+``/otp/geocode``, ``/otp/municoder``       GET external geocoder; municipality at a point
+``/otp/scripting/run``                     POST run a Python script (opt-in, ROUTERS role)
 anything else                              404 JSON
 =========================================  ======================================================
 
@@ -34,6 +37,7 @@ from service.analyst.state import AnalystState
 from service.config import ServiceConfig
 from service.handlers.analyst import analyst_urls
 from service.handlers.base import Builder, NotFoundHandler, ServiceContext
+from service.handlers.geocode import geocode_urls
 from service.handlers.health import LivenessHandler, ReadinessHandler
 from service.handlers.index import index_urls
 from service.handlers.inspector import inspector_urls
@@ -42,6 +46,7 @@ from service.handlers.plan import PlanHandler
 from service.handlers.profile import profile_urls
 from service.handlers.routers import RouterHandler, RouterListHandler
 from service.handlers.scenarios import scenario_urls
+from service.handlers.scripting import scripting_urls
 from service.handlers.server_info import ServerInfoHandler
 from service.handlers.walk_comfort import WalkComfortHandler
 from service.otp1.server_info import read_cpu_info, server_info
@@ -116,6 +121,9 @@ def make_app(
         *inspector_urls(args),
         tornado.web.url(r"/otp/routers/([^/]+)/walk_comfort/?", WalkComfortHandler, args),
         tornado.web.url(r"/otp/routers/([^/]+)/plan/?", PlanHandler, args, name="plan"),
+        # geocoding (built-in, external, municoder) and the opt-in script runner
+        *geocode_urls(args),
+        *scripting_urls(args),
     ]
     return tornado.web.Application(
         urls,

@@ -47,6 +47,8 @@ __all__ = [
     "DEFAULT_MAX_SURFACES",
     "DEFAULT_MAX_UNZIPPED_BYTES",
     "DEFAULT_MAX_UPLOAD_BYTES",
+    "DEFAULT_SCRIPT_MEMORY_BYTES",
+    "GEOCODER_BACKENDS",
     "ConfigError",
     "ConfigWarning",
     "ServiceConfig",
@@ -66,6 +68,10 @@ DEFAULT_MAX_ANALYSIS_CELLS = 250_000
 #: Largest point set accepted by ``POST /otp/pointsets`` (16 MiB).
 DEFAULT_MAX_POINTSET_BYTES = 16 * 1024**2
 _MAX_PORT = 65535
+#: Address space one script run may use (2 GiB).
+DEFAULT_SCRIPT_MEMORY_BYTES = 2 * 1024**3
+#: Backends of ``GET /otp/geocode``.
+GEOCODER_BACKENDS = ("builtin", "nominatim", "pelias")
 
 
 class ConfigError(ValueError):
@@ -114,6 +120,18 @@ class ServiceConfig:
         Most grid cells one analyst request (isochrone, timegrid, surface...) may compute.
     max_pointset_bytes
         Largest point-set upload.
+    geocoder
+        Backend of ``GET /otp/geocode``: ``builtin`` (the default router's own
+        index, offline), ``nominatim`` or ``pelias`` (HTTP services at ``geocoder_url``).
+    geocoder_url
+        Base URL of the HTTP geocoder (``https://nominatim.example.org``).
+    geocoder_timeout_s
+        Time limit of one HTTP geocoder request.
+    scripting_enabled
+        Serve ``POST /otp/scripting/run`` (off by default; callers also need the
+        ROUTERS role).
+    script_time_limit_s, script_memory_limit_bytes
+        CPU/wall time and address-space limits of one script run.
     """
 
     graphs_dir: Path | None = None
@@ -131,6 +149,13 @@ class ServiceConfig:
     max_surfaces: int = DEFAULT_MAX_SURFACES
     max_analysis_cells: int = DEFAULT_MAX_ANALYSIS_CELLS
     max_pointset_bytes: int = DEFAULT_MAX_POINTSET_BYTES
+    # -- geocoding and the script runner --
+    geocoder: str = "builtin"
+    geocoder_url: str | None = None
+    geocoder_timeout_s: float = 5.0
+    scripting_enabled: bool = False
+    script_time_limit_s: float = 60.0
+    script_memory_limit_bytes: int = DEFAULT_SCRIPT_MEMORY_BYTES
 
     def __post_init__(self) -> None:
         for name in ("graphs_dir", "scenarios_dir", "pointsets_dir"):
@@ -160,6 +185,27 @@ class ServiceConfig:
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 msg = f"{name} must be a positive integer, not {value!r}"
                 raise ConfigError(msg)
+        self._check_geocoding_and_scripting()
+
+    def _check_geocoding_and_scripting(self) -> None:
+        if self.geocoder not in GEOCODER_BACKENDS:
+            msg = f"geocoder must be one of {', '.join(GEOCODER_BACKENDS)}, not {self.geocoder!r}"
+            raise ConfigError(msg)
+        url = self.geocoder_url
+        if self.geocoder != "builtin" and (
+            not isinstance(url, str) or not url.startswith(("http://", "https://"))
+        ):
+            msg = f"geocoder {self.geocoder} needs geocoder_url, an http(s) URL, not {url!r}"
+            raise ConfigError(msg)
+        for name in ("geocoder_timeout_s", "script_time_limit_s"):
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
+                msg = f"{name} must be a positive number, not {value!r}"
+                raise ConfigError(msg)
+        limit = self.script_memory_limit_bytes
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 64 * 1024**2:
+            msg = f"script_memory_limit_bytes must be an integer >= 64 MiB, not {limit!r}"
+            raise ConfigError(msg)
 
 
 # -- loading ----------------------------------------------------------------------------------
@@ -298,6 +344,12 @@ _CONVERTERS: dict[str, Any] = {
     "max_surfaces": _int,
     "max_analysis_cells": _int,
     "max_pointset_bytes": _int,
+    "geocoder": lambda k, v: _expect(k, v, str, "builtin, nominatim or pelias"),
+    "geocoder_url": lambda k, v: None if v is None else _expect(k, v, str, "a URL"),
+    "geocoder_timeout_s": lambda k, v: float(_expect(k, v, (int, float), "a number")),
+    "scripting_enabled": _bool,
+    "script_time_limit_s": lambda k, v: float(_expect(k, v, (int, float), "a number")),
+    "script_memory_limit_bytes": _int,
 }
 
 

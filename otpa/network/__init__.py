@@ -7,8 +7,16 @@ never unpickled (see :mod:`otpa.network._container`).
 
 from __future__ import annotations
 
+from otpa.network._geocoding import build_geocode_index
 from otpa.network.build import BuildReport, build_network
 from otpa.network.config import BuildConfig, load_build_config
 from otpa.network.transport_network import TransportNetwork
 
-__all__ = ["BuildConfig", "BuildReport", "TransportNetwork", "build_network", "load_build_config"]
+__all__ = [
+    "BuildConfig",
+    "BuildReport",
+    "TransportNetwork",
+    "build_geocode_index",
+    "build_network",
+    "load_build_config",
+]

@@ -22,6 +22,7 @@ class BuildInputs:
     elevation: list[Path] = field(default_factory=list)
     config: Path | None = None
     skipped: list[tuple[Path, str]] = field(default_factory=list)
+    boundaries: Path | None = None
 
     @property
     def all_files(self) -> list[Path]:
@@ -50,7 +51,8 @@ def discover_inputs(directory: Path) -> BuildInputs:
       sub-folders holding GTFS text files; ``directory`` itself when it holds them.
     * OSM: ``*.pbf``, ``*.osm`` (and ``*.osm.xml``).
     * Elevation: ``*.tif``, ``*.tiff``.
-    * ``build-config.json``.
+    * ``build-config.json``;
+    * ``boundaries.geojson``: municipality boundaries for the municoder.
 
     Zip archives that are not GTFS (e.g. fare configurations) are skipped and
     reported; corrupt archives raise.
@@ -86,10 +88,12 @@ def discover_inputs(directory: Path) -> BuildInputs:
         elif name.endswith((".tif", ".tiff")):
             elevation.append(path)
     config = directory / "build-config.json"
+    boundaries = directory / "boundaries.geojson"
     return BuildInputs(
         gtfs=gtfs,
         osm=osm,
         elevation=elevation,
         config=config if config.is_file() else None,
         skipped=skipped,
+        boundaries=boundaries if boundaries.is_file() else None,
     )

@@ -12,6 +12,7 @@ from typing import Any
 from otpa._version import __version__
 from otpa.errors import NetworkBuildError, OtpaWarning
 from otpa.network._discover import BuildInputs, discover_inputs
+from otpa.network._geocoding import build_geocode_index, build_municipalities
 from otpa.network._links import link_network
 from otpa.network.config import BuildConfig, load_build_config
 from otpa.network.transport_network import TransportNetwork, compute_convex_hull, now_ms
@@ -125,6 +126,7 @@ def build_network(
         elevation=[*inputs.elevation, *map(Path, elevation)],
         config=inputs.config,
         skipped=inputs.skipped,
+        boundaries=inputs.boundaries,
     )
     if not inputs.gtfs and not inputs.osm:
         msg = f"nothing to build: no GTFS feed and no OSM file found in {source}"
@@ -195,6 +197,13 @@ def _build(
         start_step=steps.start,
         warn=report.warnings.append,
     )
+    features = _features(osm_data)
+    steps.start("geocoder index")
+    geocode = build_geocode_index(transit, links.street, features["places"])
+    steps.start("municipality boundaries")
+    municipalities = build_municipalities(
+        inputs.osm, inputs.boundaries, config.municipality_admin_level
+    )
     steps.stop()
 
     network = TransportNetwork(
@@ -205,13 +214,15 @@ def _build(
         transfer_offsets=links.transfer_offsets,
         transfer_to=links.transfer_to,
         transfer_distance_m=links.transfer_distance_m,
-        features=_features(osm_data),
+        features=features,
         meta={},
         walk_comfort=(
             WalkComfort(osm_data.way_tags, walk_rules)
             if osm_data is not None and osm_data.way_tags is not None
             else None
         ),
+        geocode=geocode,
+        municipalities=municipalities,
     )
     lat, lon = network._coordinates()
     meta: dict[str, Any] = {
@@ -245,6 +256,7 @@ def _features(osm_data: Any) -> dict[str, list[dict[str, Any]]]:
         "park_and_ride": [],
         "bike_parking": [],
         "bike_rental": [],
+        "places": [],
     }
     if osm_data is None:
         return out

@@ -65,6 +65,10 @@ class BuildConfig:
         (``build-config.json`` ``straightLineTransfers``).  Off by default: as
         in OTP 1.x, without streets a traveller moves between stops only along
         transfers.txt rows and between the stops of one parent station.
+    municipality_admin_level
+        OSM ``admin_level`` of the ``boundary=administrative`` relations kept as
+        municipality boundaries for the municoder (a ``boundaries.geojson`` file
+        in the build folder is used instead when present).
     """
 
     max_transfer_distance_m: float = 2000.0
@@ -75,6 +79,7 @@ class BuildConfig:
     time_zone: str | None = None
     walk_speed_mps: float = 1.33
     straight_line_transfers: bool = False
+    municipality_admin_level: int = 8
 
     def to_dict(self) -> dict[str, Any]:
         """The options as a JSON-serialisable dict."""
@@ -90,6 +95,7 @@ _KEYS = {
     "timeZone": "time_zone",
     "walkSpeed": "walk_speed_mps",
     "straightLineTransfers": "straight_line_transfers",
+    "municipalityAdminLevel": "municipality_admin_level",
 }
 
 

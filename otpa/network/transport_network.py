@@ -18,6 +18,7 @@ from otpa.types import FloatArray, Int32Array, IntArray, PathLike
 from otpa.walkcomfort import WalkComfort, attach_walk_comfort
 
 if TYPE_CHECKING:
+    from otpa.geocode import GeocodeIndex, MunicipalityIndex
     from otpa.street import StreetGraph
 
 __all__ = ["QUANTIZED_MEMBERS", "TransportNetwork"]
@@ -72,6 +73,11 @@ class TransportNetwork:
         The ways' walk-relevant OSM tags and the walk-comfort rules in force
         (:mod:`otpa.walkcomfort`), or None; its factors apply to the street graph's
         walking costs.
+    geocode
+        The built-in geocoder's index (stops, clusters, corners, places), or None
+        for graphs saved before it existed (see :meth:`geocoder`).
+    municipalities
+        Municipality boundaries for the municoder, or None.
     """
 
     transit: TransitModel
@@ -84,6 +90,9 @@ class TransportNetwork:
     features: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
     walk_comfort: WalkComfort | None = None
+    geocode: GeocodeIndex | None = None
+    municipalities: MunicipalityIndex | None = None
+    _lazy: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.street is not None and self.walk_comfort is not None:
@@ -129,6 +138,12 @@ class TransportNetwork:
             walk_arrays, walk_docs = self.walk_comfort.to_members()
             arrays.update(walk_arrays)
             documents.update(walk_docs)
+        if self.geocode is not None:
+            geo_arrays, geo_docs = self.geocode.to_members()
+            arrays.update(geo_arrays)
+            documents.update(geo_docs)
+        if self.municipalities is not None:
+            documents["municipalities"] = self.municipalities.to_document()
         meta = dict(self.meta)
         meta["has_street"] = self.street is not None
         return write_container(
@@ -163,6 +178,7 @@ class TransportNetwork:
             If the file is corrupt, truncated, not a graph or of a newer format.
         """
         from otpa.errors import GraphFormatError
+        from otpa.geocode import GeocodeIndex, MunicipalityIndex
         from otpa.street import StreetGraph
 
         container = read_container(path, verify=verify)
@@ -183,11 +199,31 @@ class TransportNetwork:
                 features=docs.get("features", {}),
                 meta=dict(container.meta),
                 walk_comfort=WalkComfort.from_members(arrays, docs),
+                geocode=GeocodeIndex.from_members(arrays, docs),
+                municipalities=MunicipalityIndex.from_document(docs["municipalities"])
+                if isinstance(docs.get("municipalities"), list)
+                else None,
             )
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             msg = f"{path} is not a usable otpa graph: missing or malformed content ({exc})"
             raise GraphFormatError(msg) from None
         return network
+
+    def geocoder(self) -> GeocodeIndex:
+        """The geocoder index: the stored one, else one built now from the network (cached).
+
+        Graphs saved before the geocoder existed have no stored index; theirs
+        is built on first use from the stops, the street names and the places.
+        """
+        if self.geocode is not None:
+            return self.geocode
+        cached: GeocodeIndex | None = self._lazy.get("geocode")
+        if cached is None:
+            from otpa.network._geocoding import build_geocode_index
+
+            cached = build_geocode_index(self.transit, self.street, self.features.get("places", []))
+            self._lazy["geocode"] = cached
+        return cached
 
     # -- descriptive properties (RouterInfo and summaries) ----------------------------
     @property

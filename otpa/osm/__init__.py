@@ -6,6 +6,8 @@ OpenTripPlanner 1.x's default set; ``otpa/osm/README.md`` lists them and the dev
 
 from __future__ import annotations
 
+from otpa.osm._boundaries import AdminBoundary, read_admin_boundaries
+from otpa.osm._places import place_kind
 from otpa.osm._reader import read_osm
 from otpa.osm._way_tags import WALK_TAG_KEYS
 from otpa.osm.model import (
@@ -45,9 +47,12 @@ __all__ = [
     "FLAG_WHEELCHAIR_NO",
     "WALK",
     "WALK_TAG_KEYS",
+    "AdminBoundary",
     "OsmFeature",
     "OsmStreetData",
     "TurnRestriction",
     "WayTags",
+    "place_kind",
+    "read_admin_boundaries",
     "read_osm",
 ]

@@ -12,6 +12,7 @@ from otpa.osm._areas import MAX_ENTRANCES, ring_corners, visible_pairs
 from otpa.osm._barriers import barrier_blocked_bits
 from otpa.osm._features import collect_features
 from otpa.osm._multipolygons import AreaRing, multipolygon_rings
+from otpa.osm._places import collect_places
 from otpa.osm._restrictions import (
     PendingRestriction,
     finish_restrictions,
@@ -476,5 +477,6 @@ def _assemble(
         park_and_ride=features["park_and_ride"],
         bike_parking=features["bike_parking"],
         bike_rental=features["bike_rental"],
+        places=collect_places(data),
         warnings=warnings,
     )

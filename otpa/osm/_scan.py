@@ -9,6 +9,7 @@ from pathlib import Path
 import osmium
 
 from otpa.errors import OsmError
+from otpa.osm._places import place_kind
 from otpa.osm._ways import AREA_KINDS, routable_kind
 
 __all__ = [
@@ -22,6 +23,8 @@ __all__ = [
 
 FEATURE_AMENITIES = frozenset({"parking", "bicycle_parking", "bicycle_rental"})
 _FILTER_KEYS = ("highway", "railway", "public_transport", "amenity", "barrier", "type")
+#: Further keys of named places kept for the geocoder (see :mod:`otpa.osm._places`).
+_PLACE_FILTER_KEYS = ("shop", "tourism", "leisure", "historic", "office", "place", "aeroway")
 
 
 @dataclass
@@ -61,6 +64,8 @@ class RawData:
     restrictions: dict[int, RawRelation] = field(default_factory=dict)
     area_relations: dict[int, RawRelation] = field(default_factory=dict)
     area_member_ways: dict[int, RawWay] = field(default_factory=dict)
+    place_nodes: dict[int, tuple[float, float, dict[str, str]]] = field(default_factory=dict)
+    place_ways: dict[int, RawWay] = field(default_factory=dict)
     node_refs: list[int] = field(default_factory=list)
     node_x: list[int] = field(default_factory=list)
     node_y: list[int] = field(default_factory=list)
@@ -154,6 +159,38 @@ def _scan_area_members(
         data.area_member_ways[obj.id] = RawWay(obj.id, dict(obj.tags), start, len(refs) - start)
 
 
+def _keep_place_node(data: RawData, obj: osmium.osm.Node) -> None:
+    """Keep a named place node for the geocoder (see :mod:`otpa.osm._places`)."""
+    tags = obj.tags
+    if (
+        "name" in tags
+        and obj.id not in data.place_nodes
+        and obj.location.valid()
+        and place_kind(tags) is not None
+    ):
+        data.place_nodes[obj.id] = (obj.location.lat, obj.location.lon, dict(tags))
+
+
+def _keep_way(data: RawData, obj: osmium.osm.Way) -> None:
+    """Keep a routable way, a feature way (parking, bike rental) or a named place way."""
+    tags = obj.tags
+    way_id = obj.id
+    street = routable_kind(tags) is not None
+    feature = tags.get("amenity") in FEATURE_AMENITIES
+    place = "name" in tags and place_kind(tags) is not None
+    if not (street or feature or place) or way_id in data.ways:
+        return
+    if way_id in data.feature_ways or way_id in data.place_ways:
+        return
+    raw = _add_way(data, obj)
+    if street:
+        data.ways[way_id] = raw
+    if feature:
+        data.feature_ways[way_id] = raw
+    if place:
+        data.place_ways[way_id] = raw
+
+
 def _scan_one(path: Path, store: osmium.index.LocationTable, data: RawData) -> None:
     fmt = _file_format(path)
     source = osmium.io.File(str(path), fmt) if fmt else str(path)
@@ -161,7 +198,7 @@ def _scan_one(path: Path, store: osmium.index.LocationTable, data: RawData) -> N
         osmium.FileProcessor(source)
         # pyosmium accepts a LocationTable here, though its annotation says str only.
         .with_locations(store)  # type: ignore[arg-type]
-        .with_filter(osmium.filter.KeyFilter(*_FILTER_KEYS))
+        .with_filter(osmium.filter.KeyFilter(*_FILTER_KEYS, *_PLACE_FILTER_KEYS))
     )
     for obj in processor:
         if isinstance(obj, osmium.osm.Node):
@@ -172,18 +209,9 @@ def _scan_one(path: Path, store: osmium.index.LocationTable, data: RawData) -> N
                 loc = obj.location
                 if loc.valid():
                     data.feature_nodes[obj.id] = (loc.lat, loc.lon, dict(tags))
+            _keep_place_node(data, obj)
         elif isinstance(obj, osmium.osm.Way):
-            tags = obj.tags
-            way_id = obj.id
-            street = routable_kind(tags) is not None
-            feature = tags.get("amenity") in FEATURE_AMENITIES
-            if not (street or feature) or way_id in data.ways or way_id in data.feature_ways:
-                continue
-            raw = _add_way(data, obj)
-            if street:
-                data.ways[way_id] = raw
-            if feature:
-                data.feature_ways[way_id] = raw
+            _keep_way(data, obj)
         elif isinstance(obj, osmium.osm.Relation):
             tags = obj.tags
             if tags.get("type") == "restriction" and obj.id not in data.restrictions:

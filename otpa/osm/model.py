@@ -183,8 +183,9 @@ class OsmStreetData:
         ``FLAG_BOGUS_NAME``).  ``highway_kinds``: highway tag values.
     Other
         ``restrictions``: turn restrictions; ``park_and_ride``, ``bike_parking``,
-        ``bike_rental``: point features; ``bounds``: (min_lon, min_lat,
-        max_lon, max_lat) of the vertices; ``way_tags``: the walk-relevant tags of
+        ``bike_rental``: point features; ``places``: named places and points
+        of interest (for the geocoder, see ``otpa/osm/_places.py``); ``bounds``: (min_lon,
+        min_lat, max_lon, max_lat) of the vertices; ``way_tags``: the walk-relevant tags of
         the kept ways (:class:`WayTags`), or None.
     """
 
@@ -213,6 +214,7 @@ class OsmStreetData:
     park_and_ride: list[OsmFeature] = field(default_factory=list)
     bike_parking: list[OsmFeature] = field(default_factory=list)
     bike_rental: list[OsmFeature] = field(default_factory=list)
+    places: list[OsmFeature] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     way_tags: WayTags | None = None
 

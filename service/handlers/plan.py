@@ -29,6 +29,7 @@ from otpa.routing.request import PlanRequest
 from service.handlers.base import BaseHandler, ServiceContext
 from service.handlers.scenarios import scenario_network
 from service.otp1.errors import ApiError
+from service.otp1.geocode_places import geocode_places
 from service.otp1.plan_params import RoutingDefaults, plan_request_from_query
 from service.otp1.plan_response import (
     error_response,
@@ -94,6 +95,7 @@ class PlanHandler(BaseHandler):
         parameters = request_parameters(query)
         time_zone = str(network.time_zone)
         try:
+            query = geocode_places(network, query)  # place names -> coordinates (GEOCODE_*)
             request = plan_request_from_query(
                 query,
                 time_zone=time_zone,

@@ -102,6 +102,28 @@ MESSAGES: Mapping[str, tuple[int, str]] = {
         "The request has errors that the server is not willing or able to process.",
     ),
     "TOO_CLOSE": (409, "Origin is within a trivial distance of the destination."),
+    # geocoded fromPlace/toPlace (service/otp1/geocode_places.py)
+    "GEOCODE_FROM_NOT_FOUND": (440, "Origin is unknown. Can you be a bit more descriptive?"),
+    "GEOCODE_TO_NOT_FOUND": (450, "Destination is unknown.  Can you be a bit more descriptive?"),
+    "GEOCODE_FROM_TO_NOT_FOUND": (
+        460,
+        "Both origin and destination are unknown. Can you be a bit more descriptive?",
+    ),
+    "GEOCODE_FROM_AMBIGUOUS": (
+        340,
+        "The trip planner is unsure of the location you want to start from. "
+        "Please select from the following options, or be more specific.",
+    ),
+    "GEOCODE_TO_AMBIGUOUS": (
+        350,
+        "The trip planner is unsure of the destination you want to go to. "
+        "Please select from the following options, or be more specific.",
+    ),
+    "GEOCODE_FROM_TO_AMBIGUOUS": (
+        360,
+        "Both origin and destination are ambiguous. "
+        "Please select from the following options, or be more specific.",
+    ),
     # OTP 1.x mapped this code but had no text for it (and never raised it)
     "LOCATION_NOT_ACCESSIBLE": (
         470,
@@ -131,11 +153,11 @@ PLANNER_ERRORS: tuple[tuple[type[BaseException], str], ...] = (
     (PlanningError, "PATH_NOT_FOUND"),
 )
 
-#: ``InvalidRequestError`` codes answered with their own PlannerError; every other
-#: invalid parameter is a ``BOGUS_PARAMETER``.
+#: ``InvalidRequestError`` codes answered with their own PlannerError (the geocoder's
+#: ``GEOCODE_*`` codes included); every other invalid parameter is a ``BOGUS_PARAMETER``.
 BODY_ERROR_CODES = frozenset(
     {"BOGUS_PARAMETER", "OUTSIDE_BOUNDS", "UNDERSPECIFIED_TRIANGLE", "TRIANGLE_NOT_AFFINE"}
-)
+) | frozenset(code for code in MESSAGES if code.startswith("GEOCODE_"))
 # ibi's NO_PATHS_AFTER_FILTERING error carried no ``message`` enum name
 _NO_MESSAGE_NAME = frozenset({"NO_PATHS_AFTER_FILTERING"})
 _MISSING_BY_PARAMETER = {"fromPlace": "from", "toPlace": "to", "intermediatePlaces": "intermediate"}

@@ -487,6 +487,12 @@ def test_message_table() -> None:
         "LOCATION_NOT_ACCESSIBLE": 470,
         "UNDERSPECIFIED_TRIANGLE": 370,
         "TRIANGLE_NOT_AFFINE": 371,
+        "GEOCODE_FROM_NOT_FOUND": 440,
+        "GEOCODE_TO_NOT_FOUND": 450,
+        "GEOCODE_FROM_TO_NOT_FOUND": 460,
+        "GEOCODE_FROM_AMBIGUOUS": 340,
+        "GEOCODE_TO_AMBIGUOUS": 350,
+        "GEOCODE_FROM_TO_AMBIGUOUS": 360,
     }
     assert planner_error("SYSTEM_ERROR")["msg"] == (
         "We're sorry. The trip planner is temporarily unavailable. Please try again later."
