@@ -19,7 +19,8 @@ import math
 import re
 from typing import Any
 
-from tornado.web import URLSpec, url
+from tornado.routing import URLSpec
+from tornado.web import url
 
 from otpa.geocode import MAX_RESULTS, GeocodeQueryError
 from service.geocoding import Geocoder, GeocoderUnavailableError, make_geocoder

@@ -14,7 +14,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from tornado.web import URLSpec, url
+from tornado.routing import URLSpec
+from tornado.web import url
 
 from service.auth import ROLE_ROUTERS
 from service.handlers.base import BaseHandler, ServiceContext

@@ -211,7 +211,7 @@ def _read_only_numba_cache() -> None:
         with contextlib.suppress(OSError):
             save(self, sig, data)
 
-    caching.Cache.save_overload = save_overload
+    caching.Cache.save_overload = save_overload  # type: ignore[method-assign]
 
 
 def _start_clock(limit_s: float) -> None:
