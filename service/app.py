@@ -105,6 +105,7 @@ def make_app(
     links = [
         LandingLink("/otp", "ServerInfo", "the OTP 1.x API's root: version and build"),
         LandingLink("/otp/routers", "RouterList", "every router with its extent and modes"),
+        LandingLink("/otp/health/ready", "Readiness", "whether every configured router is loaded"),
     ]
     urls = [
         tornado.web.url(r"/", LandingHandler, {**args, "links": links}, name="landing"),

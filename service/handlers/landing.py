@@ -73,7 +73,8 @@ def _router_row(router_id: str, info: Mapping[str, Any], is_default: bool) -> st
         f'<a href="{base}">RouterInfo</a> · '
         f'<a href="{base}/index/agencies">agencies</a> · '
         f'<a href="{base}/index/routes">routes</a> · '
-        f'<a href="{base}/index/stops">stops</a><br>'
+        f'<a href="{base}/index/stops">stops</a> · '
+        f'<a href="{base}/inspector/layers">inspector layers</a><br>'
         f'<a href="{base}/plan?{html.escape(plan)}">a sample trip plan</a> '
         f"<small>(edit <code>fromPlace</code>, <code>toPlace</code>, <code>date</code>, "
         f"<code>time</code>)</small></td></tr>"
