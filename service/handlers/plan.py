@@ -18,17 +18,16 @@ answered 200 with ``GRAPH_UNAVAILABLE``).
 from __future__ import annotations
 
 import datetime as dt
-import importlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
+import otpa
 from otpa.routing.errors import InvalidRequestError, PlanningError
 from otpa.routing.model import DebugOutput, TripPlan
 from otpa.routing.request import PlanRequest
 from service.handlers.base import BaseHandler, ServiceContext
 from service.handlers.scenarios import scenario_network
-from service.otp1.errors import ApiError
 from service.otp1.geocode_places import geocode_places
 from service.otp1.plan_params import RoutingDefaults, plan_request_from_query
 from service.otp1.plan_response import (
@@ -44,29 +43,16 @@ if TYPE_CHECKING:
 
     from otpa.network import TransportNetwork
 
-__all__ = ["PlanHandler", "Planner", "default_planner"]
+__all__ = ["PlanHandler", "Planner"]
 
 Planner = Callable[["TransportNetwork", PlanRequest], TripPlan]
-_PLANNER_MODULE = "otpa.routing.planner"
-
-
-def default_planner() -> Planner:
-    """Return ``otpa.routing.planner.plan`` (imported on first use); 501 when it does not exist."""
-    try:
-        module = importlib.import_module(_PLANNER_MODULE)
-    except ModuleNotFoundError as exc:
-        if exc.name != _PLANNER_MODULE:
-            raise  # the planner exists but is broken: a server error
-        raise ApiError(501, "Trip planning is not available in this version.") from None
-    planner: Planner = module.plan
-    return planner
 
 
 class PlanHandler(BaseHandler):
     """``/otp/routers/{routerId}/plan`` (see the module docstring).
 
     URL table arguments: ``ctx``; ``planner`` (network, request) → TripPlan,
-    default :func:`default_planner`; ``routing_defaults`` router id →
+    default :func:`otpa.plan`; ``routing_defaults`` router id →
     :class:`RoutingDefaults` (router-config ``routingDefaults``).
     """
 
@@ -105,7 +91,7 @@ class PlanHandler(BaseHandler):
         except InvalidRequestError as exc:
             self._write_planner_error(exc, parameters, planning=False)
             return
-        planner = self._planner or default_planner()
+        planner = self._planner or otpa.plan
         try:
             plan = await self.run_blocking(planner, network, request)
         except (PlanningError, InvalidRequestError) as exc:

@@ -8,9 +8,6 @@ reference, sections 2.1-2.11.
 from __future__ import annotations
 
 import datetime as dt
-import importlib
-import sys
-import types
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
@@ -562,50 +559,11 @@ def test_json_stays_the_default(plan_service: Service) -> None:
         assert plan_service.get(QUERY, Accept=accept).header("Content-Type") == "application/json"
 
 
-# -- the default planner ------------------------------------------------------------------------
-
-
-@http
-def test_default_planner_is_imported_when_used(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: list[PlanRequest] = []
-
-    def fake_plan(network: Any, request: PlanRequest) -> Any:
-        calls.append(request)
-        return PLAN
-
-    module = types.ModuleType("otpa.routing.planner")
-    module.plan = fake_plan  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "otpa.routing.planner", module)
-    for service in serve_plan(None):
-        assert service.get(QUERY).status == 200
-    assert len(calls) == 1
-
-
-@http
-def test_missing_planner_module_is_501(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "otpa.routing.planner", None)
-    for service in serve_plan(None):
-        resp = service.get(QUERY)
-        assert resp.status == 501
-        assert resp.json()["message"] == "Trip planning is not available in this version."
-
-
 # -- the real planner on the demo city ----------------------------------------------------------
-
-
-def _real_planner_available() -> str | None:
-    try:
-        importlib.import_module("otpa.routing.planner")
-    except ImportError as exc:
-        return f"otpa.routing.planner is not importable yet ({exc})"
-    return None
 
 
 @pytest.fixture(scope="module")
 def demo_network(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    reason = _real_planner_available()
-    if reason is not None:
-        pytest.skip(reason)
     from otpa.network import build_network
     from otpa.testing.demo import write_demo_city
 
