@@ -39,7 +39,7 @@ from otpa.analysis.otp1.profile import (
 )
 from otpa.index import TransitIndex
 from otpa.routing import Location
-from otpa.routing.errors import OutsideBoundsError
+from otpa.routing.errors import NoTransitTimesError, OutsideBoundsError
 from otpa.routing.parse import MAX_YEAR, MIN_YEAR
 from service.analyst.params import int_param
 from service.analyst.state import AnalystState
@@ -195,7 +195,7 @@ class RrtrHandler(_ProfileBase):
             report = await self.run_blocking(_rrtr, network, stop, point, self._date(), agencies)
         except OutsideBoundsError as exc:
             raise _outside(exc) from None
-        except ValueError as exc:  # no service day
+        except NoTransitTimesError as exc:  # no service day
             raise ApiError(409, f"{exc}.") from None
         stop_ids = network.transit.stops["stop_id"].astype(str).tolist()
         self.write_json(rrtr_json(report, canonical, stop_ids))

@@ -25,6 +25,7 @@ from otpa.routing.engine import (
     street_options,
     transit_request,
 )
+from otpa.routing.errors import NoTransitTimesError
 from otpa.routing.preferences import TransitPreferences, WalkPreferences
 from otpa.routing.request import TransitFilters
 from otpa.transit.model import TransitModel
@@ -114,7 +115,7 @@ def compare_range_raptor(
 
     Raises
     ------
-    ValueError
+    otpa.routing.errors.NoTransitTimesError
         When the network has no service day.
     otpa.routing.errors.OutsideBoundsError
         When the origin is not in the network.
@@ -122,7 +123,7 @@ def compare_range_raptor(
     day = date or busiest_service_day(network.transit)
     if day is None:
         msg = "the network has no transit service day"
-        raise ValueError(msg)
+        raise NoTransitTimesError(msg)
     tz = ZoneInfo(network.time_zone)
     midnight = dt.datetime(day.year, day.month, day.day)
     offsets = range(start_time_s, end_time_s, step_s)
