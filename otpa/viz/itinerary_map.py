@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from otpa.util.polyline import decode_polyline
+from otpa.viz._widgets import leaflet
 
 if TYPE_CHECKING:
     import ipyleaflet
@@ -71,7 +72,7 @@ def itinerary_map(
     Legs are drawn in their mode's colour (:data:`MODE_COLORS`); each
     itinerary is its own layer, so the layer control can toggle them.
     """
-    import ipyleaflet
+    ipyleaflet = leaflet()
 
     from otpa.viz.network_map import network_map
 

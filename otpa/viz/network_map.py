@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from otpa.viz._widgets import leaflet
+
 if TYPE_CHECKING:
     import ipyleaflet
 
@@ -89,7 +91,7 @@ def network_map(
     >>> m = network_map(net)  # doctest: +SKIP
     >>> m  # in a notebook, displays the map  # doctest: +SKIP
     """
-    import ipyleaflet
+    ipyleaflet = leaflet()
 
     layers = network_geojson(network, max_edges=max_edges)
     lat, lon = network.center

@@ -19,6 +19,7 @@ import pandas as pd
 import xarray as xr
 
 from otpa.analysis import isochrones
+from otpa.viz._widgets import leaflet
 from otpa.viz.colors import ColorScale, travel_time_scale
 from otpa.viz.result_geojson import (
     Shape,
@@ -83,7 +84,7 @@ def _base_map(
     max_edges: int,
     fallback: tuple[float, float] | None,
 ) -> ipyleaflet.Map:
-    import ipyleaflet
+    ipyleaflet = leaflet()
 
     from otpa.viz.network_map import network_geojson
 
@@ -107,7 +108,7 @@ def _base_map(
 
 
 def _finish(m: ipyleaflet.Map, scale: ColorScale, origin: tuple[float, float] | None) -> None:
-    import ipyleaflet
+    ipyleaflet = leaflet()
 
     if origin is not None:
         m.add(
@@ -156,7 +157,7 @@ def surface_map(
     --------
     >>> surface_map(ds, network=net)  # doctest: +SKIP
     """
-    import ipyleaflet
+    ipyleaflet = leaflet()
 
     scale = travel_time_scale(cutoffs) if scale is None else scale
     data = surface_geojson(surface, scale, percentile=percentile)
@@ -196,7 +197,7 @@ def isochrone_map(
     max_edges
         At most this many street segments.
     """
-    import ipyleaflet
+    ipyleaflet = leaflet()
 
     if isinstance(surface_or_isochrones, xr.Dataset):
         origin = _origin(surface_or_isochrones) if origin is None else origin
@@ -251,7 +252,7 @@ def choropleth_map(
     >>> acc = accessibility(ttm, hexes, cutoffs=[3600])  # doctest: +SKIP
     >>> choropleth_map(acc.sel(percentile=50, cutoff=3600, opportunity="jobs"))  # doctest: +SKIP
     """
-    import ipyleaflet
+    ipyleaflet = leaflet()
 
     if title is None:
         title = str(getattr(values, "name", None) or "value")
@@ -308,7 +309,7 @@ def difference_map(
     max_edges
         At most this many street segments.
     """
-    import ipyleaflet
+    ipyleaflet = leaflet()
 
     origin: tuple[float, float] | None = None
     if isinstance(difference, xr.Dataset):
