@@ -20,12 +20,12 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from tornado.httpserver import HTTPServer
 from tornado.netutil import bind_sockets
 
 from service.app import make_app
 from service.config import ConfigError, ServiceConfig, load_config
 from service.handlers.base import Builder
+from service.http_limits import LimitedHTTPServer
 from service.registry import Loader, RouterRegistry
 
 if TYPE_CHECKING:
@@ -35,8 +35,6 @@ __all__ = ["ServiceStartError", "build_registry", "main", "serve", "service_url"
 
 logger = logging.getLogger(__name__)
 
-#: Body limit for requests other than graph uploads (which raise it per request).
-_MAX_PLAIN_BODY = 1024**2
 _SHUTDOWN_GRACE_S = 5.0
 _START_TIMEOUT_S = 300.0
 
@@ -127,7 +125,8 @@ async def _run(
             registry.register(router_id, network)
     app = make_app(config, registry, builder=builder)
     sockets = bind_sockets(config.port, config.host or None)
-    server = HTTPServer(app, xheaders=config.xheaders, max_body_size=_MAX_PLAIN_BODY)
+    # body sizes and read times are bounded (service.http_limits): 413s, no hung connections
+    server = LimitedHTTPServer(app, xheaders=config.xheaders, config=config)
     server.add_sockets(sockets)
     url = service_url(config.host, sockets[0].getsockname()[1])
     loop = asyncio.get_running_loop()

@@ -20,6 +20,7 @@ import numpy as np
 from otpa.routing import Location, PlanRequest
 from otpa.routing.parse import parse_modes
 from otpa.routing.preferences import (
+    MAX_TRANSFERS,
     BikePreferences,
     TransitPreferences,
     WalkPreferences,
@@ -138,8 +139,10 @@ class AnalysisRequest:
                 problems.append(f"{name} must be positive")
         if self.max_walk_time_s < 0 or self.max_bike_time_s < 0 or self.board_slack_s < 0:
             problems.append("street time limits and board slack must not be negative")
-        if self.max_rides < 1:
-            problems.append("max_rides must be at least 1")
+        if not 1 <= self.max_rides <= MAX_TRANSFERS + 1:  # bounds the searches' memory
+            problems.append(f"max_rides must be from 1 to {MAX_TRANSFERS + 1}")
+        if max(self.max_walk_time_s, self.max_bike_time_s, self.board_slack_s) > 24 * 3600:
+            problems.append("street time limits and board slack must be at most 24 h")
         if problems:
             raise ValueError("; ".join(problems))
 

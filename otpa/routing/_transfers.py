@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import threading
 import weakref
+from collections import OrderedDict
+from collections.abc import Hashable
+from typing import TypeVar
 
 import numpy as np
 
@@ -17,14 +20,36 @@ from otpa.types import FloatArray, Int32Array
 
 __all__ = ["transfer_costs", "transfer_times", "transfers_from", "transfers_to"]
 
-_CACHE: weakref.WeakKeyDictionary[TransportNetwork, dict[float, Int32Array]] = (
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+#: Entries kept per network and cache (least recently used dropped): one per walk speed
+#: (and reluctance) in use, so a stream of distinct ``walkSpeed`` values cannot grow them.
+CACHE_SIZE = 16
+#: Longest transfer, seconds (the transit search's bound on a leg).
+MAX_TRANSFER_S = 7 * 24 * 3600
+_CACHE: weakref.WeakKeyDictionary[TransportNetwork, OrderedDict[float, Int32Array]] = (
     weakref.WeakKeyDictionary()
 )
-_COSTS: weakref.WeakKeyDictionary[TransportNetwork, dict[tuple[float, float], FloatArray]] = (
-    weakref.WeakKeyDictionary()
-)
-_COSTS_SIZE = 16
+_COSTS: weakref.WeakKeyDictionary[
+    TransportNetwork, OrderedDict[tuple[float, float], FloatArray]
+] = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
+
+
+def _lookup(per: OrderedDict[K, V], key: K) -> V | None:
+    """The cached value (now the most recently used), or None; call with the lock held."""
+    value = per.get(key)
+    if value is not None:
+        per.move_to_end(key)
+    return value
+
+
+def _remember(per: OrderedDict[K, V], key: K, value: V) -> None:
+    """Cache a value, dropping the least recently used beyond :data:`CACHE_SIZE`."""
+    per[key] = value
+    per.move_to_end(key)
+    while len(per) > CACHE_SIZE:
+        per.popitem(last=False)
 
 
 def _rule_times(network: TransportNetwork) -> tuple[np.ndarray, np.ndarray]:
@@ -48,12 +73,12 @@ def _rule_times(network: TransportNetwork) -> tuple[np.ndarray, np.ndarray]:
 def transfer_times(network: TransportNetwork, walk_speed_mps: float) -> Int32Array:
     """Seconds of every transfer of ``network`` (aligned with ``transfer_to``)."""
     with _LOCK:
-        per = _CACHE.setdefault(network, {})
-        cached = per.get(walk_speed_mps)
+        per = _CACHE.setdefault(network, OrderedDict())
+        cached = _lookup(per, walk_speed_mps)
     if cached is not None:
         return cached
     dist = np.asarray(network.transfer_distance_m, dtype=float)
-    times = np.ceil(dist / walk_speed_mps).astype(np.int32)
+    times = np.minimum(np.ceil(dist / walk_speed_mps), MAX_TRANSFER_S).astype(np.int32)
     keys, rule_t = _rule_times(network)
     if keys.size and times.size:
         n = network.transit.n_stops
@@ -64,7 +89,7 @@ def transfer_times(network: TransportNetwork, walk_speed_mps: float) -> Int32Arr
         times[hit] = rule_t[pos[hit]].astype(np.int32)
     times.setflags(write=False)
     with _LOCK:
-        per[walk_speed_mps] = times
+        _remember(per, walk_speed_mps, times)
     return times
 
 
@@ -77,16 +102,14 @@ def transfer_costs(
     """
     key = (walk_speed_mps, reluctance)
     with _LOCK:
-        cached = _COSTS.setdefault(network, {}).get(key)
+        per = _COSTS.setdefault(network, OrderedDict())
+        cached = _lookup(per, key)
     if cached is not None:
         return cached
     costs = transfer_times(network, walk_speed_mps).astype(np.float64) * reluctance
     costs.setflags(write=False)
     with _LOCK:
-        per = _COSTS[network]
-        if len(per) >= _COSTS_SIZE:
-            per.clear()
-        per[key] = costs
+        _remember(per, key, costs)
     return costs
 
 

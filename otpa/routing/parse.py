@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import math
 import re
 from collections.abc import Iterable, Sequence
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -39,6 +40,8 @@ from otpa.routing.request import STREET_MODES, Location, RequestModes, RouteSpec
 from otpa.transit.modes import TRANSIT_MODES
 
 __all__ = [
+    "MAX_YEAR",
+    "MIN_YEAR",
     "QUALIFIERS",
     "TRAVERSE_MODES",
     "parse_agency_ids",
@@ -75,6 +78,10 @@ QUALIFIERS = ("RENT", "HAVE", "PARK", "HAIL", "KEEP")
 
 BOGUS = "BOGUS_PARAMETER"
 _INT_MAX = 2**31 - 1
+_INT_DIGITS = 10  # digits of the largest Java int (longer ones are out of range)
+#: Years a plan may be asked for: a day's arithmetic (service days, windows) never
+#: leaves the range of ``datetime``.
+MIN_YEAR, MAX_YEAR = 1000, 9998
 _JAVA_INT = re.compile(r"[+-]?[0-9]+")
 
 # -- small Java look-alikes ---------------------------------------------------------------------
@@ -97,9 +104,10 @@ def _java_trim(text: str) -> str:
 
 def _java_int(text: str) -> int | None:
     """``Integer.parseInt``: an optionally signed decimal int, or None."""
-    if not _JAVA_INT.fullmatch(text):
+    digits = text.lstrip("+-").lstrip("0") or "0"
+    if not _JAVA_INT.fullmatch(text) or len(digits) > _INT_DIGITS:
         return None
-    value = int(text)
+    value = -int(digits) if text.startswith("-") else int(digits)
     return value if -_INT_MAX - 1 <= value <= _INT_MAX else None
 
 
@@ -154,6 +162,9 @@ def parse_location(text: str, *, parameter: str = "fromPlace") -> Location:
         name, place = "", text
     heading_match = _HEADING.search(place)
     heading = float(heading_match.group(1)) if heading_match else None
+    if heading is not None and not math.isfinite(heading):
+        msg = f"{parameter}: heading is not a finite number"
+        raise InvalidRequestError(msg, parameter=parameter)
     edge_match = _EDGE_ID.search(place)
     edge_id = _java_int(edge_match.group(1)) if edge_match else None
     if edge_match and edge_id is None:
@@ -239,10 +250,11 @@ def _scan_fields(pattern: str, text: str) -> dict[str, int] | None:
             pos += 2
             continue
         match = _DIGITS.match(text, pos)
-        if match is None:
-            return None
+        digits = match.group(0).lstrip("0") or "0" if match else ""
+        if match is None or len(digits) > _INT_DIGITS:
+            return None  # no number, or one no calendar field can hold
         pos = match.end()
-        fields[letter] = int(match.group(0))
+        fields[letter] = int(digits)
         if letter == "y":
             fields["y#"], fields["y*"] = len(match.group(0)), arg
     return fields
@@ -365,14 +377,18 @@ def _xsd_date_time(text: str, zone: ZoneInfo) -> dt.datetime | None:
     except OverflowError:
         return None
     offset = parts.get("tz")
-    if not offset:
-        return _localize(naive, zone)
-    if offset == "Z":
-        tzinfo = dt.UTC
-    else:
-        sign = -1 if offset[0] == "-" else 1
-        tzinfo = dt.timezone(sign * dt.timedelta(hours=int(offset[1:3]), minutes=int(offset[4:6])))
-    return naive.replace(tzinfo=tzinfo).astimezone(zone)
+    try:  # near year 1 or 9999 the moment may not exist in ``zone``
+        if not offset:
+            return _localize(naive, zone)
+        if offset == "Z":
+            tzinfo = dt.UTC
+        else:
+            sign = -1 if offset[0] == "-" else 1
+            delta = dt.timedelta(hours=int(offset[1:3]), minutes=int(offset[4:6]))
+            tzinfo = dt.timezone(sign * delta)
+        return naive.replace(tzinfo=tzinfo).astimezone(zone)
+    except (OverflowError, ValueError, OSError):
+        return None
 
 
 def _localize(naive: dt.datetime, zone: ZoneInfo) -> dt.datetime:
@@ -478,19 +494,30 @@ def parse_date_time(
                 "such as 2019-05-01T13:02:00 or 2019-05-01T13:02:00-07:00"
             )
             raise InvalidRequestError(msg, parameter="time", code=BOGUS)
-        return parsed
+        return _in_years(parsed, "time")
     day = _otp_parse_date(date, local_now)
     if day is None:
         if (invalid_date_strategy or "").upper() != "USE_CURRENT":
             msg = f"date {date!r} is not a date OTP understands (e.g. 2019-05-01, 05-01-2019)"
             raise InvalidRequestError(msg, parameter="date", code=BOGUS)
         day = local_now.date()
+    if not MIN_YEAR <= day.year <= MAX_YEAR:
+        msg = f"date: {day} is outside the years {MIN_YEAR} to {MAX_YEAR}"
+        raise InvalidRequestError(msg, parameter="date", code=BOGUS)
     hms = _otp_parse_time(time) if time is not None else None
     try:
-        return _localize(_at_time_of_day(day, hms, local_now), zone)
-    except (OverflowError, ValueError):
+        moment = _localize(_at_time_of_day(day, hms, local_now), zone)
+    except (OverflowError, ValueError, OSError):
         msg = f"date {date!r} and time {time!r} give a moment out of range"
         raise InvalidRequestError(msg, parameter="time", code=BOGUS) from None
+    return _in_years(moment, "date")
+
+
+def _in_years(moment: dt.datetime, parameter: str) -> dt.datetime:
+    if not MIN_YEAR <= moment.year <= MAX_YEAR:
+        msg = f"{parameter}: {moment.date()} is outside the years {MIN_YEAR} to {MAX_YEAR}"
+        raise InvalidRequestError(msg, parameter=parameter, code=BOGUS)
+    return moment
 
 
 # -- modes --------------------------------------------------------------------------------------

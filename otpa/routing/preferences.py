@@ -2,7 +2,11 @@
 
 A :class:`~otpa.routing.request.PlanRequest` is assembled from these; change one
 with :func:`dataclasses.replace`.  Every default is the OTP 1.x default, so an
-empty request here plans like an OTP 1.x request without parameters.
+empty request here plans like an OTP 1.x request without parameters.  Every
+numeric field is checked against its documented range (:data:`PARAMETER_RANGES`)
+when the object is made: out of range raises
+:class:`~otpa.routing.errors.InvalidRequestError` (a ``ValueError``) naming the
+OTP parameter, so no search ever sees a value it cannot hold safely.
 """
 
 from __future__ import annotations
@@ -14,6 +18,13 @@ from enum import StrEnum
 from otpa.routing.errors import InvalidRequestError
 
 __all__ = [
+    "MAX_COST",
+    "MAX_FACTOR",
+    "MAX_ITINERARIES",
+    "MAX_SLACK_S",
+    "MAX_TRANSFERS",
+    "PARAMETER_RANGES",
+    "TRIANGLE_TOLERANCE",
     "BikePreferences",
     "CarPreferences",
     "FlexPreferences",
@@ -25,14 +36,13 @@ __all__ = [
     "TriangleFactors",
     "WalkPreferences",
     "WheelchairPreferences",
+    "check_range",
 ]
 
 #: OTP 1.x replaces an unlimited ``maxWalkDistance`` by this for transit searches.
 DEFAULT_MAX_WALK_M = 2000.0
 #: OTP 1.x clamps ``maxWalkDistance`` to this.
 MAX_WALK_CLAMP_M = 15000.0
-#: Most itineraries one request may ask for (bounds the cost of a request).
-MAX_ITINERARIES = 20
 
 
 class Optimize(StrEnum):
@@ -46,21 +56,129 @@ class Optimize(StrEnum):
     TRANSFERS = "TRANSFERS"
 
 
-def _non_negative(name: str, value: float) -> None:
-    if not math.isfinite(value) or value < 0:
-        msg = f"{name} must be a finite number >= 0, got {value!r}"
-        raise InvalidRequestError(msg, parameter=name)
+#: Most transfers one search may make (OTP 1.x forced 4 on every plan search).  The
+#: searches' memory and time grow with the number of rounds, so it is capped.
+MAX_TRANSFERS = 7
+#: Largest generalized cost of one penalty (board costs, transfer penalties...): 10^7
+#: "seconds", far above any deliberate use, far below what float costs can hold exactly.
+MAX_COST = 10_000_000.0
+#: Largest reluctance or cost factor.
+MAX_FACTOR = 1000.0
+#: Largest slack, minimum transfer time or switch time, seconds.
+MAX_SLACK_S = 3600
+
+#: The valid range of every numeric preference, by OTP 1.x query-parameter name:
+#: ``(lowest, highest, lowest excluded)``.  OTP 1.x had ranges only for the triangle
+#: factors, ``numItineraries`` and the clamped ``maxWalkDistance``; the others are
+#: otpa's, wide enough for any deliberate use and narrow enough that every cost and
+#: time the searches compute stays far from overflowing.  The preference objects
+#: below check their fields against this table (:func:`check_range`), so library
+#: users and the HTTP service are held to the same ranges.
+PARAMETER_RANGES: dict[str, tuple[float, float, bool]] = {
+    "walkSpeed": (0.1, 10.0, False),
+    "bikeSpeed": (0.1, 30.0, False),
+    "carSpeed": (0.1, 100.0, False),
+    "walkReluctance": (0.0, MAX_FACTOR, False),
+    "stairsReluctance": (0.0, MAX_FACTOR, False),
+    "bikeReluctance": (0.0, MAX_FACTOR, False),
+    "carReluctance": (0.0, MAX_FACTOR, False),
+    "waitReluctance": (0.0, MAX_FACTOR, False),
+    "waitAtBeginningFactor": (0.0, MAX_FACTOR, False),
+    "driveDistanceReluctance": (-MAX_FACTOR, MAX_FACTOR, False),
+    "driveTimeReluctance": (-MAX_FACTOR, MAX_FACTOR, False),
+    "walkBoardCost": (0.0, MAX_COST, False),
+    "bikeBoardCost": (0.0, MAX_COST, False),
+    "bikeSwitchCost": (0.0, MAX_COST, False),
+    "transferPenalty": (0.0, MAX_COST, False),
+    "nonpreferredTransferPenalty": (0.0, MAX_COST, False),
+    "otherThanPreferredRoutesPenalty": (0.0, MAX_COST, False),
+    "useUnpreferredRoutesPenalty": (0.0, MAX_COST, False),
+    "bikeSwitchTime": (0, MAX_SLACK_S, False),
+    "minTransferTime": (0, MAX_SLACK_S, False),
+    "boardSlack": (0, MAX_SLACK_S, False),
+    "alightSlack": (0, MAX_SLACK_S, False),
+    "maxTransfers": (0, MAX_TRANSFERS, False),
+    "maxPreTransitTime": (0, 86_400, False),
+    "clampInitialWait": (-1, 86_400, False),
+    "maxWalkDistance": (0.0, math.inf, False),
+    "maxSlope": (0.0, 1.0, False),
+    "triangleSafetyFactor": (0.0, 1.0, False),
+    "triangleSlopeFactor": (0.0, 1.0, False),
+    "triangleTimeFactor": (0.0, 1.0, False),
+    "numItineraries": (1, 20, False),
+    "maxHours": (0.0, 24.0 * 365, True),
+    "searchTimeout": (0, 3_600_000, False),
+    "minTransitDistance": (0.0, 100.0, False),
+    "flexFlagStopBufferSize": (0.0, 10_000.0, False),
+    "watts": (0.0, 10_000.0, True),
+    "weight": (0.0, 1000.0, True),
+    "minimumMicromobilitySpeed": (0.0, 30.0, True),
+    "maximumMicromobilitySpeed": (0.0, 30.0, True),
+    "aerodynamicDrag": (0.0, 10.0, True),
+}
+#: How far the triangle factors' sum may be from 1 (they are then scaled to sum to 1).
+TRIANGLE_TOLERANCE = 0.01
+#: Most itineraries one request may ask for (bounds the cost of a request).
+MAX_ITINERARIES = int(PARAMETER_RANGES["numItineraries"][1])
 
 
-def _positive(name: str, value: float) -> None:
-    if not math.isfinite(value) or value <= 0:
-        msg = f"{name} must be a finite number > 0, got {value!r}"
-        raise InvalidRequestError(msg, parameter=name)
+def _shown(value: float) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def check_range(parameter: str, value: float) -> None:
+    """Raise unless ``value`` lies in the valid range of an OTP parameter.
+
+    Parameters
+    ----------
+    parameter
+        The OTP 1.x query-parameter name (a key of :data:`PARAMETER_RANGES`).
+    value
+        The value to check.
+
+    Raises
+    ------
+    InvalidRequestError
+        Naming ``parameter`` when ``value`` is NaN, infinite (where the range is
+        finite) or out of range.
+
+    Examples
+    --------
+    >>> check_range("walkSpeed", 1.33)
+    >>> check_range("walkReluctance", 1e19)
+    Traceback (most recent call last):
+    ...
+    otpa.routing.errors.InvalidRequestError: walkReluctance must be between 0 and 1000, got 1e+19
+    """
+    lo, hi, lo_open = PARAMETER_RANGES[parameter]
+    v = float(value)
+    ok = (lo < v if lo_open else lo <= v) and v <= hi and not math.isnan(v)
+    if not ok:
+        low = f"more than {_shown(lo)} and at most" if lo_open else f"between {_shown(lo)} and"
+        msg = f"{parameter} must be {low} {_shown(hi)}, got {_shown(v)}"
+        raise InvalidRequestError(msg, parameter=parameter)
+
+
+def _check_all(checks: dict[str, float]) -> None:
+    for parameter, value in checks.items():
+        check_range(parameter, value)
 
 
 @dataclass(frozen=True)
 class TriangleFactors:
-    """Weights of ``optimize=TRIANGLE``: safety, slope and time, summing to 1."""
+    """Weights of ``optimize=TRIANGLE``: safety, slope and time, summing to 1.
+
+    Factors whose sum is within :data:`TRIANGLE_TOLERANCE` of 1 are accepted and
+    scaled to sum to 1: OTP 1.x's web client rounds the factors of its bike
+    triangle (``0.3333, 0.3333, 0.3292`` sums to 0.9958), while OTP 1.x's own
+    check (3 ulp) refused them with a server error.
+
+    Examples
+    --------
+    >>> t = TriangleFactors(0.5, 0.25, 0.2458)
+    >>> round(t.safety + t.slope + t.time, 12), round(t.safety, 4)
+    (1.0, 0.5021)
+    """
 
     safety: float
     slope: float
@@ -68,19 +186,19 @@ class TriangleFactors:
 
     def __post_init__(self) -> None:
         for name in ("safety", "slope", "time"):
-            value = getattr(self, name)
-            if not math.isfinite(value) or not 0.0 <= value <= 1.0:
-                msg = f"triangle{name.title()}Factor must be between 0 and 1, got {value!r}"
-                raise InvalidRequestError(msg, parameter=f"triangle{name.title()}Factor")
+            check_range(f"triangle{name.title()}Factor", getattr(self, name))
         total = self.safety + self.slope + self.time
-        if abs(total - 1.0) > 1e-9:
+        if abs(total - 1.0) > TRIANGLE_TOLERANCE:
             msg = (
-                "triangleSafetyFactor + triangleSlopeFactor + triangleTimeFactor must be 1, "
-                f"got {total!r}"
+                "triangleSafetyFactor + triangleSlopeFactor + triangleTimeFactor must be 1 "
+                f"(within {TRIANGLE_TOLERANCE:g}), got {total!r}"
             )
             raise InvalidRequestError(
                 msg, parameter="triangleSafetyFactor", code="TRIANGLE_NOT_AFFINE"
             )
+        if abs(total - 1.0) > 1e-9:
+            for name in ("safety", "slope", "time"):
+                object.__setattr__(self, name, getattr(self, name) / total)
 
 
 @dataclass(frozen=True)
@@ -94,11 +212,16 @@ class WalkPreferences:
     stairs_reluctance: float = 2.0
 
     def __post_init__(self) -> None:
-        _positive("walkSpeed", self.speed_mps)
-        _non_negative("walkReluctance", self.reluctance)
-        _non_negative("walkBoardCost", self.board_cost)
+        _check_all(
+            {
+                "walkSpeed": self.speed_mps,
+                "walkReluctance": self.reluctance,
+                "walkBoardCost": self.board_cost,
+                "stairsReluctance": self.stairs_reluctance,
+            }
+        )
         if self.max_distance_m is not None:
-            _non_negative("maxWalkDistance", self.max_distance_m)
+            check_range("maxWalkDistance", self.max_distance_m)
 
     @property
     def effective_max_distance_m(self) -> float:
@@ -121,10 +244,15 @@ class BikePreferences:
     reluctance: float = 1.0
 
     def __post_init__(self) -> None:
-        _positive("bikeSpeed", self.speed_mps)
-        _non_negative("bikeBoardCost", self.board_cost)
-        _non_negative("bikeSwitchTime", self.switch_time_s)
-        _non_negative("bikeSwitchCost", self.switch_cost)
+        _check_all(
+            {
+                "bikeSpeed": self.speed_mps,
+                "bikeBoardCost": self.board_cost,
+                "bikeSwitchTime": self.switch_time_s,
+                "bikeSwitchCost": self.switch_cost,
+                "bikeReluctance": self.reluctance,
+            }
+        )
         if self.optimize is Optimize.TRIANGLE and self.triangle is None:
             msg = (
                 "optimize=TRIANGLE needs triangleSafetyFactor, triangleSlopeFactor and "
@@ -146,8 +274,15 @@ class CarPreferences:
     drive_time_reluctance: float = -1.0
 
     def __post_init__(self) -> None:
-        _positive("carSpeed", self.speed_mps)
-        _non_negative("maxPreTransitTime", self.max_pre_transit_time_s)
+        _check_all(
+            {
+                "carSpeed": self.speed_mps,
+                "carReluctance": self.reluctance,
+                "maxPreTransitTime": self.max_pre_transit_time_s,
+                "driveDistanceReluctance": self.drive_distance_reluctance,
+                "driveTimeReluctance": self.drive_time_reluctance,
+            }
+        )
 
 
 @dataclass(frozen=True)
@@ -158,7 +293,7 @@ class WheelchairPreferences:
     max_slope: float = 0.0833333333333
 
     def __post_init__(self) -> None:
-        _non_negative("maxSlope", self.max_slope)
+        check_range("maxSlope", self.max_slope)
 
 
 @dataclass(frozen=True)
@@ -179,12 +314,21 @@ class TransitPreferences:
     only_transit_trips: bool = False
 
     def __post_init__(self) -> None:
-        _non_negative("maxTransfers", self.max_transfers)
-        _non_negative("minTransferTime", self.min_transfer_time_s)
-        _non_negative("boardSlack", self.board_slack_s)
-        _non_negative("alightSlack", self.alight_slack_s)
-        _non_negative("waitReluctance", self.wait_reluctance)
-        _non_negative("waitAtBeginningFactor", self.wait_at_beginning_factor)
+        _check_all(
+            {
+                "maxTransfers": self.max_transfers,
+                "minTransferTime": self.min_transfer_time_s,
+                "boardSlack": self.board_slack_s,
+                "alightSlack": self.alight_slack_s,
+                "transferPenalty": self.transfer_penalty,
+                "nonpreferredTransferPenalty": self.nonpreferred_transfer_penalty,
+                "waitReluctance": self.wait_reluctance,
+                "waitAtBeginningFactor": self.wait_at_beginning_factor,
+                "clampInitialWait": self.clamp_initial_wait_s,
+                "otherThanPreferredRoutesPenalty": self.other_than_preferred_routes_penalty,
+                "useUnpreferredRoutesPenalty": self.unpreferred_routes_penalty,
+            }
+        )
         if self.min_transfer_time_s and (
             self.board_slack_s + self.alight_slack_s > self.min_transfer_time_s
         ):
@@ -219,10 +363,14 @@ class MicromobilityPreferences:
     max_speed_mps: float = 5.0
 
     def __post_init__(self) -> None:
-        _positive("watts", self.watts)
-        _positive("weight", self.weight_kg)
-        _positive("minimumMicromobilitySpeed", self.min_speed_mps)
-        _positive("maximumMicromobilitySpeed", self.max_speed_mps)
+        _check_all(
+            {
+                "watts": self.watts,
+                "weight": self.weight_kg,
+                "minimumMicromobilitySpeed": self.min_speed_mps,
+                "maximumMicromobilitySpeed": self.max_speed_mps,
+            }
+        )
         if self.min_speed_mps > self.max_speed_mps:
             msg = "minimumMicromobilitySpeed must not exceed maximumMicromobilitySpeed"
             raise InvalidRequestError(msg, parameter="minimumMicromobilitySpeed")
@@ -236,6 +384,9 @@ class FlexPreferences:
     use_reservation_services: bool = True
     use_eligibility_services: bool = True
     ignore_drt_advance_book_min: bool = False
+
+    def __post_init__(self) -> None:
+        check_range("flexFlagStopBufferSize", self.flag_stop_buffer_size)
 
 
 @dataclass(frozen=True)
@@ -260,17 +411,13 @@ class ItineraryPreferences:
     extra: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if not 1 <= self.num_itineraries <= MAX_ITINERARIES:
-            n = self.num_itineraries
-            msg = f"numItineraries must be between 1 and {MAX_ITINERARIES}, got {n}"
-            raise InvalidRequestError(msg, parameter="numItineraries")
+        check_range("numItineraries", self.num_itineraries)
         if self.max_hours is not None:
-            _positive("maxHours", self.max_hours)
+            check_range("maxHours", self.max_hours)
+        if self.search_timeout_ms is not None:
+            check_range("searchTimeout", self.search_timeout_ms)
         if self.path_comparator not in (None, "duration"):
             msg = f"pathComparator must be 'duration' when given, got {self.path_comparator!r}"
             raise InvalidRequestError(msg, parameter="pathComparator")
-        if self.min_transit_distance_pct is not None and not (
-            0.0 <= self.min_transit_distance_pct <= 100.0
-        ):
-            msg = "minTransitDistance must be a percentage between 0% and 100%"
-            raise InvalidRequestError(msg, parameter="minTransitDistance")
+        if self.min_transit_distance_pct is not None:
+            check_range("minTransitDistance", self.min_transit_distance_pct)

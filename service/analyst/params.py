@@ -44,11 +44,13 @@ from otpa.analysis import AnalysisRequest
 from otpa.analysis.surface import origin_coordinate
 from otpa.network import TransportNetwork
 from otpa.routing import PlanRequest
+from otpa.routing.errors import OutsideBoundsError
 from service.otp1.errors import ApiError
 from service.otp1.plan_params import plan_request_from_query
 
 __all__ = [
     "DEFAULT_MODES",
+    "MAX_ORIGIN_OFFSET_DEG",
     "AnalysisQuery",
     "Query",
     "analysis_query",
@@ -69,7 +71,10 @@ Query = Mapping[str, Sequence[str]]
 DEFAULT_MODES = "WALK,TRANSIT"
 _TRUE = frozenset({"true", "1", "yes"})
 _FALSE = frozenset({"false", "0", "no"})
+#: How far (degrees, about 110 km) an analysis origin may lie outside the network's bounds.
+MAX_ORIGIN_OFFSET_DEG = 1.0
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_MAX_DIGITS = 100
 
 
 def first(query: Query, name: str) -> str | None:
@@ -88,7 +93,22 @@ def _range(name: str, value: float, lo: float | None, hi: float | None) -> None:
     if (lo is not None and value < lo) or (hi is not None and value > hi):
         low = "-inf" if lo is None else f"{lo:g}"
         high = "inf" if hi is None else f"{hi:g}"
-        raise ApiError(400, f"Query parameter {name}={value:g} is out of range [{low}, {high}].")
+        shown = f"{value:g}" if isinstance(value, float) else _short(str(value))
+        raise ApiError(400, f"Query parameter {name}={shown} is out of range [{low}, {high}].")
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _whole(name: str, raw: str) -> int:
+    """Read a whole number; more than 100 digits is not one any parameter can hold."""
+    if len(raw) > _MAX_DIGITS:
+        raise _bad(name, _short(raw), "a whole number of at most 100 digits")
+    try:
+        return int(raw)
+    except ValueError:
+        raise _bad(name, _short(raw), "a whole number") from None
 
 
 def int_param(
@@ -98,10 +118,7 @@ def int_param(
     raw = first(query, name)
     if raw is None:
         return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise _bad(name, raw, "a whole number") from None
+    value = _whole(name, raw)
     _range(name, value, lo, hi)
     return value
 
@@ -116,9 +133,9 @@ def optional_float_param(
     try:
         value = float(raw)
     except ValueError:
-        raise _bad(name, raw, "a number") from None
+        raise _bad(name, _short(raw), "a number") from None
     if not math.isfinite(value):
-        raise _bad(name, raw, "a finite number")
+        raise _bad(name, _short(raw), "a finite number")
     _range(name, value, lo, hi)
     return value
 
@@ -163,10 +180,7 @@ def int_list_param(query: Query, name: str, *, lo: int, hi: int, max_count: int)
             text = part.strip()
             if not text:
                 continue
-            try:
-                value = int(text)
-            except ValueError:
-                raise _bad(name, text, "a whole number") from None
+            value = _whole(name, text)
             _range(name, value, lo, hi)
             values.add(value)
     if len(values) > max_count:
@@ -294,7 +308,8 @@ def analysis_query(
     otpa.routing.errors.InvalidRequestError
         For plan parameters the plan parser refuses (a 400 naming the parameter).
     otpa.routing.errors.OutsideBoundsError
-        When ``fromPlace`` is a stop id that does not exist.
+        When ``fromPlace`` is a stop id that does not exist, or lies more than
+        :data:`MAX_ORIGIN_OFFSET_DEG` outside the network.
     """
     time_zone = str(network.time_zone)
     plan = plan_request_from_query(
@@ -316,4 +331,19 @@ def analysis_query(
         percentiles=percentiles,
     )
     origin = origin_coordinate(network, plan.from_place)
+    _check_near_network(network, origin)
     return AnalysisQuery(plan=plan, request=request, origin=origin)
+
+
+def _check_near_network(network: TransportNetwork, origin: tuple[float, float]) -> None:
+    """Refuse an origin more than :data:`MAX_ORIGIN_OFFSET_DEG` outside the network's bounds.
+
+    Nothing is reachable from there, and a grid around it may not even fit on Earth
+    (``fromPlace=90,180``).
+    """
+    lat, lon = origin
+    min_lon, min_lat, max_lon, max_lat = network.bounds
+    m = MAX_ORIGIN_OFFSET_DEG
+    if not (min_lat - m <= lat <= max_lat + m and min_lon - m <= lon <= max_lon + m):
+        msg = f"{lat:g},{lon:g} is more than {m:g} degree outside the network"
+        raise OutsideBoundsError(msg, missing=("from",))

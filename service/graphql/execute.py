@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GRAPHQL_OK",
+    "MAX_JSON_DEPTH",
     "GraphQLRequest",
     "GraphQLRequestError",
     "graphql_error_body",
@@ -40,6 +41,8 @@ __all__ = [
 
 #: Status of an executed query.
 GRAPHQL_OK = 201
+#: Deepest JSON nesting of a request body or its ``variables`` (GraphiQL sends 2-3 levels).
+MAX_JSON_DEPTH = 64
 _JSON = "application/json"
 _GRAPHQL = "application/graphql"
 
@@ -79,15 +82,46 @@ def _bad(message: str, status: int = 400) -> GraphQLRequestError:
     return GraphQLRequestError(status, message)
 
 
+def _json_depth(value: Any) -> int:
+    """Nesting depth of parsed JSON (iterative: no recursion on deep documents)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            if depth > MAX_JSON_DEPTH:
+                return depth
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def _loads(text: str, what: str) -> Any:
+    """Parse JSON nested at most :data:`MAX_JSON_DEPTH` levels (400 otherwise)."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        value = None
+        too_deep = True
+    except ValueError:
+        msg = f"{what} is not valid JSON."
+        raise _bad(msg) from None
+    else:
+        too_deep = _json_depth(value) > MAX_JSON_DEPTH
+    if too_deep:
+        msg = f"{what} is nested deeper than {MAX_JSON_DEPTH} levels."
+        raise _bad(msg)
+    return value
+
+
 def _variables(raw: Any) -> dict[str, Any] | None:
     if isinstance(raw, str):  # OTP also took variables as a JSON string
         if not raw.strip():
             return None
-        try:
-            raw = json.loads(raw)
-        except ValueError:
+        raw = _loads(raw, "variables (a JSON string)")
+        if not isinstance(raw, dict):
             msg = "variables is a string but not a JSON object."
-            raise _bad(msg) from None
+            raise _bad(msg)
     if raw is None or isinstance(raw, dict):
         return raw
     msg = "variables must be a JSON object."
@@ -113,11 +147,7 @@ def parse_request(content_type: str | None, body: bytes) -> GraphQLRequest:
     if media != _JSON:
         msg = f"Send {_JSON} or {_GRAPHQL}, not {media or '(no Content-Type)'}."
         raise _bad(msg, 415)
-    try:
-        doc = json.loads(text)
-    except ValueError:
-        msg = "The request body is not valid JSON."
-        raise _bad(msg) from None
+    doc = _loads(text, "The request body")
     if not isinstance(doc, dict) or not isinstance(doc.get("query"), str):
         msg = 'The JSON body needs a "query" string.'
         raise _bad(msg)

@@ -26,7 +26,7 @@ from service.config import ServiceConfig
 from service.otp1.errors import WWW_AUTHENTICATE, ApiError, error_body, status_for_exception
 from service.otp1.router_info import router_info
 from service.otp1.serialize import dumps_json
-from service.otp1.xml import prefers_xml, to_xml
+from service.otp1.xml import prefers_xml, to_xml, xml_media_type
 from service.registry import RouterRegistry
 
 if TYPE_CHECKING:
@@ -163,8 +163,9 @@ class BaseHandler(tornado.web.RequestHandler):
             Builds an XML-specific variant of ``value`` (only called for XML).
         """
         self.vary_on("Accept")
-        if prefers_xml(self.request.headers.get("Accept")):
-            self.set_header("Content-Type", "application/xml")
+        accept = self.request.headers.get("Accept")
+        if prefers_xml(accept):
+            self.set_header("Content-Type", xml_media_type(accept))
             self.finish(to_xml(root, xml() if xml is not None else value))
         else:
             self.write_json(value)

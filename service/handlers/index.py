@@ -42,6 +42,14 @@ MAX_RADIUS_M = 5000.0
 _PREFIX = r"/otp/routers/([^/]+)/index"
 _ID = "([^/]+)"
 _DATE = re.compile(r"\d{8}")
+_MAX_DIGITS = 100  # longer numbers are out of every range below (and slow to convert)
+#: Ranges of the stoptimes parameters: ``startTime`` (epoch seconds) before the year
+#: 9998, ``timeRange`` up to a year, at most 10,000 departures per pattern.
+STOPTIMES_RANGES = {
+    "startTime": (0, 253_339_228_800),
+    "timeRange": (0, 366 * 86_400),
+    "numberOfDepartures": (0, 10_000),
+}
 #: Path under the index prefix -> view method (``_<name>``) of IndexHandler.
 INDEX_PATHS: tuple[tuple[str, str], ...] = (
     ("/feeds", "feeds"),
@@ -136,6 +144,8 @@ class IndexHandler(BaseHandler):
         if raw is None or raw.strip() == "":
             return None
         try:
+            if len(raw.strip()) > _MAX_DIGITS:
+                raise ValueError(raw)
             value = kind(raw.strip())
         except ValueError:
             what = "an integer" if kind is int else "a number"
@@ -150,6 +160,9 @@ class IndexHandler(BaseHandler):
             return default
         if value < 0:
             raise ApiError(400, f"Query parameter {name} must not be negative.")
+        low, high = STOPTIMES_RANGES.get(name, (0, 2**63 - 1))
+        if not low <= value <= high:
+            raise ApiError(400, f"Query parameter {name}={value} is out of range [{low}, {high}].")
         return int(value)
 
     def _date(self, raw: str) -> dt.date:

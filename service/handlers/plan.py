@@ -5,12 +5,14 @@ worker thread → write the OTP 1.x response (:mod:`service.otp1.plan_response`)
 as JSON, or XML when the ``Accept`` header asks for it.
 
 Status codes: planning outcomes are 200 with a PlannerError in the body, as in
-OTP 1.x (no path, outside bounds, no transit times, too close, and the
-``BOGUS_PARAMETER`` cases: dates, route/stop specs, ``startTransit*Id``).  A
-parameter OTP 1.x could not convert (a number that is not one, an unknown
-mode, triangle factors that do not sum to 1...) is a 400 JSON error naming it,
-where OTP failed with a 500.  An unknown router is a 404 JSON error, like every
-other endpoint (OTP answered 200 with ``GRAPH_UNAVAILABLE``).
+OTP 1.x (no path, outside bounds, no transit times, too close).  So is every
+refused parameter, whatever is wrong with it (not a number, out of its range
+(``docs/service.md``), an unknown or unsupported mode, triangle factors that do
+not sum to 1, a bad date, route or stop spec): ``BOGUS_PARAMETER`` (413) or the
+specific OTP code (``TRIANGLE_NOT_AFFINE``, ``OUTSIDE_BOUNDS``...) with
+``details: {parameter, reason}``; OTP 1.x clients read errors only from 200
+bodies.  An unknown router is a 404 JSON error, like every other endpoint (OTP
+answered 200 with ``GRAPH_UNAVAILABLE``).
 """
 
 from __future__ import annotations
@@ -114,7 +116,7 @@ class PlanHandler(BaseHandler):
     def _write_planner_error(
         self, exc: Exception, parameters: Mapping[str, str], *, planning: bool
     ) -> None:
-        """Answer 200 with a PlannerError, or re-raise what is an HTTP error (400)."""
+        """Answer 200 with a PlannerError, or re-raise what is no planning outcome (500)."""
         error = planner_error_for(exc)
         if error is None:
             raise exc

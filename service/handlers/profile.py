@@ -40,6 +40,7 @@ from otpa.analysis.otp1.profile import (
 from otpa.index import TransitIndex
 from otpa.routing import Location
 from otpa.routing.errors import OutsideBoundsError
+from otpa.routing.parse import MAX_YEAR, MIN_YEAR
 from service.analyst.params import int_param
 from service.analyst.state import AnalystState
 from service.handlers.base import BaseHandler, ServiceContext
@@ -204,7 +205,11 @@ class RrtrHandler(_ProfileBase):
         if not raw:
             return None
         try:
-            return dt.date.fromisoformat(raw)
+            day = dt.date.fromisoformat(raw)
         except ValueError:
             msg = f"Query parameter date={raw[:40]!r} is not a date YYYY-MM-DD."
             raise ApiError(400, msg) from None
+        if not MIN_YEAR <= day.year <= MAX_YEAR:
+            msg = f"Query parameter date={raw}: the year must be from {MIN_YEAR} to {MAX_YEAR}."
+            raise ApiError(400, msg)
+        return day

@@ -9,11 +9,11 @@ query string into the frozen request.  Defaults live in the library: a row's
 through the same converters as query values.
 
 Unreadable values raise :class:`~otpa.routing.errors.InvalidRequestError`
-naming the parameter.  Those with ``code="BOGUS_PARAMETER"`` (dates, route
-and stop specs, ``startTransit*Id``) are what OTP 1.x answered with a
-``BOGUS_PARAMETER`` planner error in a 200 response, and the handler keeps
-that; every other one (a number that is not one, an unknown mode, triangle
-factors that do not add up...) is an HTTP 400, where OTP 1.x failed with 500.
+naming the parameter, and so do values out of their documented range (the
+preference objects check :data:`otpa.routing.preferences.PARAMETER_RANGES`).
+The ``/plan`` handler answers every one with OTP's PlannerError in a 200
+(``BOGUS_PARAMETER``, or the error's own code such as ``TRIANGLE_NOT_AFFINE``),
+where OTP 1.x often failed with a 500; the analysis endpoints answer 400.
 
 OTP 1.x rules applied here: ``optimize=TRANSFERS`` is ``QUICK`` plus 1800 s
 of transfer penalty; negative ``walkBoardCost``, ``bikeBoardCost`` and
@@ -59,6 +59,7 @@ from otpa.routing.preferences import (
     TriangleFactors,
     WalkPreferences,
     WheelchairPreferences,
+    check_range,
 )
 from otpa.routing.request import PlanRequest, RequestModes, TransitFilters
 
@@ -82,6 +83,7 @@ _INT_RANGE = (-(2**31), 2**31 - 1)
 _LONG_RANGE = (-(2**63), 2**63 - 1)
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 _DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_MAX_DIGITS = 19
 _TRUE = frozenset({"true", "1", "yes"})
 _FALSE = frozenset({"false", "0", "no"})
 _BIKE_RENTAL_SPEED_MPS = 4.3  # OTP 1.x: "slower bike speed for bike sharing"
@@ -104,9 +106,15 @@ def _string(parameter: str, raw: str) -> str:
 
 def _bounded_int(parameter: str, raw: str, bounds: tuple[int, int], kind: str) -> int:
     text = raw.strip()
-    if not _INTEGER.fullmatch(text) or not bounds[0] <= int(text) <= bounds[1]:
+    # a Java int or long has at most 19 digits: longer ones are out of range (and Python
+    # refuses to convert more than 4300 digits), whatever their leading zeros
+    digits = text.lstrip("+-").lstrip("0")
+    if not _INTEGER.fullmatch(text) or len(digits) > _MAX_DIGITS:
         raise _bad(parameter, raw, kind)
-    return int(text)
+    value = -int(digits or "0") if text.startswith("-") else int(digits or "0")
+    if not bounds[0] <= value <= bounds[1]:
+        raise _bad(parameter, raw, kind)
+    return value
 
 
 def _int(parameter: str, raw: str) -> int:
@@ -185,7 +193,11 @@ def _banned_trips(parameter: str, raw: str) -> dict[str, tuple[int, ...]]:
 
 
 def _modes(parameter: str, raw: str) -> RequestModes:
-    return parse_modes(raw)
+    modes = parse_modes(raw)
+    if "MICROMOBILITY" in modes.street:
+        msg = f"mode={raw}: MICROMOBILITY routing is not available in this version"
+        raise InvalidRequestError(msg, parameter=parameter)
+    return modes
 
 
 def _feed_scoped_id(parameter: str, raw: str) -> str:
@@ -218,11 +230,16 @@ def _path_comparator(parameter: str, raw: str) -> str | _Ignore:
     return "duration" if raw == "duration" else IGNORE  # OTP: anything else = default order
 
 
-def _positive_double(parameter: str, raw: str) -> float:
+def _ranged_double(parameter: str, raw: str) -> float:
+    """A decimal within its range (:data:`otpa.routing.preferences.PARAMETER_RANGES`)."""
     value = _double(parameter, raw)
-    if value <= 0:
-        raise _bad(parameter, raw, "a number > 0")
+    check_range(parameter, value)
     return value
+
+
+def _long_if_non_negative(parameter: str, raw: str) -> int | _Ignore:
+    value = _long(parameter, raw)
+    return value if value >= 0 else IGNORE  # OTP: negative = the router's default
 
 
 # -- the table ----------------------------------------------------------------------------------
@@ -313,7 +330,7 @@ PARAMETERS: tuple[PlanParam, ...] = (
     P("batch", "Boolean", "itineraries.batch", _bool),
     P("startTransitStopId", "String", "start_transit_stop_id", _feed_scoped_id),
     P("startTransitTripId", "String", "start_transit_trip_id", _feed_scoped_id),
-    P("clampInitialWait", "Long", "transit.clamp_initial_wait_s", _long),
+    P("clampInitialWait", "Long", "transit.clamp_initial_wait_s", _long_if_non_negative),
     P("reverseOptimizeOnTheFly", "Boolean", "itineraries.reverse_optimize_on_the_fly", _bool),
     P("boardSlack", "Integer", "transit.board_slack_s", _int),
     P("alightSlack", "Integer", "transit.alight_slack_s", _int),
@@ -349,7 +366,7 @@ PARAMETERS: tuple[PlanParam, ...] = (
     P("minimumMicromobilitySpeed", "Double", "micromobility.min_speed_mps", _double),
     P("maximumMicromobilitySpeed", "Double", "micromobility.max_speed_mps", _double),
     # ibi extension (micromobility drag, CdA), kept for the planner in ``itineraries.extra``
-    P("aerodynamicDrag", "Double", "itineraries.extra.aerodynamicDrag", _positive_double),
+    P("aerodynamicDrag", "Double", "itineraries.extra.aerodynamicDrag", _ranged_double),
     # router-config ``routingDefaults`` keys that are not query parameters
     P("carSpeed", "double", "car.speed_mps", _double, query=False),
     P("stairsReluctance", "double", "walk.stairs_reluctance", _double, query=False),

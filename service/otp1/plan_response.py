@@ -7,7 +7,9 @@ the fields OTP always wrote always present.  The envelope is
 ``{requestParameters, plan | error, debugOutput, elevationMetadata}``.
 
 Planning failures are not HTTP errors in OTP 1.x: the answer is a 200 whose
-``error`` is a PlannerError ``{id, msg, message, missing, noPath}``.
+``error`` is a PlannerError ``{id, msg, message, missing, noPath}``.  So is
+every refused parameter (plus ``details: {parameter, reason}``), so OTP 1.x
+clients, which read errors only from 200 bodies, show it.
 :data:`MESSAGES` holds OTP's ids and English texts (``Message.properties``);
 :data:`PLANNER_ERRORS` maps library exceptions to them.
 
@@ -106,6 +108,16 @@ MESSAGES: Mapping[str, tuple[int, str]] = {
         "The origin or destination cannot be reached in the requested way "
         "(for example by wheelchair).",
     ),
+    "UNDERSPECIFIED_TRIANGLE": (
+        370,
+        "All of triangleSafetyFactor, triangleSlopeFactor, and triangleTimeFactor must be set "
+        "if any are",
+    ),
+    "TRIANGLE_NOT_AFFINE": (
+        371,
+        "The values of triangleSafetyFactor, triangleSlopeFactor, and triangleTimeFactor must "
+        "sum to 1",
+    ),
 }
 
 #: Library exception -> OTP ``Message`` code, most specific first.
@@ -119,9 +131,11 @@ PLANNER_ERRORS: tuple[tuple[type[BaseException], str], ...] = (
     (PlanningError, "PATH_NOT_FOUND"),
 )
 
-#: ``InvalidRequestError`` codes answered as a PlannerError in a 200 response
-#: (as OTP 1.x did); any other invalid parameter is an HTTP 400.
-BODY_ERROR_CODES = frozenset({"BOGUS_PARAMETER", "OUTSIDE_BOUNDS"})
+#: ``InvalidRequestError`` codes answered with their own PlannerError; every other
+#: invalid parameter is a ``BOGUS_PARAMETER``.
+BODY_ERROR_CODES = frozenset(
+    {"BOGUS_PARAMETER", "OUTSIDE_BOUNDS", "UNDERSPECIFIED_TRIANGLE", "TRIANGLE_NOT_AFFINE"}
+)
 # ibi's NO_PATHS_AFTER_FILTERING error carried no ``message`` enum name
 _NO_MESSAGE_NAME = frozenset({"NO_PATHS_AFTER_FILTERING"})
 _MISSING_BY_PARAMETER = {"fromPlace": "from", "toPlace": "to", "intermediatePlaces": "intermediate"}
@@ -153,28 +167,38 @@ def planner_error(code: str, missing: Sequence[str] | None = None) -> dict[str, 
 def planner_error_for(exc: BaseException) -> dict[str, Any] | None:
     """Return the PlannerError answering an exception, or None when it is no planning outcome.
 
-    Planning errors map through :data:`PLANNER_ERRORS`; an
-    :class:`InvalidRequestError` maps only when its code is in
-    :data:`BODY_ERROR_CODES` (others are HTTP 400s).
+    Planning errors map through :data:`PLANNER_ERRORS`.  Every
+    :class:`InvalidRequestError` is a PlannerError too: its own code when it is
+    in :data:`BODY_ERROR_CODES`, else ``BOGUS_PARAMETER``, with ``details``
+    naming the parameter and the reason (an otpa addition; OTP 1.x clients
+    read ``id``, ``msg`` and ``message``).
 
     Examples
     --------
     >>> planner_error_for(PathNotFoundError("none"))["message"]
     'PATH_NOT_FOUND'
-    >>> planner_error_for(InvalidRequestError("x", parameter="numItineraries")) is None
-    True
+    >>> e = planner_error_for(InvalidRequestError("too many", parameter="numItineraries"))
+    >>> e["id"], e["message"], e["details"]
+    (413, 'BOGUS_PARAMETER', {'parameter': 'numItineraries', 'reason': 'too many'})
     """
     if isinstance(exc, InvalidRequestError):
-        if exc.code not in BODY_ERROR_CODES:
-            return None
-        assert exc.code is not None
+        code = exc.code if exc.code in BODY_ERROR_CODES else "BOGUS_PARAMETER"
+        assert code is not None
         missing = _MISSING_BY_PARAMETER.get(exc.parameter)
-        is_place = exc.code == "OUTSIDE_BOUNDS"
-        return planner_error(exc.code, [missing] if is_place and missing else None)
+        is_place = code == "OUTSIDE_BOUNDS"
+        error = planner_error(code, [missing] if is_place and missing else None)
+        error["details"] = {"parameter": exc.parameter, "reason": str(exc)}
+        return error
     for exc_type, code in PLANNER_ERRORS:
         if isinstance(exc, exc_type):
-            bounds = list(exc.missing) if isinstance(exc, OutsideBoundsError) else None
-            return planner_error(code, bounds)
+            if not isinstance(exc, OutsideBoundsError):
+                return planner_error(code)
+            error = planner_error(code, list(exc.missing))
+            # a place that is not in the network is a refused parameter too: name it
+            names = {v: k for k, v in _MISSING_BY_PARAMETER.items()}
+            parameter = names.get(exc.missing[0], "fromPlace") if exc.missing else "fromPlace"
+            error["details"] = {"parameter": parameter, "reason": str(exc)}
+            return error
     return None
 
 

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 from xml.sax.saxutils import escape
 
-__all__ = ["XML_MEDIA_TYPES", "prefers_xml", "to_xml"]
+__all__ = ["XML_MEDIA_TYPES", "prefers_xml", "to_xml", "xml_media_type"]
 
 XML_MEDIA_TYPES = ("application/xml", "text/xml")
 _XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
@@ -172,3 +172,19 @@ def prefers_xml(accept: str | None) -> bool:
     json_score = _quality_for(ranges, "application/json")
     xml_score = _XML_QUALITY * max(_quality_for(ranges, t) for t in XML_MEDIA_TYPES)
     return xml_score > json_score
+
+
+def xml_media_type(accept: str | None) -> str:
+    """The XML media type to answer with: ``text/xml`` when the client prefers it.
+
+    JAX-RS answered with the negotiated type, so a client that asks for
+    ``text/xml`` gets ``text/xml``; otherwise ``application/xml``.
+
+    Examples
+    --------
+    >>> xml_media_type("text/xml"), xml_media_type("application/xml, text/xml;q=0.9")
+    ('text/xml', 'application/xml')
+    """
+    ranges = _parse_accept(accept or "")
+    text, application = (_quality_for(ranges, t) for t in ("text/xml", "application/xml"))
+    return "text/xml" if text > application else "application/xml"

@@ -1,4 +1,4 @@
-"""Plan query parameters: each reaches the PlanRequest; bad ones are 400 or BOGUS_PARAMETER."""
+"""Plan query parameters: each reaches the PlanRequest; bad ones are PlannerErrors in a 200."""
 
 from __future__ import annotations
 
@@ -539,34 +539,65 @@ def test_request_reaches_the_planner(plan_service: Service, planner: RecordingPl
     assert (req.itineraries.num_itineraries, req.walk.speed_mps) == (2, 1.2)
 
 
+_BOGUS_MSG = "The request has errors that the server is not willing or able to process."
+
+
 @http
 @pytest.mark.parametrize(
-    ("query", "parameter"),
+    ("query", "parameter", "code"),
     [
-        ("numItineraries=abc", "numItineraries"),
-        ("optimize=FASTEST", "optimize"),
-        ("mode=WALK,HOVERCRAFT", "mode"),
-        ("walkSpeed=-3", "walkSpeed"),
-        ("arriveBy=perhaps", "arriveBy"),
-        ("optimize=TRIANGLE&triangleSafetyFactor=1", "triangleSlopeFactor"),
+        ("numItineraries=abc", "numItineraries", "BOGUS_PARAMETER"),
+        ("optimize=FASTEST", "optimize", "BOGUS_PARAMETER"),
+        ("mode=WALK,HOVERCRAFT", "mode", "BOGUS_PARAMETER"),
+        ("mode=MICROMOBILITY", "mode", "BOGUS_PARAMETER"),
+        ("walkSpeed=-3", "walkSpeed", "BOGUS_PARAMETER"),
+        ("walkReluctance=1e19", "walkReluctance", "BOGUS_PARAMETER"),
+        ("maxTransfers=2147483647", "maxTransfers", "BOGUS_PARAMETER"),
+        ("transferPenalty=-1", "transferPenalty", "BOGUS_PARAMETER"),
+        ("arriveBy=perhaps", "arriveBy", "BOGUS_PARAMETER"),
+        (
+            "optimize=TRIANGLE&triangleSafetyFactor=1",
+            "triangleSlopeFactor",
+            "UNDERSPECIFIED_TRIANGLE",
+        ),
         (
             "optimize=TRIANGLE&triangleSafetyFactor=0.5&triangleSlopeFactor=0.5&triangleTimeFactor=0.5",
-            "triangle",
+            "triangleSafetyFactor",
+            "TRIANGLE_NOT_AFFINE",
         ),
-        ("boardSlack=60&alightSlack=60&minTransferTime=90", "minTransferTime"),
-        ("bannedTrips=demo:t1:first", "bannedTrips"),
+        ("boardSlack=60&alightSlack=60&minTransferTime=90", "minTransferTime", "BOGUS_PARAMETER"),
+        ("bannedTrips=demo:t1:first", "bannedTrips", "BOGUS_PARAMETER"),
     ],
 )
-def test_malformed_parameters_are_400(
-    plan_service: Service, planner: RecordingPlanner, query: str, parameter: str
+def test_refused_parameters_are_planner_errors(
+    plan_service: Service, planner: RecordingPlanner, query: str, parameter: str, code: str
 ) -> None:
+    """OTP 1.x clients read errors only from 200 bodies: every refusal is a PlannerError."""
     resp = plan_service.get(f"/otp/routers/demo/plan?fromPlace=1,1&toPlace=2,2&{query}")
-    assert resp.status == 400
+    assert resp.status == 200
     assert resp.header("Content-Type") == "application/json"
-    body = resp.json()
-    assert (body["status"], body["error"]) == (400, "Bad Request")
-    assert parameter in body["message"]
+    error = resp.json()["error"]
+    assert error["message"] == code
+    assert error["id"] == {"BOGUS_PARAMETER": 413, "UNDERSPECIFIED_TRIANGLE": 370}.get(code, 371)
+    assert error["noPath"] is True
+    assert error["details"]["parameter"] == parameter
+    assert parameter in error["details"]["reason"]
     assert planner.requests == []
+
+
+@http
+def test_web_client_triangle_is_accepted(plan_service: Service, planner: RecordingPlanner) -> None:
+    """OTP 1.x's web client rounds its bike triangle: factors summing to 0.9958 plan."""
+    query = "optimize=TRIANGLE&triangleSafetyFactor=0.3333&triangleSlopeFactor=0.3333"
+    resp = plan_service.get(
+        f"/otp/routers/demo/plan?fromPlace=1,1&toPlace=2,2&{query}&triangleTimeFactor=0.3292"
+    )
+    assert resp.status == 200
+    assert "error" not in resp.json()
+    triangle = planner.last.bike.triangle
+    assert triangle is not None
+    assert triangle.safety == pytest.approx(0.3333 / 0.9958)
+    assert triangle.safety + triangle.slope + triangle.time == pytest.approx(1.0, abs=1e-12)
 
 
 @http
@@ -589,13 +620,15 @@ def test_bogus_parameters_are_planner_errors(
     assert resp.status == 200
     body = resp.json()
     assert list(body) == ["requestParameters", "error"]  # no plan, debugOutput, elevationMetadata
+    name, _, value = query.partition("=")
+    details = body["error"].pop("details")
+    assert details["parameter"] == name
     assert body["error"] == {
         "id": 413,
-        "msg": "The request has errors that the server is not willing or able to process.",
+        "msg": _BOGUS_MSG,
         "message": "BOGUS_PARAMETER",
         "noPath": True,
     }
-    name, _, value = query.partition("=")
     assert body["requestParameters"][name] == value.replace("%3A", ":").replace("%3a", ":")
     assert planner.requests == []
 

@@ -359,6 +359,7 @@ PATH_NOT_FOUND_MSG = (
                 "message": "OUTSIDE_BOUNDS",
                 "missing": ["from", "to"],
                 "noPath": True,
+                "details": {"parameter": "fromPlace", "reason": "x"},
             },
             False,
         ),
@@ -419,6 +420,7 @@ PATH_NOT_FOUND_MSG = (
                 "msg": "The request has errors that the server is not willing or able to process.",
                 "message": "BOGUS_PARAMETER",
                 "noPath": True,
+                "details": {"parameter": "startTransitStopId", "reason": "x"},
             },
             True,
         ),
@@ -443,13 +445,15 @@ def test_planning_errors_are_200_with_planner_error(
 
 
 @http
-def test_invalid_request_from_the_planner_is_400(
+def test_invalid_request_from_the_planner_is_bogus_parameter(
     plan_service: Service, planner: RecordingPlanner
 ) -> None:
     planner.error = InvalidRequestError("maxSlope: too steep", parameter="maxSlope")
     resp = plan_service.get(QUERY)
-    assert resp.status == 400
-    assert resp.json()["message"] == "maxSlope: too steep"
+    assert resp.status == 200
+    error = resp.json()["error"]
+    assert (error["id"], error["message"]) == (413, "BOGUS_PARAMETER")
+    assert error["details"] == {"parameter": "maxSlope", "reason": "maxSlope: too steep"}
 
 
 @http
@@ -480,6 +484,8 @@ def test_message_table() -> None:
         "BOGUS_PARAMETER": 413,
         "TOO_CLOSE": 409,
         "LOCATION_NOT_ACCESSIBLE": 470,
+        "UNDERSPECIFIED_TRIANGLE": 370,
+        "TRIANGLE_NOT_AFFINE": 371,
     }
     assert planner_error("SYSTEM_ERROR")["msg"] == (
         "We're sorry. The trip planner is temporarily unavailable. Please try again later."
@@ -490,7 +496,14 @@ def test_message_table() -> None:
     assert error is not None
     assert error["missing"] == ["intermediate"]
     triangle = InvalidRequestError("x", parameter="optimize", code="TRIANGLE_NOT_AFFINE")
-    assert planner_error_for(triangle) is None
+    assert planner_error_for(triangle) == {
+        "id": 371,
+        "msg": MESSAGES["TRIANGLE_NOT_AFFINE"][1],
+        "message": "TRIANGLE_NOT_AFFINE",
+        "missing": None,
+        "noPath": True,
+        "details": {"parameter": "optimize", "reason": "x"},
+    }
 
 
 # -- XML ----------------------------------------------------------------------------------------
@@ -501,7 +514,7 @@ def test_message_table() -> None:
 def test_xml(plan_service: Service, accept: str) -> None:
     resp = plan_service.get(QUERY + "&showIntermediateStops=true", Accept=accept)
     assert resp.status == 200
-    assert resp.header("Content-Type") == "application/xml"
+    assert resp.header("Content-Type") == accept  # the type asked for, as JAX-RS answered
     root = ET.fromstring(resp.body)
     assert root.tag == "response"
     entries = {e.findtext("key"): e.findtext("value") for e in root.iter("entry")}

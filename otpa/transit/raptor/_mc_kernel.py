@@ -274,15 +274,15 @@ def run_mc(  # noqa: C901
                             if rb_trip[i] == kb:
                                 found = i
                                 break
-                        if found < 0:
+                        fresh = found < 0
+                        if fresh:
                             if rb_n >= rb_cap:
                                 return OVERFLOW_ROUTE_BAG
                             found = rb_n
                             rb_n += 1
-                            rb_cost[found] = INF
-                            rb_dep[found] = 0
-                        # on one trip, the cheaper boarding stays cheaper at every later stop
-                        if c - d < rb_cost[found] - rb_dep[found]:
+                        # on one trip, the cheaper boarding stays cheaper at every later stop;
+                        # a new slot is always filled, whatever the cost (never left unset)
+                        if fresh or c - d < rb_cost[found] - rb_dep[found]:
                             rb_trip[found], rb_bpos[found], rb_parent[found] = kb, j, li
                             rb_cost[found], rb_dep[found] = c, d
                     li = nxt[li]

@@ -40,6 +40,11 @@ from otpa.transit.raptor.spi import RaptorTimetable, StaySeated, TransferRules
 from otpa.types import FloatArray, Int32Array, IntArray, UInt8Array
 
 __all__ = [
+    "MAX_ABS_TIME_S",
+    "MAX_COST",
+    "MAX_DURATION_S",
+    "MAX_FACTOR",
+    "MAX_ROUNDS",
     "AccessLeg",
     "EgressLeg",
     "Leg",
@@ -80,6 +85,47 @@ _NON_NEGATIVE = (
     "alight_slack_s", "transfer_slack_s", "board_cost", "transfer_penalty",
     "nonpreferred_transfer_penalty", "wait_reluctance", "wait_at_beginning_factor",
 )  # fmt: skip
+
+
+#: Most rounds (rides) one search may run: its label arrays grow with the rounds.
+MAX_ROUNDS = 32
+#: Longest access, egress, transfer, slack or window, seconds (a week): with the int64
+#: times of the kernels (``INF`` = 2**60) no sum of them comes near overflowing.
+MAX_DURATION_S = 7 * 24 * 3600
+#: Largest generalized cost of one leg or penalty (the float64 costs stay exact
+#: to the second and far below the kernels' ``INF``).
+MAX_COST = 1e15
+#: Largest cost factor (wait reluctance, wait-at-beginning factor).
+MAX_FACTOR = 1e6
+#: Departure times must lie within +- this many seconds of the timetable's origin.
+MAX_ABS_TIME_S = 1 << 40
+_DURATIONS = frozenset(
+    {"access_time_s", "egress_time_s", "transfer_time_s", "search_window_s", "board_slack_s",
+     "alight_slack_s", "transfer_slack_s"}
+)  # fmt: skip
+_FACTORS = frozenset({"wait_reluctance", "wait_at_beginning_factor"})
+
+
+def _upper_bound(name: str) -> float:
+    if name in _DURATIONS:
+        return MAX_DURATION_S
+    if name in _FACTORS:
+        return MAX_FACTOR
+    if name == "max_rounds":
+        return MAX_ROUNDS
+    return MAX_COST
+
+
+def _check_bounds(name: str, value: Any) -> None:
+    """Raise unless ``value`` (scalar or array) lies in ``[0, bound]`` (NaN refused)."""
+    a = np.asarray(value, dtype=np.float64) if not isinstance(value, int) else None
+    if a is None:
+        ok = 0 <= value <= _upper_bound(name)
+    else:
+        ok = bool(np.all((a >= 0) & (a <= _upper_bound(name))))
+    if not ok:
+        msg = f"RaptorRequest.{name} must be non-negative and at most {_upper_bound(name):g}"
+        raise ValueError(msg)
 
 
 def _no_i64() -> IntArray:
@@ -191,6 +237,8 @@ class RaptorRequest:
             value = getattr(self, name)
             if value is None:
                 continue
+            if name in _NON_NEGATIVE:  # before a cast to int32 could wrap the value around
+                _check_bounds(name, value)
             a = np.ascontiguousarray(value, dtype=dtype)
             if a.ndim != 1:
                 msg = f"RaptorRequest.{name} must be one-dimensional"
@@ -224,14 +272,13 @@ class RaptorRequest:
                 raise ValueError(msg)
         for name in _NON_NEGATIVE:
             value = getattr(self, name)
-            bad = value is not None and (
-                bool(np.any(~(np.asarray(value) >= 0))) if np.ndim(value) else not value >= 0
-            )
-            if bad:
-                msg = f"RaptorRequest.{name} must be non-negative (and not NaN)"
-                raise ValueError(msg)
+            if value is not None:
+                _check_bounds(name, value)
         if self.max_rounds < 1:
             msg = "RaptorRequest.max_rounds must be at least 1"
+            raise ValueError(msg)
+        if not -MAX_ABS_TIME_S <= self.time <= MAX_ABS_TIME_S:
+            msg = f"RaptorRequest.time must be within +-{MAX_ABS_TIME_S} s"
             raise ValueError(msg)
         if self.onboard is not None and self.arrive_by:
             msg = "RaptorRequest.onboard (depart on board) cannot be combined with arrive_by"

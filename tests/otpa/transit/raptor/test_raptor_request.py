@@ -46,6 +46,12 @@ def test_arrays_are_coerced() -> None:
         ({"board_slack_s": -1}, "board_slack_s must be non-negative"),
         ({"access_cost": [np.nan]}, "access_cost must be non-negative"),
         ({"wait_reluctance": -0.5}, "wait_reluctance must be non-negative"),
+        # bounded before anything is allocated or cast to int32 (issue: a 3.45 TiB request)
+        ({"max_rounds": 2**31 - 1}, "max_rounds must be non-negative and at most 32"),
+        ({"access_time_s": [1e12]}, "access_time_s must be non-negative and at most 604800"),
+        ({"egress_cost": [np.inf]}, "egress_cost must be non-negative and at most 1e\\+15"),
+        ({"board_cost": 1e19}, "board_cost must be non-negative and at most 1e\\+15"),
+        ({"time": 1 << 62}, "time must be within"),
         ({"criteria": "fast"}, "criteria must be 'arrival' or 'cost'"),
         (
             {
