@@ -10,6 +10,7 @@ Path                                       Methods
 ``/otp/routers/save?routerId=ID``          POST store a graph file without loading it
 ``/otp/routers/{routerId}/index/...``      GET the transit index API; POST ``.../graphql``
 ``/otp/routers/{routerId}/plan``           GET plan a trip (TripPlan or PlannerError)
+``/otp/routers/{routerId}/updaters[/{n}]``  GET real-time updater status (router-config updaters)
 anything else                              404 JSON
 =========================================  ======================================================
 
@@ -35,8 +36,10 @@ from service.handlers.profile import profile_urls
 from service.handlers.routers import RouterHandler, RouterListHandler
 from service.handlers.scenarios import scenario_urls
 from service.handlers.server_info import ServerInfoHandler
+from service.handlers.updaters import updater_urls
 from service.otp1.server_info import read_cpu_info, server_info
 from service.registry import RouterRegistry
+from service.updaters import UpdaterManager
 
 __all__ = ["default_builder", "make_app"]
 
@@ -90,6 +93,9 @@ def make_app(
     args = {"ctx": ctx}
     # one surface store and point-set registry, shared by the analyst and profile endpoints
     analysis = {**args, "analyst": AnalystState.from_config(ctx.config)}
+    # real-time updaters of every router, restarted whenever a router's network changes
+    updaters = UpdaterManager(registry)
+    updaters.sync()
     urls = [
         tornado.web.url(r"/otp/?", ServerInfoHandler, args, name="server_info"),
         tornado.web.url(r"/otp/routers/?", RouterListHandler, args, name="routers"),
@@ -99,6 +105,7 @@ def make_app(
         *profile_urls(analysis),
         *scenario_urls(args),
         tornado.web.url(r"/otp/routers/([^/]+)/plan/?", PlanHandler, args, name="plan"),
+        *updater_urls(args, updaters),
     ]
     return tornado.web.Application(
         urls,
@@ -106,5 +113,6 @@ def make_app(
         default_handler_args=args,
         otpa_cors=config.cors,
         serve_traceback=False,
+        otpa_updaters=updaters,
         **settings,
     )

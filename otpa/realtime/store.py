@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import weakref
 from collections.abc import Callable, Mapping
@@ -100,18 +101,27 @@ def trip_update_applier(
     cannot read (the published snapshot is then unchanged).
     """
     store = store_for(network)
+    last: dict[str, Any] = {}
 
     def apply(data: bytes) -> ApplyReport:
+        digest = hashlib.sha256(data).digest()
+        if last.get("digest") == digest:  # the same feed again: keep the snapshot (and its caches)
+            report: ApplyReport = last["report"]
+            return report
         result = trip_updates(network.transit, parse_feed(data), feed_id, network.time_zone)
         snap = store.publish(source, result.trips)
-        return ApplyReport(
-            applied=result.applied,
-            unmatched=result.unmatched,
-            invalid=result.invalid,
-            details=dict(result.counts),
-            messages=tuple(result.messages),
-            snapshot=snap.version,
+        last["digest"], last["report"] = (
+            digest,
+            ApplyReport(
+                applied=result.applied,
+                unmatched=result.unmatched,
+                invalid=result.invalid,
+                details=dict(result.counts),
+                messages=tuple(result.messages),
+                snapshot=snap.version,
+            ),
         )
+        return last["report"]  # type: ignore[no-any-return]
 
     return apply
 

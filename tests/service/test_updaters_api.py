@@ -1,0 +1,152 @@
+"""Over HTTP: ``router-config.json`` updaters, ``/updaters`` and plans on the real-time timetable.
+
+A real saved graph of MMRI case 3b (3b|1 3b1 00:01 -> 3b2 00:02, 3b|2 00:11 -> 00:12 on
+2014-01-01, ``stop_times.txt``) is served with a ``gtfs-http`` ``stop-time-updater``
+polling a real Tornado server on loopback every second.  The feed server first serves
+``3b.pb`` (3b|1 leaves 600 s late, 3b|2 60 s late), then a feed delaying 3b|1 by 300 s
+only; plans follow; when the feed server is gone ``/updaters`` shows the error and the
+last good snapshot keeps serving.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.parse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tornado.web
+from _fakes import Service
+from _plan_fakes import start_app
+from google.transit import gtfs_realtime_pb2
+
+from otpa.network import BuildConfig, build_network
+from tests.conftest import require_data
+
+pytestmark = pytest.mark.http
+
+#: 2014-01-01 00:00 Europe/Amsterdam (OTP's MMRI epoch), in ms.
+EPOCH_MS = 1388530800 * 1000
+
+
+def _delay_feed(delays: dict[str, int]) -> bytes:
+    msg = gtfs_realtime_pb2.FeedMessage()
+    msg.header.gtfs_realtime_version = "1.0"
+    msg.header.timestamp = 1388530800
+    for trip_id, delay in delays.items():
+        entity = msg.entity.add(id=trip_id)
+        entity.trip_update.trip.trip_id = trip_id
+        entity.trip_update.trip.start_date = "20140101"
+        stu = entity.trip_update.stop_time_update.add(stop_sequence=0 if trip_id == "3b|1" else 1)
+        stu.departure.delay = delay
+    return msg.SerializeToString()
+
+
+class _FeedHandler(tornado.web.RequestHandler):
+    def initialize(self, feed: dict[str, bytes]) -> None:
+        self.feed = feed
+
+    def get(self) -> None:
+        self.set_header("Content-Type", "application/x-protobuf")
+        self.finish(self.feed["body"])
+
+
+def _wait(predicate: Callable[[], bool], timeout_s: float = 20.0) -> None:
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        if predicate():
+            return
+        time.sleep(0.1)
+    raise AssertionError("condition not reached in time")
+
+
+def _plan_times(service: Service) -> tuple[int, int, bool, int]:
+    query = urllib.parse.urlencode(
+        {
+            "fromPlace": "3b:3b1",
+            "toPlace": "3b:3b2",
+            "date": "2014-01-01",
+            "time": "00:01",
+            "mode": "TRANSIT,WALK",
+            "numItineraries": "1",
+        }
+    )
+    body: dict[str, Any] = service.get(f"/otp/routers/rt/plan?{query}").json()
+    assert "error" not in body, body["error"]
+    leg = body["plan"]["itineraries"][0]["legs"][0]
+    return (
+        (leg["startTime"] - EPOCH_MS) // 1000,
+        (leg["endTime"] - EPOCH_MS) // 1000,
+        leg["realTime"],
+        leg["departureDelay"],
+    )
+
+
+def test_gtfs_http_updater_follows_the_feed(tmp_path: Path, make_service: Any) -> None:
+    data = require_data("tiny", "mmri")
+    feed = {"body": (data / "3b.pb").read_bytes()}
+    feed_base, stop_feed = start_app(
+        tornado.web.Application([(r"/rt", _FeedHandler, {"feed": feed})])
+    )
+    try:
+        graphs = tmp_path / "rt-graphs"
+        network = build_network(data / "3b", config=BuildConfig(max_transfer_distance_m=0.0))
+        network.save(graphs / "rt" / "graph")
+        config = {
+            "updaters": [
+                {
+                    "type": "stop-time-updater",
+                    "sourceType": "gtfs-http",
+                    "url": f"{feed_base}/rt",
+                    "frequencySec": 1,
+                    "feedId": "3b",
+                },
+                {"type": "real-time-alerts", "url": f"{feed_base}/alerts", "feedId": "3b"},
+            ]
+        }
+        (graphs / "rt" / "router-config.json").write_text(json.dumps(config))
+        service = make_service(loader=None, graphs_dir=graphs)
+
+        def status(n: int = 0) -> dict[str, Any]:
+            resp = service.get(f"/otp/routers/rt/updaters/{n}")
+            assert resp.status == 200, resp.text
+            out: dict[str, Any] = resp.json()
+            return out
+
+        _wait(lambda: status()["successes"] >= 1)
+        first = status()
+        assert first["type"] == "stop-time-updater"
+        assert first["sourceType"] == "gtfs-http"
+        assert first["source"] == f"{feed_base}/rt"
+        assert (first["applied"], first["unmatched"], first["invalid"]) == (2, 0, 0)
+        assert "lastError" not in first  # null fields are omitted
+        listing = service.get("/otp/routers/rt/updaters").json()
+        assert list(listing) == ["0", "1"]
+        assert listing["1"]["type"] == "real-time-alerts"
+        assert listing["1"]["supported"] is False
+        assert service.get("/otp/routers/rt/updaters/2").text == "No updater with that ID."
+        # 3b.pb: 3b|1 leaves 3b1 at 00:11 (600 s late), reaches 3b2 at 00:12
+        assert _plan_times(service) == (660, 720, True, 600)
+
+        feed["body"] = _delay_feed({"3b|1": 300})
+        _wait(lambda: status()["applied"] == 1)
+        assert status()["snapshot"] == first["snapshot"] + 1  # the same feed publishes nothing
+        assert _plan_times(service) == (360, 420, True, 300)
+    finally:
+        stop_feed()
+    _wait(lambda: status()["consecutiveFailures"] >= 1)
+    gone = status()
+    assert gone["lastError"] is not None
+    assert "URLError" in gone["lastError"] or "Connection" in gone["lastError"]
+    assert gone["applied"] == 1  # the last good apply
+    assert _plan_times(service) == (360, 420, True, 300)  # the last good snapshot serves
+
+
+def test_no_updaters(make_service: Any) -> None:
+    service = make_service()
+    resp = service.get("/otp/routers/alpha/updaters")
+    assert (resp.status, resp.text) == (404, "No updaters running.")
+    assert service.get("/otp/routers/nope/updaters").status == 404
