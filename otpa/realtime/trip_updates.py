@@ -172,6 +172,7 @@ def _stop_times(
     if upd.HasField("departure") and d is None:
         return f"invalid departure: stop position {i} has neither time nor delay"
     arr, dep = sched
+    first = delay is None
     if a is not None:
         arr, delay = a
     elif delay is not None:
@@ -180,8 +181,8 @@ def _stop_times(
         dep, delay = d
     elif delay is not None:
         dep = sched[1] + delay
-    if a is None and d is not None and arr > dep:
-        arr = dep  # the first update gives only a departure: arrive no later
+    if first and a is None and d is not None and arr > dep:
+        arr = dep  # the first update gives only an earlier departure: arrive no later
     return arr, dep, delay
 
 
