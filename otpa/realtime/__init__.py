@@ -9,6 +9,7 @@ OpenTripPlanner 1.x's propagation rules) and publishes a new
 timetable (:meth:`TimetableSnapshot.raptor_timetable`).
 """
 
+from otpa.realtime.index_times import realtime_stop_times, realtime_trip_times
 from otpa.realtime.snapshot import TimetableSnapshot, TripRealtime
 from otpa.realtime.store import (
     RealtimeStore,
@@ -27,6 +28,8 @@ __all__ = [
     "TripUpdateResult",
     "current_snapshot",
     "parse_feed",
+    "realtime_stop_times",
+    "realtime_trip_times",
     "start_updaters",
     "store_for",
     "trip_update_applier",

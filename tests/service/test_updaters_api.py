@@ -135,6 +135,23 @@ def test_gtfs_http_updater_follows_the_feed(tmp_path: Path, make_service: Any) -
         _wait(lambda: status()["applied"] == 1)
         assert status()["snapshot"] == first["snapshot"] + 1  # the same feed publishes nothing
         assert _plan_times(service) == (360, 420, True, 300)
+        # the index API's stop times show the same snapshot; a trip's stop times are
+        # today's (OTP 1.x), and the update is for 2014-01-01
+        trip = urllib.parse.quote("3b:3b|1", safe="")
+        times = service.get(f"/otp/routers/rt/index/trips/{trip}/stoptimes").json()
+        assert [
+            (t["scheduledDeparture"], t["realtimeDeparture"], t["realtimeState"]) for t in times
+        ] == [(60, 60, "SCHEDULED"), (120, 120, "SCHEDULED")]
+        by_day = service.get("/otp/routers/rt/index/stops/3b:3b1/stoptimes/20140101").json()
+        rows = {
+            t["tripId"]: (t["realtimeDeparture"], t["realtimeState"])
+            for p in by_day
+            for t in p["times"]
+        }
+        assert rows == {"3b:3b|1": (360, "UPDATED"), "3b:3b|2": (660, "SCHEDULED")}
+        (updated,) = [t for p in by_day for t in p["times"] if t["tripId"] == "3b:3b|1"]
+        assert (updated["scheduledDeparture"], updated["departureDelay"]) == (60, 300)
+        assert (updated["arrivalDelay"], updated["realtime"]) == (0, True)  # 3b1: first stop
     finally:
         stop_feed()
     _wait(lambda: status()["consecutiveFailures"] >= 1)
