@@ -34,6 +34,7 @@ from google.transit import gtfs_realtime_pb2
 
 from otpa.realtime.snapshot import TripRealtime
 from otpa.transit.model import TransitModel
+from otpa.util.cache import OwnerCache
 
 __all__ = ["FeedError", "TripUpdateResult", "parse_feed", "trip_updates"]
 
@@ -119,27 +120,25 @@ class _Lookup:
     stop_ids: Any  # raw stop id per model stop
 
 
-_LOOKUPS: dict[tuple[int, int], _Lookup] = {}
+#: Per model and feed: trip ids and stop ids (weakly keyed by the model).
+_LOOKUPS: OwnerCache[int, _Lookup] = OwnerCache()
+
+
+def _build_lookup(model: TransitModel, feed: int) -> _Lookup:
+    trips = model.trips
+    mask = trips["feed"].to_numpy() == feed
+    if "template_trip_id" in trips.columns:  # frequency-expanded copies are not matched
+        mask &= trips["template_trip_id"].isna().to_numpy()
+    idx = np.flatnonzero(mask)
+    raw = trips["raw_id"].to_numpy()[idx]
+    return _Lookup(
+        trip_of={str(r): int(i) for r, i in zip(raw, idx, strict=True)},
+        stop_ids=model.stops["raw_id"].to_numpy(),
+    )
 
 
 def _lookup(model: TransitModel, feed: int) -> _Lookup:
-    key = (id(model), feed)
-    hit = _LOOKUPS.get(key)
-    if hit is None:
-        trips = model.trips
-        mask = trips["feed"].to_numpy() == feed
-        if "template_trip_id" in trips.columns:  # frequency-expanded copies are not matched
-            mask &= trips["template_trip_id"].isna().to_numpy()
-        idx = np.flatnonzero(mask)
-        raw = trips["raw_id"].to_numpy()[idx]
-        hit = _Lookup(
-            trip_of={str(r): int(i) for r, i in zip(raw, idx, strict=True)},
-            stop_ids=model.stops["raw_id"].to_numpy(),
-        )
-        if len(_LOOKUPS) > 16:
-            _LOOKUPS.clear()
-        _LOOKUPS[key] = hit
-    return hit
+    return _LOOKUPS.get_or_build(model, feed, lambda: _build_lookup(model, feed))
 
 
 def _trip_slot(model: TransitModel, trip: int) -> tuple[int, int]:
