@@ -43,6 +43,7 @@ class UpdaterManager:
         self._lock = threading.Lock()
         self._running: dict[str, tuple[TransportNetwork, list[PollingUpdater]]] = {}
         self._errors: dict[str, str] = {}
+        self._closed = False
         registry.add_listener(self.sync)
 
     def _router_dir(self, router_id: str) -> Path | None:
@@ -70,6 +71,8 @@ class UpdaterManager:
         current = dict(self._registry.items())
         stop: list[PollingUpdater] = []
         with self._lock:
+            if self._closed:
+                return
             for router_id in list(self._running):
                 network, updaters = self._running[router_id]
                 if current.get(router_id) is not network:
@@ -92,8 +95,18 @@ class UpdaterManager:
         with self._lock:
             return self._errors.get(router_id)
 
+    def close(self, timeout_s: float = 1.0) -> None:
+        """Stop every updater for good (service shutdown): later registry changes start none."""
+        with self._lock:
+            self._closed = True
+            entries = list(self._running.values())
+            self._running.clear()
+        for _, updaters in entries:
+            for updater in updaters:
+                updater.stop(timeout_s)
+
     def stop_all(self) -> None:
-        """Stop every updater (service shutdown, tests)."""
+        """Stop every updater (they start again on the next registry change)."""
         with self._lock:
             entries = list(self._running.values())
             self._running.clear()

@@ -118,6 +118,9 @@ def _service_date(text: str) -> dt.date | None:
 class _Lookup:
     trip_of: Mapping[str, int]
     stop_ids: Any  # raw stop id per model stop
+    pattern_of: Any  # pattern per trip
+    tz_of: Any  # time-zone index per trip
+    service_of: Any  # service index per trip
 
 
 #: Per model and feed: trip ids and stop ids (weakly keyed by the model).
@@ -131,9 +134,13 @@ def _build_lookup(model: TransitModel, feed: int) -> _Lookup:
         mask &= trips["template_trip_id"].isna().to_numpy()
     idx = np.flatnonzero(mask)
     raw = trips["raw_id"].to_numpy()[idx]
+    tz = trips["tz_index"].to_numpy() if "tz_index" in trips.columns else np.zeros(len(trips))
     return _Lookup(
         trip_of={str(r): int(i) for r, i in zip(raw, idx, strict=True)},
         stop_ids=model.stops["raw_id"].to_numpy(),
+        pattern_of=trips["pattern_index"].to_numpy(),
+        tz_of=tz,
+        service_of=trips["service_index"].to_numpy(),
     )
 
 
@@ -141,9 +148,8 @@ def _lookup(model: TransitModel, feed: int) -> _Lookup:
     return _LOOKUPS.get_or_build(model, feed, lambda: _build_lookup(model, feed))
 
 
-def _trip_slot(model: TransitModel, trip: int) -> tuple[int, int]:
+def _trip_slot(model: TransitModel, pattern: int, trip: int) -> tuple[int, int]:
     """``(pattern, offset of the trip's times)``."""
-    pattern = int(model.trips["pattern_index"].iat[trip])
     ptrips = np.asarray(model.pattern_trip_indices(pattern))
     k = int(np.flatnonzero(ptrips == trip)[0])
     ns = int(model.pattern_stop_offsets[pattern + 1] - model.pattern_stop_offsets[pattern])
@@ -186,18 +192,16 @@ def _stop_times(
 
 
 def _apply_trip(
-    model: TransitModel, trip: int, date: dt.date, tu: Any, stop_ids: Any
+    model: TransitModel, trip: int, date: dt.date, tu: Any, look: _Lookup, day_start: int
 ) -> TripRealtime | str:
     """The trip's new state, or the reason the update is refused."""
-    pattern, base = _trip_slot(model, trip)
+    stop_ids = look.stop_ids
+    pattern, base = _trip_slot(model, int(look.pattern_of[trip]), trip)
     stops = np.asarray(model.pattern_stop_indices(pattern))
     ns = stops.size
     s_arr = model.arrival_s[base : base + ns].astype(np.int64)
     s_dep = model.departure_s[base : base + ns].astype(np.int64)
     seqs = model.stop_sequence[base : base + ns]
-    tz_index = int(model.trips["tz_index"].iat[trip]) if "tz_index" in model.trips.columns else 0
-    tz = model.timezones[min(tz_index, len(model.timezones) - 1)] if model.timezones else "UTC"
-    day_start = model.service_day_start(date, tz)
     arr, dep = s_arr.copy(), s_dep.copy()
     skipped = np.zeros(ns, dtype=bool)
     updates = list(tu.stop_time_update)
@@ -269,6 +273,30 @@ def _canceled(trip: int, date: dt.date) -> TripRealtime:
     )
 
 
+class _Days:
+    """Service days of one feed application: which services run, when days start (memoised)."""
+
+    def __init__(self, model: TransitModel, look: _Lookup, time_zone: str) -> None:
+        self.model, self.look, self.time_zone = model, look, time_zone
+        self._running: dict[dt.date, Any] = {}
+        self._starts: dict[tuple[dt.date, int], int] = {}
+
+    def runs(self, trip: int, date: dt.date) -> bool:
+        service = int(self.look.service_of[trip])
+        if date not in self._running:
+            self._running[date] = self.model.services_on(date)
+        return service >= 0 and bool(self._running[date][service])
+
+    def start(self, trip: int, date: dt.date) -> int:
+        zones = self.model.timezones
+        tz_index = min(int(self.look.tz_of[trip]), max(len(zones) - 1, 0))
+        key = (date, tz_index)
+        if key not in self._starts:
+            tz = zones[tz_index] if zones else self.time_zone
+            self._starts[key] = self.model.service_day_start(date, tz)
+        return self._starts[key]
+
+
 def trip_updates(
     model: TransitModel, message: Any, feed_id: str | None, time_zone: str
 ) -> TripUpdateResult:
@@ -302,7 +330,8 @@ def trip_updates(
     today = now.astimezone(ZoneInfo(time_zone)).date()
     out = TripUpdateResult()
     tdr = gtfs_realtime_pb2.TripDescriptor
-    service_col = model.trips["service_index"].to_numpy()
+    days = _Days(model, look, time_zone)
+
     for entity in message.entity:
         if not entity.HasField("trip_update"):
             continue
@@ -334,8 +363,7 @@ def trip_updates(
                 out.problem("invalid", name, f"invalid start date: {td.start_date!r}")
                 continue
             date = parsed
-        service = int(service_col[trip])
-        if service < 0 or not bool(model.services_on(date)[service]):
+        if not days.runs(trip, date):
             out.problem(
                 "unmatched",
                 name,
@@ -347,7 +375,7 @@ def trip_updates(
             out.applied += 1
             out.count("canceled")
             continue
-        result = _apply_trip(model, trip, date, tu, look.stop_ids)
+        result = _apply_trip(model, trip, date, tu, look, days.start(trip, date))
         if isinstance(result, str):
             out.problem("invalid", name, result)
             continue
