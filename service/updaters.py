@@ -3,7 +3,9 @@
 When a router's network is registered (service start, ``PUT /routers/{id}``,
 upload), its updaters are read from ``<graphs_dir>/<id>/router-config.json``
 (OTP 1.x's ``updaters`` list) and started by :func:`otpa.realtime.start_updaters`;
-the updaters of the network it replaced, or of an evicted router, are stopped.
+the updaters of the network it replaced, or of an evicted router, are stopped.  The
+new updaters first re-apply the last good feed of the ones they replace, so a reloaded
+graph serves the same real-time state before its first poll.
 """
 
 from __future__ import annotations
@@ -50,7 +52,22 @@ class UpdaterManager:
         graphs = self._registry.graphs_dir
         return None if graphs is None else graphs / router_id
 
-    def _start_for(self, router_id: str, network: TransportNetwork) -> list[PollingUpdater]:
+    def _start_for(
+        self, router_id: str, network: TransportNetwork, previous: list[PollingUpdater]
+    ) -> list[PollingUpdater]:
+        """Start a router's updaters; each first re-applies the last good feed of the
+        updater it replaces (same index and source), so a reload keeps the real-time state."""
+        started = self._configured(router_id, network)
+        old = {(u.config.index, u.config.source): u.last_good_feed for u in previous}
+        for updater in started:
+            feed = old.get((updater.config.index, updater.config.source))
+            if feed is not None and updater.config.supported:
+                updater.poll_once(feed)
+            if self._start and updater.config.supported:
+                updater.start()
+        return started
+
+    def _configured(self, router_id: str, network: TransportNetwork) -> list[PollingUpdater]:
         folder = self._router_dir(router_id)
         self._errors.pop(router_id, None)
         if folder is None or not (folder / ROUTER_CONFIG).is_file():
@@ -60,7 +77,7 @@ class UpdaterManager:
             if not isinstance(config, dict):
                 msg = f"{ROUTER_CONFIG} is not a JSON object"
                 raise UpdaterConfigError(msg)
-            return start_updaters(network, config, folder, start=self._start)
+            return start_updaters(network, config, folder, start=False)
         except (OSError, ValueError) as exc:  # JSON and configuration errors are ValueErrors
             logger.warning("router %r: updaters not started: %s", router_id, exc)
             self._errors[router_id] = f"{ROUTER_CONFIG}: {exc}"
@@ -73,14 +90,17 @@ class UpdaterManager:
         with self._lock:
             if self._closed:
                 return
+            previous: dict[str, list[PollingUpdater]] = {}
             for router_id in list(self._running):
                 network, updaters = self._running[router_id]
                 if current.get(router_id) is not network:
                     stop.extend(updaters)
+                    previous[router_id] = updaters
                     del self._running[router_id]
             for router_id, network in current.items():
                 if router_id not in self._running:
-                    self._running[router_id] = (network, self._start_for(router_id, network))
+                    started = self._start_for(router_id, network, previous.get(router_id, []))
+                    self._running[router_id] = (network, started)
         for updater in stop:
             updater.stop(timeout_s=0.0)
 

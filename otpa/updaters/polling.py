@@ -165,6 +165,7 @@ class PollingUpdater:
         self._poll_lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._last_good: bytes | None = None
         self._status = UpdaterStatus(
             index=config.index,
             type=config.type,
@@ -176,8 +177,14 @@ class PollingUpdater:
         )
 
     # -- one poll -----------------------------------------------------------------------
-    def poll_once(self) -> bool:
-        """Fetch and apply once (in the caller's thread); True on success.
+    @property
+    def last_good_feed(self) -> bytes | None:
+        """The bytes of the last feed applied successfully (to re-apply after a reload)."""
+        with self._lock:
+            return self._last_good
+
+    def poll_once(self, data: bytes | None = None) -> bool:
+        """Fetch (or take ``data``) and apply once, in the caller's thread; True on success.
 
         A failure is recorded in the status and changes nothing else.
         """
@@ -186,7 +193,8 @@ class PollingUpdater:
                 self._status.polls += 1
                 self._status.last_attempt = _now()
             try:
-                report = self._apply(self._fetch(self.config))
+                feed = self._fetch(self.config) if data is None else data
+                report = self._apply(feed)
             except Exception as exc:
                 with self._lock:
                     st = self._status
@@ -201,6 +209,7 @@ class PollingUpdater:
                 st.consecutive_failures = 0
                 st.last_success = _now()
                 st.last_report = report
+                self._last_good = feed
             return True
 
     def next_wait_s(self) -> float:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import tornado.web
-from _fakes import Service
+from _fakes import ALICE, Service, basic
 from _plan_fakes import start_app
 from google.transit import gtfs_realtime_pb2
 
@@ -160,6 +160,11 @@ def test_gtfs_http_updater_follows_the_feed(tmp_path: Path, make_service: Any) -
     assert "URLError" in gone["lastError"] or "Connection" in gone["lastError"]
     assert gone["applied"] == 1  # the last good apply
     assert _plan_times(service) == (360, 420, True, 300)  # the last good snapshot serves
+    # reload the graph: the new updaters re-apply the last good feed (the server is gone)
+    resp = service.request("PUT", "/otp/routers/rt", headers=basic(*ALICE))
+    assert resp.status == 201, resp.text
+    assert _plan_times(service) == (360, 420, True, 300)
+    assert status()["applied"] == 1
 
 
 def test_no_updaters(make_service: Any) -> None:
