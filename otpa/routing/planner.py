@@ -267,4 +267,5 @@ def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
             ellipsoid_to_geoid_difference=float(elev.get("ellipsoid_to_geoid_difference", 0.0)),
             geoid_elevation=request.itineraries.geoid_elevation,
         ),
+        realtime_snapshot=None if realtime is None else realtime.version,
     )

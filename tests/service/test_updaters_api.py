@@ -10,7 +10,9 @@ last good snapshot keeps serving.
 
 from __future__ import annotations
 
+import itertools
 import json
+import threading
 import time
 import urllib.parse
 from collections.abc import Callable
@@ -24,6 +26,7 @@ from _plan_fakes import start_app
 from google.transit import gtfs_realtime_pb2
 
 from otpa.network import BuildConfig, build_network
+from otpa.realtime import trip_update_applier
 from tests.conftest import require_data
 
 pytestmark = pytest.mark.http
@@ -172,3 +175,50 @@ def test_no_updaters(make_service: Any) -> None:
     resp = service.get("/otp/routers/alpha/updaters")
     assert (resp.status, resp.text) == (404, "No updaters running.")
     assert service.get("/otp/routers/nope/updaters").status == 404
+
+
+def test_concurrent_plans_each_see_one_snapshot(make_service: Any) -> None:
+    """Plans racing with updates: each response names its snapshot and matches it exactly."""
+    data = require_data("tiny", "mmri")
+    network = build_network(data / "3b", config=BuildConfig(max_transfer_distance_m=0.0))
+    service = make_service(networks={"rt": network})
+    apply = trip_update_applier(network, "3b", "concurrency")
+    delay_of: dict[int, int] = {}
+    delay_of[apply(_delay_feed({"3b|1": 60})).snapshot] = 60
+    done = threading.Event()
+    seen: list[tuple[int, tuple[int, int, bool, int]]] = []
+    errors: list[str] = []
+
+    def update() -> None:
+        for k in itertools.count():
+            if done.wait(0.05):
+                return
+            delay = 60 * (1 + (k + 1) % 9)  # 60 .. 540 s: 3b|1 stays the best ride
+            delay_of[apply(_delay_feed({"3b|1": delay})).snapshot] = delay
+
+    def client() -> None:
+        while not done.is_set():
+            query = "fromPlace=3b:3b1&toPlace=3b:3b2&date=2014-01-01&time=00:01&numItineraries=1"
+            resp = service.get(f"/otp/routers/rt/plan?{query}")
+            if resp.status != 200 or "error" in resp.json():
+                errors.append(resp.text)
+                continue
+            leg = resp.json()["plan"]["itineraries"][0]["legs"][0]
+            times = ((leg["startTime"] - EPOCH_MS) // 1000, (leg["endTime"] - EPOCH_MS) // 1000)
+            seen.append((int(resp.header("X-Otpa-Realtime-Snapshot") or -1),
+                         (*times, leg["realTime"], leg["departureDelay"])))  # fmt: skip
+
+    threads = [threading.Thread(target=update)] + [
+        threading.Thread(target=client) for _ in range(4)
+    ]
+    for t in threads:
+        t.start()
+    time.sleep(4.0)
+    done.set()
+    for t in threads:
+        t.join(30)
+    assert errors == []
+    assert len({version for version, _ in seen}) >= 3  # the plans saw several snapshots
+    for version, answer in seen:
+        delay = delay_of[version]
+        assert answer == (60 + delay, 120 + delay, True, delay), (version, answer)
