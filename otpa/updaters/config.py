@@ -123,7 +123,7 @@ def _entry(index: int, entry: Any, router_dir: Path) -> UpdaterConfig:
     if source_type == "gtfs-file" and file is None:
         msg = f"{where}: sourceType gtfs-file needs a 'file'"
         raise UpdaterConfigError(msg)
-    if url is not None and not url.lower().startswith(("http://", "https://", "file:")):
+    if url is not None and not url.lower().startswith(("http://", "https://")):
         msg = f"{where}: url must be http(s): {url!r}"
         raise UpdaterConfigError(msg)
     freq = entry.get("frequencySec", DEFAULT_FREQUENCY_S)
