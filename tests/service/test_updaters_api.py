@@ -27,6 +27,7 @@ from google.transit import gtfs_realtime_pb2
 
 from otpa.network import BuildConfig, build_network
 from otpa.realtime import trip_update_applier
+from service.graphql.execute import GRAPHQL_OK
 from tests.conftest import require_data
 
 pytestmark = pytest.mark.http
@@ -155,6 +156,21 @@ def test_gtfs_http_updater_follows_the_feed(tmp_path: Path, make_service: Any) -
         (updated,) = [t for p in by_day for t in p["times"] if t["tripId"] == "3b:3b|1"]
         assert (updated["scheduledDeparture"], updated["departureDelay"]) == (60, 300)
         assert (updated["arrivalDelay"], updated["realtime"]) == (0, True)  # 3b1: first stop
+        query = """{ stop(id: "3b:3b1") { stoptimesForServiceDate(date: "20140101") {
+          stoptimes { realtimeDeparture departureDelay realtimeState trip { gtfsId } } } } }"""
+        resp = service.request(
+            "POST",
+            "/otp/routers/rt/index/graphql",
+            body=json.dumps({"query": query}).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        assert resp.status == GRAPHQL_OK, resp.text
+        gql = {
+            t["trip"]["gtfsId"]: (t["realtimeDeparture"], t["departureDelay"], t["realtimeState"])
+            for p in resp.json()["data"]["stop"]["stoptimesForServiceDate"]
+            for t in p["stoptimes"]
+        }
+        assert gql == {"3b:3b|1": (360, 300, "UPDATED"), "3b:3b|2": (660, 0, "SCHEDULED")}
     finally:
         stop_feed()
     _wait(lambda: status()["consecutiveFailures"] >= 1)
