@@ -11,6 +11,7 @@ import datetime as dt
 import io
 import zipfile
 from functools import cache
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import numpy as np
@@ -224,3 +225,72 @@ def test_skipped_and_canceled_trips_in_plans() -> None:
     assert sorted(raw[np.asarray(tt.route_trip_ref)].tolist()) == ["3c|1", "3c|2"]
     store.publish("test-plans", {})
     assert _ride(network, "3c1", "3c2", "00:01") == ("3c|1", "00:01", "00:02", False)
+
+
+# -- King County Metro: updates by stop_id and absolute time -------------------------------
+
+
+def _csv(zf: zipfile.ZipFile, name: str) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(zf.read(name).decode("utf-8-sig"))))
+
+
+def _runs(zf: zipfile.ZipFile, service_id: str, day: dt.date) -> bool:
+    """calendar.txt and calendar_dates.txt, read with the csv module."""
+    key = day.strftime("%Y%m%d")
+    for row in _csv(zf, "calendar_dates.txt"):
+        if row["service_id"] == service_id and row["date"] == key:
+            return row["exception_type"] == "1"
+    weekday = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+    return any(
+        row["service_id"] == service_id
+        and row["start_date"] <= key <= row["end_date"]
+        and row[weekday[day.weekday()]] == "1"
+        for row in _csv(zf, "calendar.txt")
+    )
+
+
+def test_kcm_trip_updates_counts() -> None:
+    """Each update names stops by ``stop_id`` with absolute departure times; an update
+    naming a stop the trip does not call at (in order) is refused, as OTP 1.x does."""
+    path = require_data("tiny", "transit-only", "kcm_gtfs.zip")
+    data = Path(f"{path}.pb").read_bytes()
+    feed = gtfs_realtime_pb2.FeedMessage()
+    feed.ParseFromString(data)
+    with zipfile.ZipFile(path) as zf:
+        service = {row["trip_id"]: row["service_id"] for row in _csv(zf, "trips.txt")}
+        calls: dict[str, list[tuple[int, str]]] = {}
+        for row in _csv(zf, "stop_times.txt"):
+            calls.setdefault(row["trip_id"], []).append((int(row["stop_sequence"]), row["stop_id"]))
+        applied = unmatched = invalid = 0
+        for entity in feed.entity:
+            td = entity.trip_update.trip
+            day = dt.datetime.strptime(td.start_date, "%Y%m%d").date()
+            if td.trip_id not in service or not _runs(zf, service[td.trip_id], day):
+                unmatched += 1
+                continue
+            stops = [s for _, s in sorted(calls[td.trip_id])]
+            wanted = [u.stop_id for u in entity.trip_update.stop_time_update]
+            it = iter(stops)
+            in_order = all(any(s == w for s in it) for w in wanted)
+            applied, invalid = (applied + 1, invalid) if in_order else (applied, invalid + 1)
+    network = build_network(gtfs=[path])
+
+    result = trip_updates(network.transit, parse_feed(data), None, network.time_zone)
+
+    assert (result.applied, result.unmatched, result.invalid) == (applied, unmatched, invalid)
+    assert result.applied + result.unmatched + result.invalid == len(feed.entity) == 114
+    assert result.applied > 0
+    assert result.invalid > 0
+    assert result.counts.get("stop mismatch", 0) == invalid
+    # absolute times: seconds after the service day's start ("noon minus 12 h" in Seattle)
+    noon = dt.datetime(2016, 4, 27, 12, tzinfo=LA)
+    day_start = int(noon.timestamp()) - 12 * 3600
+    raw = network.transit.trips["raw_id"].to_numpy()
+    stop_raw = network.transit.stops["raw_id"].to_numpy()
+    by_trip = {e.trip_update.trip.trip_id: e.trip_update for e in feed.entity}
+    for rt in result.trips.values():
+        tu = by_trip[str(raw[rt.trip])]
+        pattern = int(network.transit.trips["pattern_index"].iat[rt.trip])
+        stops = [str(stop_raw[i]) for i in network.transit.pattern_stop_indices(pattern)]
+        for u in tu.stop_time_update:
+            assert rt.departure_s[stops.index(u.stop_id)] == u.departure.time - day_start
