@@ -17,6 +17,7 @@ Path                                       Methods
 ``/otp/routers/{routerId}/geocode``        GET the built-in geocoder (stops, corners, places)
 ``/otp/geocode``, ``/otp/municoder``       GET external geocoder; municipality at a point
 ``/otp/scripting/run``                     POST run a Python script (opt-in, ROUTERS role)
+``/otp/routers/{routerId}/updaters[/{n}]``  GET real-time updater status (router-config updaters)
 anything else                              404 JSON
 =========================================  ======================================================
 
@@ -48,9 +49,11 @@ from service.handlers.routers import RouterHandler, RouterListHandler
 from service.handlers.scenarios import scenario_urls
 from service.handlers.scripting import scripting_urls
 from service.handlers.server_info import ServerInfoHandler
+from service.handlers.updaters import updater_urls
 from service.handlers.walk_comfort import WalkComfortHandler
 from service.otp1.server_info import read_cpu_info, server_info
 from service.registry import RouterRegistry
+from service.updaters import UpdaterManager
 
 __all__ = ["default_builder", "make_app"]
 
@@ -107,6 +110,9 @@ def make_app(
         LandingLink("/otp/routers", "RouterList", "every router with its extent and modes"),
         LandingLink("/otp/health/ready", "Readiness", "whether every configured router is loaded"),
     ]
+    # real-time updaters of every router, restarted whenever a router's network changes
+    updaters = UpdaterManager(registry)
+    updaters.sync()
     urls = [
         tornado.web.url(r"/", LandingHandler, {**args, "links": links}, name="landing"),
         tornado.web.url(r"/otp/?", ServerInfoHandler, args, name="server_info"),
@@ -125,6 +131,7 @@ def make_app(
         # geocoding (built-in, external, municoder) and the opt-in script runner
         *geocode_urls(args),
         *scripting_urls(args),
+        *updater_urls(args, updaters),
     ]
     return tornado.web.Application(
         urls,
@@ -133,5 +140,6 @@ def make_app(
         default_handler_args=args,
         otpa_cors=config.cors,
         serve_traceback=False,
+        otpa_updaters=updaters,
         **settings,
     )

@@ -150,6 +150,7 @@ class RouterRegistry:
         self._networks: dict[str, TransportNetwork] = {}
         self._lock = threading.Lock()
         self._id_locks: dict[str, threading.Lock] = {}
+        self._listeners: list[Callable[[], None]] = []
 
     # -- read side ---------------------------------------------------------------------------
 
@@ -264,6 +265,17 @@ class RouterRegistry:
 
     # -- write side --------------------------------------------------------------------------
 
+    def add_listener(self, listener: Callable[[], None]) -> None:
+        """Call ``listener()`` after every change of the served networks (any thread)."""
+        self._listeners.append(listener)
+
+    def _changed(self) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener()
+            except Exception:
+                logger.exception("registry listener failed")
+
     def _id_lock(self, router_id: str) -> threading.Lock:
         with self._lock:
             return self._id_locks.setdefault(router_id, threading.Lock())
@@ -272,7 +284,8 @@ class RouterRegistry:
         with self._lock:
             replaced = router_id in self._networks
             self._networks[router_id] = network
-            return replaced
+        self._changed()
+        return replaced
 
     def register(self, router_id: str, network: TransportNetwork) -> bool:
         """Serve ``network`` under ``router_id``; return True if it replaced one."""
@@ -350,6 +363,7 @@ class RouterRegistry:
             if self._networks.pop(target, None) is None:
                 msg = f"Graph id '{router_id}' not registered."
                 raise UnknownRouterError(msg)
+        self._changed()
         return target
 
     def evict_all(self) -> int:
@@ -357,7 +371,8 @@ class RouterRegistry:
         with self._lock:
             count = len(self._networks)
             self._networks.clear()
-            return count
+        self._changed()
+        return count
 
     def reload_all(self, *, pre_evict: bool = True, force: bool = True) -> ReloadReport:
         """Load every router found on disk (blocking: call in a worker thread).
@@ -399,4 +414,5 @@ class RouterRegistry:
                 for router_id in [r for r in self._networks if r not in keep]:
                     del self._networks[router_id]
                     report.evicted.append(router_id)
+            self._changed()
         return report

@@ -167,6 +167,7 @@ async def _run(
         for sig in signals:
             loop.remove_signal_handler(sig)
         server.stop()
+        app.settings["otpa_updaters"].close()  # the routers' real-time updaters
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(server.close_all_connections(), _SHUTDOWN_GRACE_S)
         logger.info("otpa service stopped")

@@ -258,6 +258,11 @@ class TripTime:
         agency's time zone), or 0 when the times are not tied to a date.
     pickup_type, drop_off_type
         GTFS values at this stop.
+    realtime, realtime_state
+        Whether a real-time update applies (``otpa.realtime``) and OTP's ``RealTimeState``
+        (``SCHEDULED``, ``UPDATED``, ``CANCELED``).
+    realtime_arrival, realtime_departure
+        The updated times (service-day seconds); None: as scheduled.
     """
 
     stop_id: str
@@ -272,6 +277,10 @@ class TripTime:
     pickup_type: int
     drop_off_type: int
     timepoint: bool = True
+    realtime: bool = False
+    realtime_state: str = "SCHEDULED"
+    realtime_arrival: int | None = None
+    realtime_departure: int | None = None
 
 
 @dataclass(frozen=True)

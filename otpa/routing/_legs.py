@@ -15,6 +15,7 @@ from otpa.routing._tables import columns, shape_index
 from otpa.routing._tables import row as table_row
 from otpa.routing.model import EncodedPolyline, Leg, Place, VertexType, WalkStep
 from otpa.transit.raptor.spi import RaptorTimetable
+from otpa.types import Int32Array
 from otpa.util.geo import haversine_m, polyline_length_m
 
 __all__ = ["StreetLegGeometry", "stop_place", "street_leg", "transit_leg"]
@@ -171,12 +172,15 @@ def transit_leg(
     interline: bool = False,
     onboard_from: Place | None = None,
     delay_s: int = 0,
+    realtime_delays: tuple[Int32Array, Int32Array] | None = None,
 ) -> Leg:
     """A transit leg from a RAPTOR ride (timetable route ``route``, route-trip ``trip``).
 
-    ``interline``: the rider stayed seated from the previous leg (same vehicle, GTFS block).
-    ``onboard_from``: the journey starts on board, at this place and its departure time,
-    after the trip left ``board_pos`` (depart on board); ``delay_s`` shifts the trip's times.
+        ``interline``: the rider stayed seated from the previous leg (same vehicle, GTFS block).
+        ``onboard_from``: the journey starts on board, at this place and its departure time,
+        after the trip left ``board_pos`` (depart on board); ``delay_s`` shifts the trip's times.
+    ``realtime_delays``: the trip's real-time ``(arrival, departure)`` delays per stop
+    (the leg is then ``realTime`` with the delays at its ends).
     """
     m = network.transit
     pattern = int(timetable.route_pattern[route])
@@ -267,4 +271,7 @@ def transit_leg(
         board_rule=_RULES.get(pickup),
         alight_rule=_RULES.get(dropoff),
         interline_with_previous_leg=interline,
+        real_time=realtime_delays is not None,
+        arrival_delay=int(realtime_delays[0][alight_pos]) if realtime_delays else 0,
+        departure_delay=int(realtime_delays[1][board_pos]) if realtime_delays else 0,
     )

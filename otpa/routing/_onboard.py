@@ -29,6 +29,7 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from otpa.network import TransportNetwork
+from otpa.realtime import TimetableSnapshot
 from otpa.routing._tables import columns
 from otpa.routing.errors import InvalidRequestError, PathNotFoundError
 from otpa.routing.request import PlanRequest
@@ -152,7 +153,11 @@ def _by_point(
 
 
 def onboard_start(
-    network: TransportNetwork, request: PlanRequest, when: dt.datetime, tz: ZoneInfo
+    network: TransportNetwork,
+    request: PlanRequest,
+    when: dt.datetime,
+    tz: ZoneInfo,
+    realtime: TimetableSnapshot | None = None,
 ) -> OnBoardStart:
     """Place the rider of a ``startTransitTripId`` request on their trip (see the module).
 
@@ -165,7 +170,12 @@ def onboard_start(
     """
     trip_id = str(request.start_transit_trip_id)
     model_trip = _model_trip(network, trip_id)
-    tt = raptor_timetable(network.transit, when.astimezone(tz).date(), tz.key)
+    day = when.astimezone(tz).date()
+    tt = (
+        raptor_timetable(network.transit, day, tz.key)
+        if realtime is None
+        else (realtime.raptor_timetable(day, tz.key))
+    )
     candidates = np.flatnonzero(np.asarray(tt.route_trip_ref) == model_trip).tolist()
     if not candidates:
         msg = f"trip {trip_id} does not run around {when.date().isoformat()}"

@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from otpa.network import TransportNetwork
+from otpa.realtime import TimetableSnapshot
 from otpa.routing._access import (
     Access,
     StreetEnd,
@@ -76,6 +77,17 @@ class TransitSearch:
     options: StreetOptions
     tz: ZoneInfo
     onboard: OnBoardStart | None = None
+    #: the real-time snapshot the plan took at its start (None: the scheduled timetable)
+    realtime: TimetableSnapshot | None = None
+
+
+def search_timetable(
+    network: TransportNetwork, realtime: TimetableSnapshot | None, date: dt.date, tz: str
+) -> RaptorTimetable:
+    """The RAPTOR timetable of a search date: the snapshot's, or the scheduled one."""
+    if realtime is None:
+        return raptor_timetable(network.transit, date, tz)
+    return realtime.raptor_timetable(date, tz)
 
 
 def raptor_request(
@@ -275,6 +287,10 @@ def _journey_legs(
             )
         elif isinstance(leg, TransitLeg):
             delayed = leg.onboard or (leg.interline and delayed)
+            service_date = date + dt.timedelta(days=int(timetable.route_day[leg.route]))
+            rt = None
+            if s.realtime is not None:
+                rt = s.realtime.trip(int(timetable.route_trip_ref[leg.trip]), service_date)
             onboard_from = None
             if leg.onboard:
                 start = to_datetime(epoch + leg.start, tz)
@@ -288,12 +304,13 @@ def _journey_legs(
                     trip=leg.trip,
                     board_pos=leg.board_pos,
                     alight_pos=leg.alight_pos,
-                    date=date + dt.timedelta(days=int(timetable.route_day[leg.route])),
+                    date=service_date,
                     tz=tz,
                     show_intermediate_stops=s.request.itineraries.show_intermediate_stops,
                     interline=leg.interline,
                     onboard_from=onboard_from,
                     delay_s=s.onboard.delay_s if delayed and s.onboard else 0,
+                    realtime_delays=(rt.arrival_delay, rt.departure_delay) if rt else None,
                 )
             )
             if score is not None:
@@ -354,7 +371,7 @@ def transit_itineraries(s: TransitSearch) -> list[Itinerary]:
         return []
     # the service day of the requested time (a late-night search also sees the
     # previous day's trips through the timetable's day -1 routes)
-    timetable = raptor_timetable(s.network.transit, s.when.astimezone(s.tz).date(), s.tz.key)
+    timetable = search_timetable(s.network, s.realtime, s.when.astimezone(s.tz).date(), s.tz.key)
     out: list[Itinerary] = []
     for journey in _search_journeys(s, timetable, access, egress):
         legs, too_sloped = _journey_legs(s, timetable, journey, (access, egress))

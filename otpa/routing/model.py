@@ -332,6 +332,9 @@ class TripPlan:
         Timings of the search.
     elevation_metadata
         How elevations in the itineraries are referenced.
+    realtime_snapshot
+        Version of the real-time timetable snapshot the plan searched (``otpa.realtime``);
+        None: the scheduled timetable.
     """
 
     date: dt.datetime
@@ -340,3 +343,4 @@ class TripPlan:
     itineraries: tuple[Itinerary, ...]
     debug_output: DebugOutput = field(default_factory=DebugOutput)
     elevation_metadata: ElevationMetadata = field(default_factory=ElevationMetadata)
+    realtime_snapshot: int | None = None

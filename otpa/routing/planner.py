@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from otpa.network import TransportNetwork
+from otpa.realtime import TimetableSnapshot, current_snapshot
 from otpa.routing._access import walk_limit, walk_overage_cost
 from otpa.routing._itinerary import filter_and_sort, make_itinerary
 from otpa.routing._legs import street_leg
@@ -143,6 +144,7 @@ def _plan_pair(
     when: dt.datetime,
     tz: ZoneInfo,
     onboard: OnBoardStart | None = None,
+    realtime: TimetableSnapshot | None = None,
 ) -> list[Itinerary]:
     modes = request.modes
     mode = modes.access_mode
@@ -151,7 +153,7 @@ def _plan_pair(
     d_end = street_end(network, destination, mode, "to")
     itineraries: list[Itinerary] = []
     if modes.transit:
-        search = TransitSearch(network, request, when, o_end, d_end, options, tz, onboard)
+        search = TransitSearch(network, request, when, o_end, d_end, options, tz, onboard, realtime)
         itineraries = transit_itineraries(search)
     if onboard is None and mode in modes.street and not request.transit.only_transit_trips:
         # kept only when it is at least as good as the best transit itinerary
@@ -206,12 +208,14 @@ def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
     tz = ZoneInfo(network.time_zone)
     when = _localize(request.date_time, tz)
     onboard = None
+    # the real-time snapshot is taken once: the whole plan searches the same timetable
+    realtime = None if request.itineraries.ignore_realtime_updates else current_snapshot(network)
     if request.start_transit_trip_id is not None:
         if not request.modes.transit:
             msg = "startTransitTripId (depart on board) needs a transit mode"
             raise InvalidRequestError(msg, parameter="startTransitTripId")
         _check_service_period(network, when)
-        onboard = onboard_start(network, request, when, tz)
+        onboard = onboard_start(network, request, when, tz, realtime)
     origin, destination = _resolve(network, request, onboard)
     if (origin.stop is not None and origin.stop == destination.stop) or (
         float(haversine_m(origin.lat, origin.lon, destination.lat, destination.lon))
@@ -233,7 +237,7 @@ def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
         t = when
         for a, b in pairs:
             first = a is origin and not request.arrive_by
-            found = _plan_pair(network, single, a, b, t, tz, onboard if first else None)
+            found = _plan_pair(network, single, a, b, t, tz, onboard if first else None, realtime)
             if not found:
                 parts = []
                 break
@@ -244,7 +248,7 @@ def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
             parts.reverse()
         itineraries = [_chain(parts, network, request)] if parts else []
     else:
-        itineraries = _plan_pair(network, request, origin, destination, when, tz, onboard)
+        itineraries = _plan_pair(network, request, origin, destination, when, tz, onboard, realtime)
     t2 = time.perf_counter()
     if not itineraries:
         msg = "no itinerary found for this request"
@@ -270,4 +274,5 @@ def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
             ellipsoid_to_geoid_difference=float(elev.get("ellipsoid_to_geoid_difference", 0.0)),
             geoid_elevation=request.itineraries.geoid_elevation,
         ),
+        realtime_snapshot=None if realtime is None else realtime.version,
     )

@@ -26,6 +26,8 @@ from graphql import (
 
 from otpa.errors import UnknownIdError
 from otpa.index import Agency, Pattern, Route, Stop, StopAtDistance, StopCluster, TransitIndex, Trip
+from otpa.network import TransportNetwork
+from otpa.realtime import TimetableSnapshot
 
 __all__ = [
     "BikesAllowed",
@@ -55,10 +57,13 @@ __all__ = [
 
 @dataclass(frozen=True)
 class IndexContext:
-    """What resolvers work with: the router's index and the request's "now" (epoch s)."""
+    """What resolvers work with: the router's index, the request's "now" (epoch s), and the
+    network with the real-time snapshot current when the request started (stop times)."""
 
     index: TransitIndex
     now_s: int
+    network: TransportNetwork | None = None
+    realtime: TimetableSnapshot | None = None
 
 
 def to_global_id(type_name: str, entity_id: str) -> str:

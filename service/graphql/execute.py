@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphql import ExecutionResult, GraphQLError, execute, parse, specified_rules, validate
 
+from otpa.realtime import current_snapshot
 from service.graphql.limits import MAX_QUERY_LENGTH, MAX_TOKENS, QueryLimitsRule
 from service.graphql.schema import SCHEMA, IndexContext
 from service.otp1.errors import error_body
@@ -193,7 +194,12 @@ def run_query(
     errors = validate(SCHEMA, document, [*specified_rules, QueryLimitsRule])
     if errors:
         return 400, graphql_error_body(400, _formatted(errors))
-    context = IndexContext(index=index_of(network), now_s=int(time.time()))
+    context = IndexContext(
+        index=index_of(network),
+        now_s=int(time.time()),
+        network=network,
+        realtime=current_snapshot(network),
+    )
     result = execute(
         SCHEMA,
         document,

@@ -37,6 +37,7 @@ from otpa.index import (
     Trip,
     TripTime,
 )
+from otpa.realtime import realtime_stop_times, realtime_trip_times
 from service.graphql._types import (
     BikesAllowed,
     Connection,
@@ -81,13 +82,29 @@ def _stop_times(stop: Stop, info: Info, **kw: Any) -> list[StopTimesInPattern]:
     if time_range < 0 or number < 0:
         msg = "timeRange and numberOfDepartures must not be negative."
         raise GraphQLError(msg)
-    return index_of(info).find_stop_times(
+    found = index_of(info).find_stop_times(
         stop.id,
         start_time=start,
         time_range_s=time_range,
         number_of_departures=number,
         omit_non_pickups=bool(kw.get("omitNonPickups")),
     )
+    return _realtime(info, found)
+
+
+def _realtime(info: Info, found: Sequence[StopTimesInPattern]) -> list[StopTimesInPattern]:
+    """Stop times with the real-time state of the request's snapshot."""
+    ctx = info.context
+    if ctx.network is None:
+        return list(found)
+    return realtime_stop_times(ctx.network, ctx.realtime, found)
+
+
+def _realtime_trip(info: Info, times: Sequence[TripTime]) -> list[TripTime]:
+    ctx = info.context
+    if ctx.network is None:
+        return list(times)
+    return realtime_trip_times(ctx.network, ctx.realtime, times)
 
 
 def _stop_times_flat(stop: Stop, info: Info, **kw: Any) -> list[TripTime]:
@@ -99,12 +116,22 @@ def _stop_times_flat(stop: Stop, info: Info, **kw: Any) -> list[TripTime]:
 def _stop_times_for_date(stop: Stop, info: Info, **kw: Any) -> Any:
     date = date_arg(kw.get("date"), "date")
     omit = bool(kw.get("omitNonPickups"))
-    return index_of(info).find_stop_times_for_date(stop.id, date, omit_non_pickups=omit)
+    return _realtime(
+        info, index_of(info).find_stop_times_for_date(stop.id, date, omit_non_pickups=omit)
+    )
 
 
 def _trip_times_for_date(trip: Trip, info: Info, **kw: Any) -> Any:
     date = date_arg(kw.get("serviceDay"), "serviceDay")
-    return index_of(info).find_trip_times(trip.id, date=date)
+    return _realtime_trip(info, index_of(info).find_trip_times(trip.id, date=date))
+
+
+def _arrival(t: TripTime) -> int:
+    return t.scheduled_arrival if t.realtime_arrival is None else t.realtime_arrival
+
+
+def _departure(t: TripTime) -> int:
+    return t.scheduled_departure if t.realtime_departure is None else t.realtime_departure
 
 
 def _stop_of_time(t: TripTime, info: Info) -> Stop:
@@ -120,14 +147,14 @@ Stoptime: GraphQLObjectType = GraphQLObjectType(
     lambda: {
         "stop": field(Stop_, _stop_of_time),
         "scheduledArrival": field(GraphQLInt, attr("scheduled_arrival")),
-        "realtimeArrival": field(GraphQLInt, attr("scheduled_arrival")),
-        "arrivalDelay": field(GraphQLInt, lambda *_: 0),
+        "realtimeArrival": field(GraphQLInt, lambda t, *_: _arrival(t)),
+        "arrivalDelay": field(GraphQLInt, lambda t, *_: _arrival(t) - t.scheduled_arrival),
         "scheduledDeparture": field(GraphQLInt, attr("scheduled_departure")),
-        "realtimeDeparture": field(GraphQLInt, attr("scheduled_departure")),
-        "departureDelay": field(GraphQLInt, lambda *_: 0),
+        "realtimeDeparture": field(GraphQLInt, lambda t, *_: _departure(t)),
+        "departureDelay": field(GraphQLInt, lambda t, *_: _departure(t) - t.scheduled_departure),
         "timepoint": field(GraphQLBoolean, attr("timepoint")),
-        "realtime": field(GraphQLBoolean, lambda *_: False),
-        "realtimeState": field(RealtimeState, lambda *_: "SCHEDULED"),
+        "realtime": field(GraphQLBoolean, attr("realtime")),
+        "realtimeState": field(RealtimeState, attr("realtime_state")),
         "serviceDay": field(Long, attr("service_day")),
         "trip": field(Trip_, _trip_of_time),
         "headsign": field(GraphQLString, attr("headsign")),
@@ -298,7 +325,10 @@ Trip_: GraphQLObjectType = GraphQLObjectType(
         "semanticHash": field(
             GraphQLString, lambda t, info: index_of(info).get_trip_semantic_hash(t.id)
         ),
-        "stoptimes": field(list_of(Stoptime), lambda t, info: index_of(info).find_trip_times(t.id)),
+        "stoptimes": field(
+            list_of(Stoptime),
+            lambda t, info: _realtime_trip(info, index_of(info).find_trip_times(t.id)),
+        ),
         "stoptimesForDate": field(
             list_of(Stoptime), _trip_times_for_date, {"serviceDay": GraphQLArgument(GraphQLString)}
         ),

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 import tornado.web
 from tornado.routing import URLSpec
 
-from otpa.index import Pattern, Route, Stop, TransitIndex, Trip
+from otpa.index import Pattern, Route, Stop, StopTimesInPattern, TransitIndex, Trip
+from otpa.realtime import current_snapshot, realtime_stop_times, realtime_trip_times
 from service.graphql import GraphQLRequestError, graphql_error_body, parse_request, run_query
 from service.handlers.base import BaseHandler, ServiceContext
 from service.otp1 import index_models as m
@@ -127,7 +128,12 @@ class IndexHandler(BaseHandler):
 
     def _answer(self, network: TransportNetwork, ids: Sequence[str]) -> Any:
         index = TransitIndex.of(network)
+        # stop times show the real-time snapshot current when the request started
+        self._network, self._realtime = network, current_snapshot(network)
         return getattr(self, f"_{self.view}")(index, *ids)
+
+    def _rt_times(self, found: Sequence[StopTimesInPattern]) -> list[StopTimesInPattern]:
+        return realtime_stop_times(self._network, self._realtime, found)
 
     # -- parameters ---------------------------------------------------------------------------
 
@@ -285,7 +291,8 @@ class IndexHandler(BaseHandler):
         return self._stop_list(index.find_stops(trip_id=trip_id))
 
     def _trip_stoptimes(self, index: TransitIndex, trip_id: str) -> Any:
-        return [m.trip_time_short(t, with_trip=False) for t in index.find_trip_times(trip_id)]
+        times = realtime_trip_times(self._network, self._realtime, index.find_trip_times(trip_id))
+        return [m.trip_time_short(t, with_trip=False) for t in times]
 
     def _trip_geometry(self, index: TransitIndex, trip_id: str) -> Any:
         return m.polyline_json(index.get_trip_geometry(trip_id))
@@ -313,7 +320,7 @@ class IndexHandler(BaseHandler):
             now = int(time.time())
             for answer in answers:
                 if with_times:
-                    found = index.find_stop_times(answer["id"], start_time=now)
+                    found = self._rt_times(index.find_stop_times(answer["id"], start_time=now))
                     answer["stopTimes"] = m.mapped(found, m.stop_times_in_pattern)
                 if with_routes:
                     routes = index.find_routes(stop_ids=[answer["id"]])
@@ -360,13 +367,13 @@ class IndexHandler(BaseHandler):
             number_of_departures=self._int("numberOfDepartures", 2),
             omit_non_pickups=self.bool_argument("omitNonPickups", default=False),
         )
-        return m.mapped(found, m.stop_times_in_pattern, refs=self._refs)
+        return m.mapped(self._rt_times(found), m.stop_times_in_pattern, refs=self._refs)
 
     def _stop_stoptimes_date(self, index: TransitIndex, stop_id: str, date: str) -> Any:
         day = self._date(date)
         omit = self.bool_argument("omitNonPickups", default=False)
         found = index.find_stop_times_for_date(stop_id, day, omit_non_pickups=omit)
-        return m.mapped(found, m.stop_times_in_pattern, refs=self._refs)
+        return m.mapped(self._rt_times(found), m.stop_times_in_pattern, refs=self._refs)
 
     # -- clusters, flex areas, services -------------------------------------------------------
 

@@ -97,6 +97,9 @@ class PlanHandler(BaseHandler):
         except (PlanningError, InvalidRequestError) as exc:
             self._write_planner_error(exc, parameters, planning=True)
             return
+        snapshot = getattr(plan, "realtime_snapshot", None)
+        if snapshot is not None:  # the real-time timetable version every leg comes from
+            self.set_header("X-Otpa-Realtime-Snapshot", str(snapshot))
         self._write(
             plan_response(plan, request=request, parameters=parameters, time_zone=time_zone)
         )

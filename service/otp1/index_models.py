@@ -230,20 +230,24 @@ def pattern_detail(
 
 
 def trip_time_short(time: TripTime, *, with_trip: bool = True) -> JsonDict:
-    """TripTimeShort from scheduled data (no real-time updates: delays 0, SCHEDULED)."""
+    """TripTimeShort: scheduled times, and the real-time ones where an update applies."""
+    arrival = time.scheduled_arrival if time.realtime_arrival is None else time.realtime_arrival
+    departure = (
+        time.scheduled_departure if time.realtime_departure is None else time.realtime_departure
+    )
     return {
         "stopId": time.stop_id,
         "stopIndex": time.stop_index,
         "stopCount": time.stop_count,
         "scheduledArrival": time.scheduled_arrival,
         "scheduledDeparture": time.scheduled_departure,
-        "realtimeArrival": time.scheduled_arrival,
-        "realtimeDeparture": time.scheduled_departure,
-        "arrivalDelay": 0,
-        "departureDelay": 0,
+        "realtimeArrival": arrival,
+        "realtimeDeparture": departure,
+        "arrivalDelay": arrival - time.scheduled_arrival,
+        "departureDelay": departure - time.scheduled_departure,
         "timepoint": time.timepoint,
-        "realtime": False,
-        "realtimeState": "SCHEDULED",
+        "realtime": time.realtime,
+        "realtimeState": time.realtime_state,
         "serviceDay": time.service_day,
         "tripId": time.trip_id if with_trip else None,
         "blockId": time.block_id,

@@ -1,0 +1,387 @@
+"""GTFS-RT TripUpdates -> :class:`~otpa.realtime.snapshot.TripRealtime` (OpenTripPlanner 1.x rules).
+
+Each ``TripUpdate`` is matched to a trip of the configured feed by ``trip_id`` on
+its service date (``start_date``; without one, the date of the feed's header
+timestamp -- "now" -- in the network's time zone) and must run that day.
+
+* ``CANCELED`` trips are canceled on that day.
+* Otherwise the stop-time updates are matched in order along the trip, by
+  ``stop_sequence`` when given, else by ``stop_id`` (OTP 1.x's rule).  A delay or
+  absolute time of a matched stop sets that stop's time; an arrival without a
+  departure (or a departure without an arrival) and the stops after the update
+  take the last delay (propagation downstream); stops before the first update
+  keep their scheduled times.  ``NO_DATA`` resets the delay to 0; ``SKIPPED``
+  marks the stop as not served (its times follow the propagated delay).
+* An update whose stop-time updates do not all match the trip, or that makes
+  the times go backwards, is refused (``invalid``) and leaves the trip as planned.
+* ``ADDED`` and other unsupported schedule relationships, unknown trips and trips
+  that do not run that day are ``unmatched``.
+
+Nothing in a refused or unmatched entity changes anything else.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import numpy as np
+from google.protobuf.message import DecodeError
+from google.transit import gtfs_realtime_pb2
+
+from otpa.realtime.snapshot import TripRealtime
+from otpa.transit.model import TransitModel
+from otpa.util.cache import OwnerCache
+
+__all__ = ["FeedError", "TripUpdateResult", "parse_feed", "trip_updates"]
+
+#: Problems reported by name, at most this many.
+MAX_MESSAGES = 20
+
+
+class FeedError(ValueError):
+    """A feed that cannot be used at all (not a GTFS-RT message, unknown feed id)."""
+
+
+@dataclass
+class TripUpdateResult:
+    """The outcome of one feed: the trips it updates and what happened to each entity."""
+
+    trips: dict[tuple[int, int], TripRealtime] = field(default_factory=dict)
+    applied: int = 0
+    unmatched: int = 0
+    invalid: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+    messages: list[str] = field(default_factory=list)
+
+    def count(self, key: str) -> None:
+        """Add one to a named count."""
+        self.counts[key] = self.counts.get(key, 0) + 1
+
+    def problem(self, kind: str, entity: str, text: str) -> None:
+        """Record an unmatched or invalid entity."""
+        if kind == "unmatched":
+            self.unmatched += 1
+        else:
+            self.invalid += 1
+        self.count(text.split(":")[0])
+        if len(self.messages) < MAX_MESSAGES:
+            self.messages.append(f"{entity}: {text}")
+
+
+def parse_feed(data: bytes) -> Any:
+    """Parse a GTFS-RT ``FeedMessage``.
+
+    Raises
+    ------
+    FeedError
+        The bytes are not a GTFS-RT feed message (or lack its header).
+    """
+    msg = gtfs_realtime_pb2.FeedMessage()
+    try:
+        msg.ParseFromString(data)
+    except (DecodeError, ValueError, RuntimeError) as exc:
+        text = f"not a GTFS-RT FeedMessage: {exc}"
+        raise FeedError(text) from exc
+    if not msg.HasField("header") or not msg.header.gtfs_realtime_version:
+        msg_text = "not a GTFS-RT FeedMessage (no header)"
+        raise FeedError(msg_text)
+    return msg
+
+
+def _feed_index(model: TransitModel, feed_id: str | None) -> int:
+    ids = [str(x) for x in model.feeds["feed_id"]]
+    if feed_id is None:
+        if len(ids) == 1:
+            return 0
+        msg = f"feedId is required: the network has feeds {', '.join(ids)}"
+        raise FeedError(msg)
+    if feed_id not in ids:
+        msg = f"feedId {feed_id!r} matches no feed of the network ({', '.join(ids)})"
+        raise FeedError(msg)
+    return ids.index(feed_id)
+
+
+def _service_date(text: str) -> dt.date | None:
+    if len(text) != 8 or not text.isdigit():
+        return None
+    try:
+        return dt.date(int(text[:4]), int(text[4:6]), int(text[6:]))
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class _Lookup:
+    trip_of: Mapping[str, int]
+    stop_ids: Any  # raw stop id per model stop
+    pattern_of: Any  # pattern per trip
+    tz_of: Any  # time-zone index per trip
+    service_of: Any  # service index per trip
+
+
+#: Per model and feed: trip ids and stop ids (weakly keyed by the model).
+_LOOKUPS: OwnerCache[int, _Lookup] = OwnerCache()
+
+
+def _build_lookup(model: TransitModel, feed: int) -> _Lookup:
+    trips = model.trips
+    mask = trips["feed"].to_numpy() == feed
+    if "template_trip_id" in trips.columns:  # frequency-expanded copies are not matched
+        mask &= trips["template_trip_id"].isna().to_numpy()
+    idx = np.flatnonzero(mask)
+    raw = trips["raw_id"].to_numpy()[idx]
+    tz = trips["tz_index"].to_numpy() if "tz_index" in trips.columns else np.zeros(len(trips))
+    return _Lookup(
+        trip_of={str(r): int(i) for r, i in zip(raw, idx, strict=True)},
+        stop_ids=model.stops["raw_id"].to_numpy(),
+        pattern_of=trips["pattern_index"].to_numpy(),
+        tz_of=tz,
+        service_of=trips["service_index"].to_numpy(),
+    )
+
+
+def _lookup(model: TransitModel, feed: int) -> _Lookup:
+    return _LOOKUPS.get_or_build(model, feed, lambda: _build_lookup(model, feed))
+
+
+def _trip_slot(model: TransitModel, pattern: int, trip: int) -> tuple[int, int]:
+    """``(pattern, offset of the trip's times)``."""
+    ptrips = np.asarray(model.pattern_trip_indices(pattern))
+    k = int(np.flatnonzero(ptrips == trip)[0])
+    ns = int(model.pattern_stop_offsets[pattern + 1] - model.pattern_stop_offsets[pattern])
+    return pattern, int(model.pattern_time_offsets[pattern]) + k * ns
+
+
+def _event(event: Any, sched: int, day_start: int) -> tuple[int, int] | None:
+    """``(time, delay)`` of a StopTimeEvent (time as service-day seconds); None when empty."""
+    if event.HasField("time"):
+        t = int(event.time) - day_start
+        return t, t - sched
+    if event.HasField("delay"):
+        return sched + int(event.delay), int(event.delay)
+    return None
+
+
+def _stop_times(
+    upd: Any, i: int, sched: tuple[int, int], day_start: int, delay: int | None
+) -> tuple[int, int, int | None] | str:
+    """``(arrival, departure, delay)`` at a stop with a SCHEDULED update, or the refusal."""
+    a = _event(upd.arrival, sched[0], day_start) if upd.HasField("arrival") else None
+    d = _event(upd.departure, sched[1], day_start) if upd.HasField("departure") else None
+    if upd.HasField("arrival") and a is None:
+        return f"invalid arrival: stop position {i} has neither time nor delay"
+    if upd.HasField("departure") and d is None:
+        return f"invalid departure: stop position {i} has neither time nor delay"
+    arr, dep = sched
+    first = delay is None
+    if a is not None:
+        arr, delay = a
+    elif delay is not None:
+        arr = sched[0] + delay
+    if d is not None:
+        dep, delay = d
+    elif delay is not None:
+        dep = sched[1] + delay
+    if first and a is None and d is not None and arr > dep:
+        arr = dep  # the first update gives only an earlier departure: arrive no later
+    return arr, dep, delay
+
+
+def _apply_trip(
+    model: TransitModel, trip: int, date: dt.date, tu: Any, look: _Lookup, day_start: int
+) -> TripRealtime | str:
+    """The trip's new state, or the reason the update is refused."""
+    stop_ids = look.stop_ids
+    pattern, base = _trip_slot(model, int(look.pattern_of[trip]), trip)
+    stops = np.asarray(model.pattern_stop_indices(pattern))
+    ns = stops.size
+    s_arr = model.arrival_s[base : base + ns].astype(np.int64)
+    s_dep = model.departure_s[base : base + ns].astype(np.int64)
+    seqs = model.stop_sequence[base : base + ns]
+    arr, dep = s_arr.copy(), s_dep.copy()
+    skipped = np.zeros(ns, dtype=bool)
+    updates = list(tu.stop_time_update)
+    u = 0
+    delay: int | None = None
+    stu = gtfs_realtime_pb2.TripUpdate.StopTimeUpdate
+    for i in range(ns):
+        upd = updates[u] if u < len(updates) else None
+        match = False
+        if upd is not None:
+            if upd.HasField("stop_sequence"):
+                match = int(upd.stop_sequence) == int(seqs[i])
+            elif upd.HasField("stop_id"):
+                match = str(stop_ids[stops[i]]) == upd.stop_id
+        if not match:
+            if delay is not None:
+                arr[i], dep[i] = s_arr[i] + delay, s_dep[i] + delay
+            continue
+        assert upd is not None
+        u += 1
+        rel = upd.schedule_relationship if upd.HasField("schedule_relationship") else stu.SCHEDULED
+        if rel == stu.NO_DATA:
+            delay = 0
+            continue
+        if rel == stu.SKIPPED:
+            skipped[i] = True
+            if delay is not None:
+                arr[i], dep[i] = s_arr[i] + delay, s_dep[i] + delay
+            continue
+        times = _stop_times(upd, i, (int(s_arr[i]), int(s_dep[i])), day_start, delay)
+        if isinstance(times, str):
+            return times
+        arr[i], dep[i], delay = times
+    if u < len(updates):
+        return f"stop mismatch: stop time update {u} matches no stop of the trip (in order)"
+    if (dep < arr).any() or (arr[1:] < dep[:-1]).any():
+        return "times go backwards: the update makes the trip arrive before it departs"
+    if abs(int(arr.max(initial=0))) > 7 * 86400 or int(arr.min(initial=0)) < -86400:
+        return "times out of range: more than a week from the service day"
+    return TripRealtime(
+        trip=trip,
+        service_day=date.toordinal(),
+        canceled=False,
+        arrival_s=_ro(arr),
+        departure_s=_ro(dep),
+        arrival_delay=_ro(arr - s_arr),
+        departure_delay=_ro(dep - s_dep),
+        skipped=_ro(skipped, bool),
+    )
+
+
+def _ro(a: Any, dtype: Any = np.int32) -> Any:
+    out = np.asarray(a, dtype=dtype)
+    out.flags.writeable = False
+    return out
+
+
+def _canceled(trip: int, date: dt.date) -> TripRealtime:
+    empty = _ro(np.zeros(0))
+    return TripRealtime(
+        trip=trip,
+        service_day=date.toordinal(),
+        canceled=True,
+        arrival_s=empty,
+        departure_s=empty,
+        arrival_delay=empty,
+        departure_delay=empty,
+        skipped=_ro(np.zeros(0), bool),
+    )
+
+
+class _Days:
+    """Service days of one feed application: which services run, when days start (memoised)."""
+
+    def __init__(self, model: TransitModel, look: _Lookup, time_zone: str) -> None:
+        self.model, self.look, self.time_zone = model, look, time_zone
+        self._running: dict[dt.date, Any] = {}
+        self._starts: dict[tuple[dt.date, int], int] = {}
+
+    def runs(self, trip: int, date: dt.date) -> bool:
+        service = int(self.look.service_of[trip])
+        if date not in self._running:
+            self._running[date] = self.model.services_on(date)
+        return service >= 0 and bool(self._running[date][service])
+
+    def start(self, trip: int, date: dt.date) -> int:
+        zones = self.model.timezones
+        tz_index = min(int(self.look.tz_of[trip]), max(len(zones) - 1, 0))
+        key = (date, tz_index)
+        if key not in self._starts:
+            tz = zones[tz_index] if zones else self.time_zone
+            self._starts[key] = self.model.service_day_start(date, tz)
+        return self._starts[key]
+
+
+def trip_updates(
+    model: TransitModel, message: Any, feed_id: str | None, time_zone: str
+) -> TripUpdateResult:
+    """The trips a parsed feed updates, and what happened to each of its entities.
+
+    Parameters
+    ----------
+    model
+        The network's transit model.
+    message
+        A GTFS-RT ``FeedMessage`` (:func:`parse_feed`).
+    feed_id
+        The feed the trip ids refer to; ``None`` for a network with a single feed.
+    time_zone
+        The network's time zone (the default service date of an update without
+        ``start_date``).
+
+    Returns
+    -------
+    TripUpdateResult
+
+    Raises
+    ------
+    FeedError
+        ``feed_id`` matches no feed of the network.
+    """
+    feed = _feed_index(model, feed_id)
+    look = _lookup(model, feed)
+    stamp = int(message.header.timestamp) if message.header.HasField("timestamp") else None
+    now = dt.datetime.now(dt.UTC) if stamp is None else dt.datetime.fromtimestamp(stamp, dt.UTC)
+    today = now.astimezone(ZoneInfo(time_zone)).date()
+    out = TripUpdateResult()
+    tdr = gtfs_realtime_pb2.TripDescriptor
+    days = _Days(model, look, time_zone)
+
+    for entity in message.entity:
+        if not entity.HasField("trip_update"):
+            continue
+        out.count("trip_updates")
+        tu = entity.trip_update
+        name = f"entity {entity.id!r}"
+        td = tu.trip
+        rel = td.schedule_relationship if td.HasField("schedule_relationship") else tdr.SCHEDULED
+        if rel not in (tdr.SCHEDULED, tdr.CANCELED):
+            out.problem(
+                "unmatched",
+                name,
+                f"unsupported: schedule relationship {tdr.ScheduleRelationship.Name(rel)}",
+            )
+            continue
+        if not td.trip_id:
+            out.problem("unmatched", name, "no trip id: the trip descriptor has no trip_id")
+            continue
+        trip = look.trip_of.get(td.trip_id)
+        if trip is None:
+            out.problem(
+                "unmatched", name, f"unknown trip: {td.trip_id!r} is not a trip of the feed"
+            )
+            continue
+        date = today
+        if td.start_date:
+            parsed = _service_date(td.start_date)
+            if parsed is None:
+                out.problem("invalid", name, f"invalid start date: {td.start_date!r}")
+                continue
+            date = parsed
+        if not days.runs(trip, date):
+            out.problem(
+                "unmatched",
+                name,
+                f"not running: trip {td.trip_id!r} does not run on {date.isoformat()}",
+            )
+            continue
+        if rel == tdr.CANCELED:
+            out.trips[(trip, date.toordinal())] = _canceled(trip, date)
+            out.applied += 1
+            out.count("canceled")
+            continue
+        result = _apply_trip(model, trip, date, tu, look, days.start(trip, date))
+        if isinstance(result, str):
+            out.problem("invalid", name, result)
+            continue
+        out.trips[(trip, date.toordinal())] = result
+        out.applied += 1
+        out.count("updated")
+        if result.skipped.any():
+            out.count("skipped_stops")
+    return out

@@ -1,0 +1,296 @@
+"""GTFS-RT trip updates: matching, OTP 1.x delay propagation, refusals and snapshots.
+
+The expected values are read independently of otpa: the feeds with the protobuf
+bindings, the timetables with the :mod:`csv` module.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import zipfile
+from functools import cache
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import numpy as np
+import pytest
+from google.transit import gtfs_realtime_pb2
+
+from otpa.network import BuildConfig, TransportNetwork, build_network
+from otpa.realtime import FeedError, current_snapshot, parse_feed, store_for, trip_updates
+from otpa.realtime.store import trip_update_applier
+from otpa.routing import Location, PlanRequest
+from otpa.routing.planner import plan
+from tests.conftest import require_data
+
+AMS = ZoneInfo("Europe/Amsterdam")
+LA = ZoneInfo("America/Los_Angeles")
+
+
+def _hms(text: str) -> int:
+    h, m, s = (int(x) for x in text.split(":"))
+    return h * 3600 + m * 60 + s
+
+
+# -- BART: the whole feed, counted independently -------------------------------------------
+
+
+@cache
+def _bart() -> tuple[TransportNetwork, bytes, dict[str, list[dict[str, str]]], set[str]]:
+    folder = require_data("extras", "gtfs-rt")
+    network = build_network(gtfs=[folder / "bart.zip"])
+    with zipfile.ZipFile(folder / "bart.zip") as zf:
+        rows = csv.DictReader(io.StringIO(zf.read("stop_times.txt").decode("utf-8-sig")))
+        calls: dict[str, list[dict[str, str]]] = {}
+        for row in rows:
+            calls.setdefault(row["trip_id"], []).append(row)
+        trips = csv.DictReader(io.StringIO(zf.read("trips.txt").decode("utf-8-sig")))
+        weekday = {row["trip_id"] for row in trips if row["service_id"] == "WKDY"}
+    for stops in calls.values():
+        stops.sort(key=lambda r: int(r["stop_sequence"]))
+    return network, (folder / "bart-tripupdates.pb").read_bytes(), calls, weekday
+
+
+def _expected_times(
+    calls: list[dict[str, str]], updates: list[tuple[int, int]]
+) -> tuple[list[int], list[int]] | None:
+    """OTP 1.x propagation of departure-only delays ``(stop_sequence, delay)``; None: refused."""
+    arr = [_hms(c["arrival_time"]) for c in calls]
+    dep = [_hms(c["departure_time"]) for c in calls]
+    by_seq = dict(updates)
+    delay: int | None = None
+    for i, c in enumerate(calls):
+        seq = int(c["stop_sequence"])
+        if delay is not None:
+            arr[i] += delay
+        if seq in by_seq:
+            delay = by_seq[seq]
+        if delay is not None:
+            dep[i] = _hms(c["departure_time"]) + delay
+    ok = all(d >= a for a, d in zip(arr, dep, strict=True)) and all(
+        arr[i + 1] >= dep[i] for i in range(len(arr) - 1)
+    )
+    return (arr, dep) if ok else None
+
+
+def test_bart_trip_updates_counts_and_times() -> None:
+    network, data, calls, weekday = _bart()
+    feed = gtfs_realtime_pb2.FeedMessage()
+    feed.ParseFromString(data)
+    service_date = dt.datetime.fromtimestamp(feed.header.timestamp, LA).date()
+    assert service_date == dt.date(2016, 12, 29)  # a Thursday: WKDY service
+    expected: dict[str, tuple[list[int], list[int]] | None] = {}
+    unmatched = 0
+    for entity in feed.entity:
+        tu = entity.trip_update
+        if tu.trip.trip_id not in weekday:
+            unmatched += 1
+            continue
+        assert all(not u.HasField("arrival") for u in tu.stop_time_update)
+        updates = [(u.stop_sequence, u.departure.delay) for u in tu.stop_time_update]
+        expected[tu.trip.trip_id] = _expected_times(calls[tu.trip.trip_id], updates)
+    invalid = sum(1 for v in expected.values() if v is None)
+
+    result = trip_updates(network.transit, parse_feed(data), "bart", network.time_zone)
+
+    assert result.counts["trip_updates"] == len(feed.entity) == 72
+    assert (result.applied, result.unmatched, result.invalid) == (
+        len(expected) - invalid,
+        unmatched,
+        invalid,
+    )
+    # 7 updates lower the delay at a stop by more than its dwell: arriving with the old
+    # delay after leaving with the new one, which OTP 1.x refuses as times going backwards
+    assert invalid == 7
+    raw = network.transit.trips["raw_id"].to_numpy()
+    for (trip, day), rt in result.trips.items():
+        assert day == service_date.toordinal()
+        times = expected[str(raw[trip])]
+        assert times is not None
+        assert rt.arrival_s.tolist() == times[0]
+        assert rt.departure_s.tolist() == times[1]
+
+
+# -- MMRI 3c: refusals, skipped stops, cancellations, snapshots ----------------------------
+
+EPOCH = dt.datetime(2014, 1, 1, tzinfo=AMS)
+
+
+@cache
+def _network(folder: str) -> TransportNetwork:
+    return build_network(
+        require_data("tiny", "mmri", folder), config=BuildConfig(max_transfer_distance_m=0.0)
+    )
+
+
+def _feed(*updates: tuple[str, str, list[tuple[int, str, int | None]]]) -> bytes:
+    """Trip updates ``(trip_id, start_date, [(stop_sequence, kind, delay)])``.
+
+    ``kind`` is ``"arrival"``, ``"departure"``, ``"SKIPPED"`` or ``"CANCELED"`` (whole trip).
+    """
+    msg = gtfs_realtime_pb2.FeedMessage()
+    msg.header.gtfs_realtime_version = "1.0"
+    msg.header.timestamp = int(EPOCH.timestamp())
+    for trip_id, date, stops in updates:
+        entity = msg.entity.add(id=f"{trip_id}@{date}")
+        entity.trip_update.trip.trip_id = trip_id
+        entity.trip_update.trip.start_date = date
+        for seq, kind, delay in stops:
+            if kind == "CANCELED":
+                entity.trip_update.trip.schedule_relationship = (
+                    gtfs_realtime_pb2.TripDescriptor.CANCELED
+                )
+                continue
+            stu = entity.trip_update.stop_time_update.add(stop_sequence=seq)
+            if kind == "SKIPPED":
+                stu.schedule_relationship = gtfs_realtime_pb2.TripUpdate.StopTimeUpdate.SKIPPED
+            else:
+                getattr(stu, kind).delay = delay or 0
+    return msg.SerializeToString()
+
+
+def _ride(network: TransportNetwork, a: str, b: str, clock: str) -> tuple[str, str, str, bool]:
+    h, m = (int(x) for x in clock.split(":"))
+    req = PlanRequest(
+        Location(label=f"3c:{a}"), Location(label=f"3c:{b}"), EPOCH.replace(hour=h, minute=m)
+    )
+    legs = [leg for leg in plan(network, req).itineraries[0].legs if leg.transit_leg]
+    assert len(legs) == 1
+    leg = legs[0]
+    return (
+        str(leg.trip_id).split(":")[-1],
+        leg.start_time.strftime("%H:%M"),
+        leg.end_time.strftime("%H:%M"),
+        leg.real_time,
+    )
+
+
+def test_refused_entities_change_nothing_else() -> None:
+    network = _network("3c")
+    model = network.transit
+    data = _feed(
+        ("no-such-trip", "20140101", [(1, "departure", 60)]),  # unknown trip
+        ("3c|2", "20140105", [(1, "departure", 60)]),  # 3c runs on 2014-01-01 only
+        ("3c|1", "2014-01-01", [(1, "departure", 60)]),  # not YYYYMMDD
+        ("3c|1", "20140101", [(2, "arrival", -120)]),  # 3c2 at 00:00, before leaving 3c1
+        ("3c|2", "20140101", [(9, "departure", 60)]),  # stop_sequence 9: no such stop
+        ("3c|2", "20140101", [(2, "departure", 60)]),  # valid: 3c2 00:06, 3c3 00:07
+    )
+    result = trip_updates(model, parse_feed(data), "3c", network.time_zone)
+    assert (result.applied, result.unmatched, result.invalid) == (1, 2, 3)
+    assert result.counts["unknown trip"] == 1
+    assert result.counts["not running"] == 1
+    assert result.counts["times go backwards"] == 1
+    assert result.counts["stop mismatch"] == 1
+    assert result.counts["invalid start date"] == 1
+    (rt,) = result.trips.values()
+    raw = model.trips["raw_id"].to_numpy()
+    assert raw[rt.trip] == "3c|2"
+    assert rt.departure_s.tolist() == [240, 360, 420]  # 00:04, 00:06 (+60), 00:07 (+60)
+    assert rt.arrival_s.tolist() == [240, 300, 420]  # 3c2 arrival keeps 00:05
+
+
+def test_feed_errors_keep_the_last_good_snapshot() -> None:
+    network = _network("3c")
+    apply = trip_update_applier(network, "3c", "test-errors")
+    apply(_feed(("3c|1", "20140101", [(1, "CANCELED", None)])))
+    good = current_snapshot(network)
+    assert good is not None
+    assert len(good) == 1
+    with pytest.raises(FeedError, match="not a GTFS-RT FeedMessage"):
+        apply(b"\x0a\xff\xff garbage")
+    with pytest.raises(FeedError, match="matches no feed"):
+        trip_update_applier(network, "nope", "test-errors")(_feed())
+    assert current_snapshot(network) is good
+    store_for(network).publish("test-errors", {})
+
+
+def test_skipped_and_canceled_trips_in_plans() -> None:
+    network = _network("3c")
+    store = store_for(network)
+    assert _ride(network, "3c1", "3c2", "00:01") == ("3c|1", "00:01", "00:02", False)
+    apply = trip_update_applier(network, "3c", "test-plans")
+    apply(_feed(("3c|1", "20140101", [(2, "SKIPPED", None)])))
+    before = store.snapshot
+    # 3c|1 no longer stops at 3c2: 3c|2 (00:04 -> 00:05) instead; 3c1 -> 3c3 still rides 3c|1
+    assert _ride(network, "3c1", "3c2", "00:01") == ("3c|2", "00:04", "00:05", False)
+    assert _ride(network, "3c1", "3c3", "00:01") == ("3c|1", "00:01", "00:03", True)
+    apply(_feed(("3c|1", "20140101", [(1, "CANCELED", None)])))
+    assert _ride(network, "3c1", "3c3", "00:01") == ("3c|2", "00:04", "00:06", False)
+    # the earlier snapshot is unchanged: a search that took it still sees the skipped stop
+    tt = before.raptor_timetable(dt.date(2014, 1, 1), network.time_zone)
+    raw = network.transit.trips["raw_id"].to_numpy()
+    assert sorted(raw[np.asarray(tt.route_trip_ref)].tolist()) == ["3c|1", "3c|2"]
+    store.publish("test-plans", {})
+    assert _ride(network, "3c1", "3c2", "00:01") == ("3c|1", "00:01", "00:02", False)
+
+
+# -- King County Metro: updates by stop_id and absolute time -------------------------------
+
+
+def _csv(zf: zipfile.ZipFile, name: str) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(zf.read(name).decode("utf-8-sig"))))
+
+
+def _runs(zf: zipfile.ZipFile, service_id: str, day: dt.date) -> bool:
+    """calendar.txt and calendar_dates.txt, read with the csv module."""
+    key = day.strftime("%Y%m%d")
+    for row in _csv(zf, "calendar_dates.txt"):
+        if row["service_id"] == service_id and row["date"] == key:
+            return row["exception_type"] == "1"
+    weekday = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+    return any(
+        row["service_id"] == service_id
+        and row["start_date"] <= key <= row["end_date"]
+        and row[weekday[day.weekday()]] == "1"
+        for row in _csv(zf, "calendar.txt")
+    )
+
+
+def test_kcm_trip_updates_counts() -> None:
+    """Each update names stops by ``stop_id`` with absolute departure times; an update
+    naming a stop the trip does not call at (in order) is refused, as OTP 1.x does."""
+    path = require_data("tiny", "transit-only", "kcm_gtfs.zip")
+    data = Path(f"{path}.pb").read_bytes()
+    feed = gtfs_realtime_pb2.FeedMessage()
+    feed.ParseFromString(data)
+    with zipfile.ZipFile(path) as zf:
+        service = {row["trip_id"]: row["service_id"] for row in _csv(zf, "trips.txt")}
+        calls: dict[str, list[tuple[int, str]]] = {}
+        for row in _csv(zf, "stop_times.txt"):
+            calls.setdefault(row["trip_id"], []).append((int(row["stop_sequence"]), row["stop_id"]))
+        applied = unmatched = invalid = 0
+        for entity in feed.entity:
+            td = entity.trip_update.trip
+            day = dt.datetime.strptime(td.start_date, "%Y%m%d").date()
+            if td.trip_id not in service or not _runs(zf, service[td.trip_id], day):
+                unmatched += 1
+                continue
+            stops = [s for _, s in sorted(calls[td.trip_id])]
+            wanted = [u.stop_id for u in entity.trip_update.stop_time_update]
+            it = iter(stops)
+            in_order = all(any(s == w for s in it) for w in wanted)
+            applied, invalid = (applied + 1, invalid) if in_order else (applied, invalid + 1)
+    network = build_network(gtfs=[path])
+
+    result = trip_updates(network.transit, parse_feed(data), None, network.time_zone)
+
+    assert (result.applied, result.unmatched, result.invalid) == (applied, unmatched, invalid)
+    assert result.applied + result.unmatched + result.invalid == len(feed.entity) == 114
+    assert result.applied > 0
+    assert result.invalid > 0
+    assert result.counts.get("stop mismatch", 0) == invalid
+    # absolute times: seconds after the service day's start ("noon minus 12 h" in Seattle)
+    noon = dt.datetime(2016, 4, 27, 12, tzinfo=LA)
+    day_start = int(noon.timestamp()) - 12 * 3600
+    raw = network.transit.trips["raw_id"].to_numpy()
+    stop_raw = network.transit.stops["raw_id"].to_numpy()
+    by_trip = {e.trip_update.trip.trip_id: e.trip_update for e in feed.entity}
+    for rt in result.trips.values():
+        tu = by_trip[str(raw[rt.trip])]
+        pattern = int(network.transit.trips["pattern_index"].iat[rt.trip])
+        stops = [str(stop_raw[i]) for i in network.transit.pattern_stop_indices(pattern)]
+        for u in tu.stop_time_update:
+            assert rt.departure_s[stops.index(u.stop_id)] == u.departure.time - day_start
