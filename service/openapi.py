@@ -34,6 +34,7 @@ from service.otp1.plan_params import PARAMETERS, PlanParam
 __all__ = [
     "Operation",
     "Param",
+    "implemented_methods",
     "openapi_document",
     "path_template",
     "plan_parameter_schema",

@@ -22,6 +22,7 @@ import jsonschema
 import pytest
 import tornado.web
 from openapi_spec_validator import validate
+from tornado.routing import URLSpec
 
 from otpa.routing.preferences import PARAMETER_RANGES
 from service.app import make_app
@@ -56,8 +57,8 @@ def doc(app: tornado.web.Application) -> dict[str, Any]:
     return openapi_document(app)
 
 
-def _rules(app: tornado.web.Application) -> list[tornado.web.URLSpec]:
-    return [r for r in app.wildcard_router.rules if isinstance(r, tornado.web.URLSpec)]
+def _rules(app: tornado.web.Application) -> list[URLSpec]:
+    return [r for r in app.wildcard_router.rules if isinstance(r, URLSpec)]
 
 
 def test_every_registered_route_is_documented_with_its_methods(
@@ -115,7 +116,8 @@ def test_plan_documents_every_query_parameter_of_the_parsing_table(doc: dict[str
             assert schema["exclusiveMinimum" if lo_excluded else "minimum"] == lo, p.name
             assert schema.get("maximum", float("inf")) == hi, p.name
         else:
-            assert "minimum" not in schema and "maximum" not in schema
+            assert "minimum" not in schema
+            assert "maximum" not in schema
     assert params["numItineraries"]["schema"]["maximum"] == 20
     assert params["optimize"]["schema"]["enum"][0] == "QUICK"
     # refusals are 200s with the OTP error object, so no 400 is declared for /plan
@@ -186,10 +188,12 @@ def test_served_document_and_real_answers_match_its_schemas(base: tuple[str, Any
         f"&date={day}&time=8:00am&mode=WALK,TRANSIT"
     )
     status, plan = _get(f"{url}/otp/routers/demo/plan?{query}")
-    assert status == 200 and plan["plan"]["itineraries"]
+    assert status == 200
+    assert plan["plan"]["itineraries"]
     _check(doc, _schema_of(doc, plan_path), plan)
     status, refused = _get(f"{url}/otp/routers/demo/plan?{query}&numItineraries=0")
-    assert status == 200 and refused["error"]["message"] == "BOGUS_PARAMETER"
+    assert status == 200
+    assert refused["error"]["message"] == "BOGUS_PARAMETER"
     _check(doc, _schema_of(doc, plan_path), refused)
     with pytest.raises(jsonschema.ValidationError):  # the schema does reject a wrong body
         _check(doc, _schema_of(doc, plan_path), {"requestParameters": {}, "plan": {"date": 1}})
@@ -205,11 +209,13 @@ def test_served_document_and_real_answers_match_its_schemas(base: tuple[str, Any
     index = "/otp/routers/{routerId}/index"
     for view in ("stops", "routes", "patterns"):
         status, items = _get(f"{url}/otp/routers/demo/index/{view}")
-        assert status == 200 and items
+        assert status == 200
+        assert items
         _check(doc, _schema_of(doc, f"{index}/{view}"), items)
     route_id = items and _get(f"{url}/otp/routers/demo/index/routes")[1][0]["id"]
     status, trips = _get(f"{url}/otp/routers/demo/index/routes/{route_id}/trips")
-    assert status == 200 and trips
+    assert status == 200
+    assert trips
     _check(doc, _schema_of(doc, f"{index}/routes/{{routeId}}/trips"), trips)
 
 
