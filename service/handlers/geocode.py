@@ -188,7 +188,7 @@ class ExternalGeocodeHandler(BaseHandler):
             "Geocode an address with the configured backend ({results, count})",
             query=(
                 Param("address", {"type": "string", "minLength": 1}, required=True),
-                Param("bbox", {"type": "string"}, "minLon,minLat,maxLon,maxLat"),
+                Param("bbox", {"type": "string"}, "minLat,minLon,maxLat,maxLon"),
             ),
             errors=(400, 502),
         )
