@@ -125,6 +125,9 @@ class Operation:
         The 4xx/5xx statuses the operation answers with the JSON error body.
     request_body
         Media types of the request body it takes (POST/PUT uploads).
+    other
+        Other answers that are not the JSON error body: ``(status, schema name or None)``
+        (readiness' 503 is a ``Health`` body).
     xml
         True when ``Accept: application/xml`` gets the same body as XML (OTP 1.x's JAXB).
     """
@@ -138,6 +141,7 @@ class Operation:
     errors: tuple[int, ...] = (400, 404)
     request_body: tuple[str, ...] = ()
     xml: bool = False
+    other: tuple[tuple[int, str | None], ...] = ()
 
 
 def path_template(regex: str) -> tuple[str, list[tuple[str, str]]]:
@@ -301,8 +305,12 @@ def _operation(
     responses: dict[str, Any] = {ok: {"description": _STATUS_TEXT.get(op.status, "OK")}}
     if method != "head":
         responses[ok]["content"] = _response_content(op)
+    for status, schema in op.other:
+        body = Operation(op.summary, response=schema)
+        text = _STATUS_TEXT.get(status, "Other answer")
+        responses[str(status)] = {"description": text, "content": _response_content(body)}
     for status in sorted({*op.errors, 500}):
-        responses[str(status)] = {"$ref": f"#/components/responses/E{status}"}
+        responses.setdefault(str(status), {"$ref": f"#/components/responses/E{status}"})
     out: dict[str, Any] = {
         "operationId": operation_id,
         "summary": op.summary,
@@ -350,6 +358,7 @@ _STATUS_TEXT = {
     413: "Request body too large",
     415: "Unsupported media type",
     500: "Internal error (the body's requestId names the log entry; never a traceback)",
+    502: "The external service failed",
     503: "Not ready",
 }
 

@@ -190,7 +190,8 @@ class ExternalGeocodeHandler(BaseHandler):
                 Param("address", {"type": "string", "minLength": 1}, required=True),
                 Param("bbox", {"type": "string"}, "minLat,minLon,maxLat,maxLon"),
             ),
-            errors=(400, 502),
+            errors=(400,),
+            other=((502, None),),
         )
     }
 

@@ -36,7 +36,8 @@ class ReadinessHandler(BaseHandler):
         "get": Operation(
             "Readiness: 200 once the routers are loaded, 503 naming those missing",
             response="Health",
-            errors=(503,),
+            errors=(),
+            other=((503, "Health"),),
         )
     }
 

@@ -25,6 +25,7 @@ from openapi_spec_validator import validate
 from tornado.routing import URLSpec
 
 from otpa.routing.preferences import PARAMETER_RANGES
+from service.analyst.limits import AnalystLimits
 from service.app import make_app
 from service.config import ServiceConfig
 from service.openapi import implemented_methods, openapi_document, path_template
@@ -126,6 +127,15 @@ def test_plan_documents_every_query_parameter_of_the_parsing_table(doc: dict[str
     assert ok == {"$ref": "#/components/schemas/Response"}
 
 
+def test_analysis_bounds_come_from_the_service_limits(doc: dict[str, Any]) -> None:
+    params = doc["paths"]["/otp/routers/{routerId}/isochrone"]["get"]["parameters"]
+    cutoff = next(p for p in params if p.get("name") == "cutoffSec")
+    assert cutoff["required"] is True
+    assert cutoff["schema"]["maximum"] == AnalystLimits().max_time_s
+    plan_refs = [p for p in params if p.get("$ref", "").startswith("#/components/parameters/plan.")]
+    assert len(plan_refs) == 73  # the RR endpoints read every plan parameter
+
+
 def test_an_unknown_path_group_is_refused() -> None:
     with pytest.raises(ValueError, match="no name"):
         path_template(r"/otp/widgets/([^/]+)/?$")
@@ -198,6 +208,11 @@ def test_served_document_and_real_answers_match_its_schemas(base: tuple[str, Any
     with pytest.raises(jsonschema.ValidationError):  # the schema does reject a wrong body
         _check(doc, _schema_of(doc, plan_path), {"requestParameters": {}, "plan": {"date": 1}})
 
+    for path in ("/otp/health", "/otp/health/ready"):
+        status, health = _get(f"{url}{path}")
+        assert status == 200
+        _check(doc, _schema_of(doc, path), health)
+    assert _schema_of(doc, "/otp/health/ready", "503") == {"$ref": "#/components/schemas/Health"}
     status, info = _get(f"{url}/otp/routers/demo")
     assert status == 200
     _check(doc, _schema_of(doc, "/otp/routers/{routerId}"), info)
