@@ -116,7 +116,8 @@ class Operation:
         True when the operation also reads every ``/plan`` query parameter.
     response
         Name of the 200 body's schema in :data:`service.openapi_schemas.SCHEMAS`;
-        ``"array:<name>"`` for a list of them; None for an undescribed body.
+        ``"array:<name>"`` for a list of them (``"array:<a>|<b>"``: of either);
+        None for an undescribed body.
     media_type
         The 200 body's media type.
     status
@@ -267,7 +268,9 @@ def _response_content(op: Operation) -> dict[str, Any]:
     if op.response is None:
         return {op.media_type: {}, **({"application/xml": {}} if op.xml else {})}
     if op.response.startswith("array:"):
-        schema: dict[str, Any] = {"type": "array", "items": ref(op.response[6:])}
+        names = op.response[6:].split("|")
+        items = ref(names[0]) if len(names) == 1 else {"anyOf": [ref(n) for n in names]}
+        schema: dict[str, Any] = {"type": "array", "items": items}
     else:
         schema = ref(op.response)
     content: dict[str, Any] = {op.media_type: {"schema": schema}}

@@ -3,7 +3,8 @@
 They describe what :mod:`service.otp1` writes: the plan ``Response`` (a TripPlan or
 OTP's PlannerError, both in a 200), RouterInfo and RouterList, ServerInfo, the one
 JSON error body (:func:`service.otp1.errors.error_body`) and the index API's short
-forms (:mod:`service.otp1.index_models`).  Objects stay open
+forms and full beans (:mod:`service.otp1.index_models`; a list holds full beans
+with ``detail=true``).  Objects stay open
 (``additionalProperties`` allowed): OTP 1.x clients ignore fields they do not know,
 and optional fields appear only when they have a value.  The tests validate real
 answers against them, so they cannot drift from the serializers.
@@ -237,4 +238,24 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         },
     ),
     "PatternShort": _object({"id": _STR}, {"desc": _STR_OR_NULL}),
+    "Stop": _object(
+        {"id": _STR, "name": _STR, "lat": _NUM, "lon": _NUM},
+        {"code": _STR_OR_NULL, "desc": _STR_OR_NULL, "locationType": _INT},
+    ),
+    "Route": _object(
+        {"id": _STR, "type": _INT},
+        {"agency": {"type": ["object", "null"]}, "shortName": _STR_OR_NULL},
+    ),
+    "Trip": _object(
+        {"id": _STR, "route": ref("Route")},
+        {"serviceId": _STR, "tripHeadsign": _STR_OR_NULL, "directionId": _STR_OR_NULL},
+    ),
+    "Pattern": _object(
+        {"id": _STR, "routeId": _STR},
+        {
+            "desc": _STR_OR_NULL,
+            "stops": {"type": "array", "items": ref("StopShort")},
+            "trips": {"type": "array", "items": ref("TripShort")},
+        },
+    ),
 }

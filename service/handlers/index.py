@@ -110,8 +110,13 @@ def _index_doc(view: str) -> Operation:
     """The OpenAPI description of one index view (summary, query parameters, body)."""
     words = view.replace("_", " ")
     text = {"flex_area": "flex area", "flex_areas": "flex areas"}.get(view, words)
-    lists = {"routes": "RouteShort", "stops": "StopShort", "trips": "TripShort"}
-    lists.update(patterns="PatternShort")
+    # lists: short forms, or full beans with detail=true
+    lists = {
+        "routes": "RouteShort|Route",
+        "stops": "StopShort|Stop",
+        "trips": "TripShort|Trip",
+        "patterns": "PatternShort|Pattern",
+    }
     last = view.rsplit("_", 1)[-1]
     query: tuple[Param, ...] = ()
     response = f"array:{lists[last]}" if last in lists else None
@@ -144,9 +149,7 @@ def _index_doc(view: str) -> Operation:
     elif view.endswith("_hash"):
         media = "text/plain"
     elif view in ("route", "stop", "trip", "pattern"):
-        response = {"route": "RouteShort", "stop": "StopShort", "trip": "TripShort"}.get(
-            view, "PatternShort"
-        )
+        response = view.capitalize()
     if response is not None and response.startswith("array:"):
         query = (*query, *_LISTS)
     return Operation(

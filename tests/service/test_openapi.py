@@ -223,10 +223,16 @@ def test_served_document_and_real_answers_match_its_schemas(base: tuple[str, Any
     _check(doc, _schema_of(doc, "/otp/routers/{routerId}", "404"), missing)
     index = "/otp/routers/{routerId}/index"
     for view in ("stops", "routes", "patterns"):
-        status, items = _get(f"{url}/otp/routers/demo/index/{view}")
-        assert status == 200
-        assert items
-        _check(doc, _schema_of(doc, f"{index}/{view}"), items)
+        for detail in ("false", "true"):  # short forms, then full beans
+            status, items = _get(f"{url}/otp/routers/demo/index/{view}?detail={detail}")
+            assert status == 200
+            assert items
+            _check(doc, _schema_of(doc, f"{index}/{view}"), items)
+    status, route = _get(f"{url}/otp/routers/demo/index/routes/{items[0]['routeId']}")
+    assert status == 200
+    _check(doc, _schema_of(doc, f"{index}/routes/{{routeId}}"), route)
+    with pytest.raises(jsonschema.ValidationError):  # a short form is not the full bean
+        _check(doc, _schema_of(doc, f"{index}/routes/{{routeId}}"), {"id": route["id"]})
     route_id = items and _get(f"{url}/otp/routers/demo/index/routes")[1][0]["id"]
     status, trips = _get(f"{url}/otp/routers/demo/index/routes/{route_id}/trips")
     assert status == 200
