@@ -18,6 +18,8 @@ the schemas of :mod:`service.openapi_schemas`.
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -28,6 +30,7 @@ import tornado.web
 
 import otpa
 from otpa.routing.preferences import PARAMETER_RANGES, Optimize
+from otpa.routing.request import PlanRequest
 from service.openapi_schemas import SCHEMAS, ref
 from service.otp1.plan_params import PARAMETERS, PlanParam
 
@@ -35,6 +38,7 @@ __all__ = [
     "Operation",
     "Param",
     "implemented_methods",
+    "library_default",
     "openapi_document",
     "path_template",
     "plan_parameter_schema",
@@ -213,17 +217,69 @@ def _group_schema(group: str) -> dict[str, Any]:
     return {"type": "string"}
 
 
+def library_default(param: PlanParam) -> Any:
+    """Return the library's default of a plan parameter's target field, when it is a JSON scalar.
+
+    The default of ``PlanRequest().<target>`` (``walk.speed_mps`` -> 1.33), or None
+    when the field has none (``fromPlace``), is not a bool, number or string
+    (``mode``, the filter sets) or is not finite.  A router's ``routingDefaults``
+    may override it.
+
+    Examples
+    --------
+    >>> from service.otp1.plan_params import PARAMETERS_BY_NAME
+    >>> [library_default(PARAMETERS_BY_NAME[name]) for name in ("walkSpeed", "mode")]
+    [1.33, None]
+    """
+    head, _, rest = param.target.partition(".")
+    fields = {f.name: f for f in dataclasses.fields(PlanRequest)}
+    if head not in fields:
+        return None
+    f = fields[head]
+    if f.default is not dataclasses.MISSING:
+        value: Any = f.default
+    elif f.default_factory is not dataclasses.MISSING:
+        value = f.default_factory()
+    else:
+        return None
+    for part in rest.split(".") if rest else ():
+        value = getattr(value, part, None)
+    if isinstance(value, enum.Enum):
+        value = value.value
+    if isinstance(value, bool | str):
+        return value
+    if isinstance(value, int | float) and math.isfinite(value):
+        return value
+    return None
+
+
+def _fits(schema: Mapping[str, Any], value: Any) -> bool:
+    kind = schema["type"]
+    if kind == "boolean" or kind == "string":
+        return isinstance(value, bool if kind == "boolean" else str) and (
+            "enum" not in schema or value in schema["enum"]
+        )
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    if kind == "integer" and not float(value).is_integer():
+        return False
+    low = schema.get("minimum", schema.get("exclusiveMinimum", -math.inf))
+    high = schema.get("maximum", math.inf)
+    return low <= value <= high and value != schema.get("exclusiveMinimum")
+
+
 def plan_parameter_schema(param: PlanParam) -> dict[str, Any]:
     """Return the JSON Schema of one ``/plan`` query parameter.
 
     The type follows the parameter's OTP type; ``minimum``/``maximum`` (or
-    ``exclusiveMinimum``) come from :data:`otpa.routing.preferences.PARAMETER_RANGES`.
+    ``exclusiveMinimum``) come from :data:`otpa.routing.preferences.PARAMETER_RANGES`;
+    ``default`` is the table's, else the library's (:func:`library_default`).
 
     Examples
     --------
     >>> from service.otp1.plan_params import PARAMETERS_BY_NAME
     >>> plan_parameter_schema(PARAMETERS_BY_NAME["numItineraries"])
-    {'type': 'integer', 'format': 'int32', 'minimum': 1, 'maximum': 20}
+    {'type': 'integer', 'format': 'int32', 'minimum': 1, 'maximum': 20, 'default': 3}
     """
     schema = dict(_OTP_TYPES.get(param.otp_type, {"type": "string"}))
     if param.name in PARAMETER_RANGES:
@@ -235,8 +291,11 @@ def plan_parameter_schema(param: PlanParam) -> dict[str, Any]:
             schema["exclusiveMinimum" if lo_excluded else "minimum"] = cast(lo)
             if math.isfinite(hi):
                 schema["maximum"] = cast(hi)
-    if param.default is not None:
-        schema["default"] = param.default
+    default = param.default if param.default is not None else library_default(param)
+    if default is not None and _fits(schema, default):
+        if schema["type"] == "integer":
+            default = int(default)
+        schema["default"] = default
     return schema
 
 

@@ -24,7 +24,7 @@ import tornado.web
 from openapi_spec_validator import validate
 from tornado.routing import URLSpec
 
-from otpa.routing.preferences import PARAMETER_RANGES
+from otpa.routing.preferences import PARAMETER_RANGES, ItineraryPreferences, WalkPreferences
 from service.analyst.limits import AnalystLimits
 from service.app import make_app
 from service.config import ServiceConfig
@@ -120,6 +120,13 @@ def test_plan_documents_every_query_parameter_of_the_parsing_table(doc: dict[str
             assert "minimum" not in schema
             assert "maximum" not in schema
     assert params["numItineraries"]["schema"]["maximum"] == 20
+    for p in query:  # a documented default is a valid value of its own schema
+        schema = params[p.name]["schema"]
+        if "default" in schema:
+            jsonschema.Draft202012Validator(schema).validate(schema["default"])
+    assert params["walkSpeed"]["schema"]["default"] == WalkPreferences().speed_mps
+    assert params["numItineraries"]["schema"]["default"] == ItineraryPreferences().num_itineraries
+    assert "default" not in params["mode"]["schema"]  # not a scalar: left to the text
     assert params["optimize"]["schema"]["enum"][0] == "QUICK"
     # refusals are 200s with the OTP error object, so no 400 is declared for /plan
     assert "400" not in op["responses"]
