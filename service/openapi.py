@@ -149,13 +149,16 @@ class Operation:
     other: tuple[tuple[int, str | None], ...] = ()
 
 
-def path_template(regex: str) -> tuple[str, list[tuple[str, str]]]:
+def path_template(regex: str, *, strict: bool = True) -> tuple[str, list[tuple[str, str]]]:
     """Return a URL regex as an OpenAPI path template, with its groups' names and regexes.
 
     Parameters
     ----------
     regex
         A Tornado URL pattern (as in ``URLSpec.regex.pattern``).
+    strict
+        False: a group the table does not name is called ``param<n>`` instead of
+        raising (the served document never fails; the tests are strict).
 
     Returns
     -------
@@ -189,8 +192,10 @@ def path_template(regex: str) -> tuple[str, list[tuple[str, str]]]:
         segment = _unescape(literal).rstrip("/").split("/")[-1].rstrip(".")
         names = _GROUP_NAMES.get((segment, len(run)))
         if names is None:
-            msg = f"no name for the {len(run)} path group(s) after {segment!r} in {regex!r}"
-            raise ValueError(msg)
+            if strict:
+                msg = f"no name for the {len(run)} path group(s) after {segment!r} in {regex!r}"
+                raise ValueError(msg)
+            names = tuple(f"param{len(groups) + k + 1}" for k in range(len(run)))
         out.append(_unescape(literal))
         for k, (match, name) in enumerate(zip(run, names, strict=True)):
             if k:
@@ -425,13 +430,17 @@ _STATUS_TEXT = {
 }
 
 
-def openapi_document(app: tornado.web.Application) -> dict[str, Any]:
+def openapi_document(app: tornado.web.Application, *, strict: bool = True) -> dict[str, Any]:
     """Return the OpenAPI 3.1 document of an application made by :func:`service.app.make_app`.
 
     Parameters
     ----------
     app
         The application; its URL table is walked.
+    strict
+        False: an unnamed path group gets a generic name, and a second URL rule
+        with the same template is left out (first match wins, as in Tornado),
+        instead of raising.
 
     Returns
     -------
@@ -451,8 +460,10 @@ def openapi_document(app: tornado.web.Application) -> dict[str, Any]:
         pattern = getattr(getattr(matcher, "regex", None), "pattern", None)
         if not isinstance(handler, type) or pattern is None:
             continue
-        template, groups = path_template(pattern)
+        template, groups = path_template(pattern, strict=strict)
         if template in paths:
+            if not strict:
+                continue
             msg = f"two URL rules map to {template}"
             raise ValueError(msg)
         ops = _operations(handler, rule.target_kwargs or {})

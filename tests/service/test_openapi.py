@@ -146,6 +146,8 @@ def test_analysis_bounds_come_from_the_service_limits(doc: dict[str, Any]) -> No
 def test_an_unknown_path_group_is_refused() -> None:
     with pytest.raises(ValueError, match="no name"):
         path_template(r"/otp/widgets/([^/]+)/?$")
+    lenient = path_template(r"/otp/widgets/([^/]+)/?$", strict=False)
+    assert lenient == ("/otp/widgets/{param1}", [("param1", "[^/]+")])
 
 
 # -- a live server on the demo city ----------------------------------------------------------------
