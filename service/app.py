@@ -6,6 +6,7 @@ Path                                       Methods
 ``/``                                      GET the HTML landing page (for people)
 ``/otp``, ``/otp/``                        GET ServerInfo
 ``/otp/health``, ``/otp/health/ready``     GET liveness; readiness (503 until routers load)
+``/otp/openapi.json``                       GET this table as an OpenAPI 3.1 document
 ``/otp/routers``, ``/otp/routers/``        GET RouterList; PUT reload all; DELETE evict all
 ``/otp/routers/{routerId}``                GET RouterInfo; PUT load from disk; POST upload a
                                            graph (octet-stream) or GTFS/OSM zip; DELETE evict
@@ -43,6 +44,7 @@ from service.handlers.health import LivenessHandler, ReadinessHandler
 from service.handlers.index import index_urls
 from service.handlers.inspector import inspector_urls
 from service.handlers.landing import LandingHandler, LandingLink
+from service.handlers.openapi import OpenApiHandler
 from service.handlers.plan import PlanHandler
 from service.handlers.profile import profile_urls
 from service.handlers.routers import RouterHandler, RouterListHandler
@@ -93,7 +95,7 @@ def make_app(
     --------
     >>> app = make_app(ServiceConfig(), RouterRegistry(None))
     >>> sorted(r.name for r in app.wildcard_router.named_rules.values())
-    ['health', 'landing', 'plan', 'ready', 'router', 'routers', 'server_info']
+    ['health', 'landing', 'openapi', 'plan', 'ready', 'router', 'routers', 'server_info']
     """
     cpu_name, n_cores = read_cpu_info()
     ctx = ServiceContext(
@@ -109,6 +111,7 @@ def make_app(
         LandingLink("/otp", "ServerInfo", "the OTP 1.x API's root: version and build"),
         LandingLink("/otp/routers", "RouterList", "every router with its extent and modes"),
         LandingLink("/otp/health/ready", "Readiness", "whether every configured router is loaded"),
+        LandingLink("/otp/openapi.json", "API document (OpenAPI 3.1)", "every endpoint, generated"),
     ]
     # real-time updaters of every router, restarted whenever a router's network changes
     updaters = UpdaterManager(registry)
@@ -118,6 +121,7 @@ def make_app(
         tornado.web.url(r"/otp/?", ServerInfoHandler, args, name="server_info"),
         tornado.web.url(r"/otp/health/?", LivenessHandler, args, name="health"),
         tornado.web.url(r"/otp/health/ready/?", ReadinessHandler, args, name="ready"),
+        tornado.web.url(r"/otp/openapi\.json", OpenApiHandler, args, name="openapi"),
         tornado.web.url(r"/otp/routers/?", RouterListHandler, args, name="routers"),
         tornado.web.url(r"/otp/routers/([^/]+)/?", RouterHandler, args, name="router"),
         *index_urls(args),

@@ -8,7 +8,7 @@ sets its size), an unreadable point set.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from otpa.analysis import PointSetError
@@ -20,14 +20,23 @@ from service.analyst.limits import AnalystLimits
 from service.analyst.params import AnalysisQuery, Query, analysis_query
 from service.analyst.state import AnalystState
 from service.handlers.base import BaseHandler, ServiceContext
+from service.openapi import Operation, Param
 from service.otp1.errors import ApiError
 
-__all__ = ["AnalystHandler", "library_errors", "tile_path"]
+__all__ = ["AnalystHandler", "int_query", "library_errors", "tile_path"]
 
 T = TypeVar("T")
 
 #: Cache-Control of answers that depend only on their URL (OTP's isochrones and tiles).
 CACHE_AN_HOUR = "max-age=3600"
+
+
+def int_query(name: str, default: int | None, lo: int, hi: int, description: str = "") -> Param:
+    """The OpenAPI description of an integer query parameter read by ``int_param``."""
+    schema: dict[str, Any] = {"type": "integer", "minimum": lo, "maximum": hi}
+    if default is not None:
+        schema["default"] = default
+    return Param(name, schema, description)
 
 
 def library_errors(exc: Exception, size_parameter: str) -> ApiError | None:
@@ -71,6 +80,18 @@ class AnalystHandler(BaseHandler):
     """
 
     analyst: AnalystState
+
+    @classmethod
+    def openapi_for(cls, kwargs: Mapping[str, Any]) -> dict[str, Operation]:
+        """The OpenAPI description under the bounds of the URL rule's analyst state."""
+        state = kwargs.get("analyst")
+        limits = state.limits if isinstance(state, AnalystState) else AnalystLimits()
+        return cls.openapi_doc(limits)
+
+    @staticmethod
+    def openapi_doc(lim: AnalystLimits) -> dict[str, Operation]:
+        """Method -> :class:`~service.openapi.Operation`, under the bounds ``lim``."""
+        return {}
 
     def initialize(self, ctx: ServiceContext, analyst: AnalystState) -> None:  # type: ignore[override]
         """Receive the service context and the analyst state."""

@@ -47,6 +47,7 @@ from otpa.analysis.surface import origin_coordinate
 from otpa.network import TransportNetwork
 from otpa.routing.errors import OutsideBoundsError
 from otpa.types import Float32Array, UInt8Array
+from service.analyst.limits import AnalystLimits
 from service.analyst.params import (
     AnalysisQuery,
     bool_param,
@@ -55,7 +56,8 @@ from service.analyst.params import (
     int_param,
     lat_lon_param,
 )
-from service.handlers.analyst_base import AnalystHandler, tile_path
+from service.handlers.analyst_base import AnalystHandler, int_query, tile_path
+from service.openapi import Operation, Param
 from service.otp1.errors import ApiError
 
 __all__ = [
@@ -118,6 +120,25 @@ def _timegrid(
 
 class TimeGridHandler(AnalystHandler):
     """``/otp/routers/{routerId}/timegrid`` (see the module docstring)."""
+
+    @staticmethod
+    def openapi_doc(lim: AnalystLimits) -> dict[str, Operation]:
+        """OTP's travel-time grid PNG."""
+        return {
+            "get": Operation(
+                "The travel-time grid of fromPlace (OTP's PNG encoding)",
+                query=(
+                    int_query("maxTimeSec", 3600, 1, lim.max_time_s),
+                    int_query("precisionMeters", 200, lim.min_precision_m, lim.max_precision_m),
+                    int_query("offRoadDistanceMeters", 150, 10, lim.max_offroad_m),
+                    Param("coordinateOrigin", {"type": "string"}, "lat,lon"),
+                    Param("zDataType", {"enum": ["TIME"], "default": "TIME"}),
+                    Param("base64", {"type": "boolean", "default": False}),
+                ),
+                plan_query=True,
+                media_type="image/png",
+            )
+        }
 
     async def get(self, router_id: str) -> None:
         """Compute the lon/lat travel-time grid of ``fromPlace`` and send it as OTP's PNG."""
@@ -188,6 +209,24 @@ def _tile_pixels(
 class AnalystTileHandler(AnalystHandler):
     """``/otp/routers/{routerId}/analyst/tile/{z}/{x}/{y}.png`` (see the module docstring)."""
 
+    @staticmethod
+    def openapi_doc(lim: AnalystLimits) -> dict[str, Operation]:
+        """A travel-time tile."""
+        return {
+            "get": Operation(
+                f"A travel-time map tile from fromPlace (zoom {lim.tile_zooms[0]} to "
+                f"{lim.tile_zooms[1]})",
+                query=(
+                    Param("layers", {"type": "string", "default": "TRAVELTIME"}),
+                    Param("styles", {"type": "string", "default": "MASK"}),
+                    Param("format", {"type": "string", "default": "image/png"}),
+                    int_query("maxTimeSec", 7200, 1, lim.max_time_s),
+                ),
+                plan_query=True,
+                media_type="image/png",
+            )
+        }
+
     async def get(self, router_id: str, z_text: str, x_text: str, y_text: str) -> None:
         """Compute the tile's travel times from ``fromPlace`` and render them."""
         _, network = self.registry.lookup(router_id)
@@ -227,6 +266,22 @@ class AnalystTileHandler(AnalystHandler):
 
 class LegendHandler(AnalystHandler):
     """``/otp/analyst/legend.{format}`` (see the module docstring)."""
+
+    @staticmethod
+    def openapi_doc(lim: AnalystLimits) -> dict[str, Operation]:
+        """The legend image of a style."""
+        return {
+            "get": Operation(
+                "The legend of a tile style (an image)",
+                query=(
+                    Param("styles", {"type": "string", "default": "COLOR30"}),
+                    int_query("width", 300, *lim.legend_width),
+                    int_query("height", 150, *lim.legend_height),
+                ),
+                media_type="image/png",
+                errors=(400,),
+            )
+        }
 
     async def get(self, format_name: str) -> None:
         """Render the legend of a style."""

@@ -58,13 +58,25 @@ from service.analyst.params import (
     lat_lon_param,
     name_param,
 )
-from service.handlers.analyst_base import AnalystHandler
+from service.handlers.analyst_base import AnalystHandler, int_query
+from service.openapi import Operation, Param
 from service.otp1.errors import ApiError
 
 __all__ = ["IsochroneHandler", "IsochroneOldHandler", "SimpleIsochroneHandler", "wants_zip"]
 
 ZIP_TYPE = "application/x-zip-compressed"
 _GRID_SIZE = "precisionMeters, maxTimeSec"
+_ORIGIN = Param("coordinateOrigin", {"type": "string"}, "lat,lon the grid is aligned to")
+_SHP = Param("shpName", {"type": "string", "default": "isochrones"}, "zipped shapefile's name")
+
+
+def _grid_params(lim: AnalystLimits) -> tuple[Param, ...]:
+    """``precisionMeters`` and ``offRoadDistanceMeters``, shared with the time grid."""
+    return (
+        int_query("precisionMeters", 200, lim.min_precision_m, lim.max_precision_m, "cell size"),
+        int_query("offRoadDistanceMeters", 150, 10, lim.max_offroad_m),
+        _ORIGIN,
+    )
 
 
 def wants_zip(accept: str | None) -> bool:
@@ -90,6 +102,24 @@ def _isochrones(
 
 class IsochroneHandler(AnalystHandler):
     """``/otp/routers/{routerId}/isochrone`` (see the module docstring)."""
+
+    @staticmethod
+    def openapi_doc(lim: AnalystLimits) -> dict[str, Operation]:
+        """Nested isochrones (GeoJSON, or a zipped shapefile on ``Accept``)."""
+        cutoff = int_query("cutoffSec", None, 1, lim.max_time_s, "seconds; required, repeatable")
+        return {
+            "get": Operation(
+                "Nested isochrones around fromPlace (GeoJSON FeatureCollection)",
+                query=(
+                    Param(cutoff.name, cutoff.schema, cutoff.description, required=True),
+                    int_query("maxTimeSec", None, 1, lim.max_time_s, "default: largest cutoff"),
+                    *_grid_params(lim),
+                    Param("debug", {"type": "boolean", "default": False}),
+                    _SHP,
+                ),
+                plan_query=True,
+            )
+        }
 
     async def get(self, router_id: str) -> None:
         """Compute nested isochrones around ``fromPlace``."""
@@ -129,6 +159,26 @@ class IsochroneHandler(AnalystHandler):
 
 class IsochroneOldHandler(AnalystHandler):
     """``/otp/routers/{routerId}/isochroneOld`` (see the module docstring)."""
+
+    @staticmethod
+    def openapi_doc(lim: AnalystLimits) -> dict[str, Operation]:
+        """The street shed of ``fromPlace`` (a bare GeoJSON geometry)."""
+        walk_max = lim.max_time_s / 60.0
+        outputs = ["POINTS", "SHED", "EDGES", "DEBUGEDGES"]
+        return {
+            "get": Operation(
+                "The street shed of fromPlace (a GeoJSON geometry)",
+                query=(
+                    Param(
+                        "walkTime",
+                        {"type": "number", "minimum": 1.0 / 60.0, "maximum": walk_max},
+                        "minutes",
+                    ),
+                    Param("output", {"enum": outputs, "default": "POINTS"}),
+                ),
+                plan_query=True,
+            )
+        }
 
     async def get(self, router_id: str) -> None:
         """Compute the street shed of ``fromPlace`` and answer its bare geometry."""
@@ -201,6 +251,28 @@ def _simple_params(q: Query, lim: AnalystLimits) -> _SimpleParams:
 
 class SimpleIsochroneHandler(AnalystHandler):
     """``/otp/routers/{routerId}/simpleIsochrone`` (see the module docstring)."""
+
+    @staticmethod
+    def openapi_doc(lim: AnalystLimits) -> dict[str, Operation]:
+        """Isochrones over many departures (GeoJSON, or a zipped shapefile on ``Accept``)."""
+        radius = {"type": "number", "minimum": 0.0, "maximum": lim.max_simple_radius_m}
+        return {
+            "get": Operation(
+                "Isochrones over a span of departures (GeoJSON FeatureCollection)",
+                query=(
+                    int_query("requestSpacingMinutes", 30, 1, 24 * 60),
+                    int_query("requestTimespanHours", 20, 0, 24),
+                    int_query("nContours", 4, 1, lim.max_cutoffs),
+                    int_query("contourSpacingMinutes", 30, 1, lim.max_time_s // 60),
+                    Param("stopsOnly", {"type": "boolean", "default": True}),
+                    Param("radiusMeters", {**radius, "default": 5000.0}),
+                    Param("resultsProjected", {"type": "boolean", "default": False}),
+                    Param("crs", {"type": "string"}, "e.g. EPSG:4326"),
+                    _SHP,
+                ),
+                plan_query=True,
+            )
+        }
 
     async def get(self, router_id: str) -> None:
         """Compute circle isochrones around the stops reached from ``fromPlace``."""

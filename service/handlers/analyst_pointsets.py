@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import uuid
 
+from service.analyst.limits import AnalystLimits
 from service.analyst.models import point_set_json
 from service.analyst.params import name_param
 from service.analyst.pointsets import PointSetConflictError, parse_point_set
 from service.auth import ROLE_ROUTERS
 from service.handlers.analyst_base import AnalystHandler
+from service.openapi import Operation, Param
 from service.otp1.errors import ApiError
 
 __all__ = ["PointSetHandler", "PointSetsHandler"]
@@ -30,6 +32,21 @@ __all__ = ["PointSetHandler", "PointSetsHandler"]
 
 class PointSetsHandler(AnalystHandler):
     """``/otp/pointsets``: list (GET), upload (POST)."""
+
+    @staticmethod
+    def openapi_doc(lim: AnalystLimits) -> dict[str, Operation]:
+        """List the point sets; upload one."""
+        return {
+            "get": Operation("The point set ids", errors=()),
+            "post": Operation(
+                f"Upload a point set, CSV or GeoJSON up to {lim.max_pointset_bytes} bytes "
+                "(ROUTERS role)",
+                query=(Param("id", {"type": "string"}, "the new point set's id"),),
+                status=201,
+                errors=(400, 401, 403, 409, 413),
+                request_body=("text/csv", "application/geo+json", "application/json"),
+            ),
+        }
 
     async def get(self) -> None:
         """List the point-set ids."""

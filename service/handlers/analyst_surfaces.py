@@ -44,6 +44,7 @@ from otpa.analysis.otp1.raster import (
 from otpa.analysis.otp1.render import difference_pixels, render_tile, time_pixels
 from otpa.analysis.otp1.tiles import tile_travel_times
 from otpa.types import UInt8Array
+from service.analyst.limits import AnalystLimits
 from service.analyst.models import indicator_json, time_surface_short
 from service.analyst.params import (
     bool_param,
@@ -53,7 +54,8 @@ from service.analyst.params import (
     optional_float_param,
 )
 from service.analyst.surfaces import StoredSurface
-from service.handlers.analyst_base import AnalystHandler, tile_path
+from service.handlers.analyst_base import AnalystHandler, int_query, tile_path
+from service.openapi import Operation, Param
 from service.otp1.errors import ApiError
 
 __all__ = [
@@ -85,6 +87,23 @@ class _SurfaceHandler(AnalystHandler):
 
 class SurfacesHandler(_SurfaceHandler):
     """``/otp/surfaces``: list (GET), compute and store (POST)."""
+
+    @staticmethod
+    def openapi_doc(lim: AnalystLimits) -> dict[str, Operation]:
+        """List the surfaces; compute one."""
+        return {
+            "get": Operation("The stored time surfaces", errors=()),
+            "post": Operation(
+                "Compute the time surface of fromPlace and store it",
+                query=(
+                    Param("routerId", {"type": "string", "default": "default"}),
+                    int_query("cutoffMinutes", 90, 1, lim.max_time_s // 60),
+                    int_query("precisionMeters", 200, lim.min_precision_m, lim.max_precision_m),
+                    int_query("zoom", None, 9, 12, "a web-mercator grid instead of metres"),
+                ),
+                plan_query=True,
+            ),
+        }
 
     def get(self) -> None:
         """List the stored surfaces."""
@@ -130,6 +149,19 @@ class SurfaceHandler(_SurfaceHandler):
 class IndicatorHandler(_SurfaceHandler):
     """``/otp/surfaces/{id}/indicator``."""
 
+    @staticmethod
+    def openapi_doc(lim: AnalystLimits) -> dict[str, Operation]:
+        """The surface at a point set."""
+        return {
+            "get": Operation(
+                "The surface evaluated at a point set (one-minute histograms)",
+                query=(
+                    Param("targets", {"type": "string"}, "a point set id", required=True),
+                    Param("detail", {"type": "boolean", "default": False}),
+                ),
+            )
+        }
+
     async def get(self, surface_id: str) -> None:
         """Evaluate the surface at a point set: OTP's one-minute histograms."""
         stored = self.surface(surface_id)
@@ -146,6 +178,19 @@ class IndicatorHandler(_SurfaceHandler):
 
 class SurfaceIsochroneHandler(_SurfaceHandler):
     """``/otp/surfaces/{id}/isochrone``."""
+
+    @staticmethod
+    def openapi_doc(lim: AnalystLimits) -> dict[str, Operation]:
+        """Nested isochrones of a stored surface."""
+        return {
+            "get": Operation(
+                "Nested isochrones of the surface (GeoJSON FeatureCollection)",
+                query=(
+                    int_query("spacing", 0, 0, lim.max_time_s // 60, "minutes; below 1: 30"),
+                    int_query("nMax", 1, 1, lim.max_cutoffs),
+                ),
+            )
+        }
 
     async def get(self, surface_id: str) -> None:
         """Nested isochrones every ``spacing`` minutes, ``nMax`` of them."""
@@ -167,6 +212,24 @@ class SurfaceIsochroneHandler(_SurfaceHandler):
 
 class RasterHandler(_SurfaceHandler):
     """``/otp/surfaces/{id}/raster``."""
+
+    @staticmethod
+    def openapi_doc(lim: AnalystLimits) -> dict[str, Operation]:
+        """A GeoTIFF of the surface."""
+        return {
+            "get": Operation(
+                "The surface's travel times as a GeoTIFF",
+                query=(
+                    Param("format", {"type": "string", "default": "image/geotiff"}),
+                    int_query("width", 1024, 1, lim.max_raster_pixels),
+                    int_query("height", 768, 1, lim.max_raster_pixels),
+                    Param("resolution", {"type": "number", "exclusiveMinimum": 0}),
+                    Param("crs", {"type": "string", "default": "EPSG:4326"}),
+                    Param("units", {"enum": list(RASTER_UNITS), "default": "minutes"}),
+                ),
+                media_type="image/geotiff",
+            )
+        }
 
     async def get(self, surface_id: str) -> None:
         """A GeoTIFF of the surface's travel times."""
@@ -210,6 +273,11 @@ def _difference_pixels(
 class IsoTileHandler(_SurfaceHandler):
     """``/otp/surfaces/{id}/isotiles/{z}/{x}/{y}.png``."""
 
+    @staticmethod
+    def openapi_doc(lim: AnalystLimits) -> dict[str, Operation]:
+        """A COLOR30 tile of the surface."""
+        return {"get": Operation("A travel-time tile of the surface", media_type="image/png")}
+
     async def get(self, surface_id: str, z: str, x: str, y: str) -> None:
         """A COLOR30 travel-time tile read from the surface."""
         stored = self.surface(surface_id)
@@ -220,6 +288,13 @@ class IsoTileHandler(_SurfaceHandler):
 
 class DifferenceTileHandler(_SurfaceHandler):
     """``/otp/surfaces/{id}/differencetiles/{otherId}/{z}/{x}/{y}.png``."""
+
+    @staticmethod
+    def openapi_doc(lim: AnalystLimits) -> dict[str, Operation]:
+        """A difference tile of two surfaces."""
+        return {
+            "get": Operation("A tile of the difference of two surfaces", media_type="image/png")
+        }
 
     async def get(self, surface_id: str, other_id: str, z: str, x: str, y: str) -> None:
         """A DIFFERENCE tile of ``surface - other``."""

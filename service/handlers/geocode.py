@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 from tornado.routing import URLSpec
 from tornado.web import url
@@ -25,6 +25,7 @@ from tornado.web import url
 from otpa.geocode import MAX_RESULTS, GeocodeQueryError
 from service.geocoding import Geocoder, GeocoderUnavailableError, make_geocoder
 from service.handlers.base import BaseHandler, ServiceContext
+from service.openapi import Operation, Param
 from service.otp1.errors import ApiError
 from service.otp1.serialize import dumps_json
 
@@ -139,6 +140,21 @@ def parse_bbox(raw: str) -> tuple[float, float, float, float]:
 class RouterGeocodeHandler(BaseHandler):
     """``/otp/routers/{routerId}/geocode`` (see the module docstring)."""
 
+    openapi: ClassVar[dict[str, Operation]] = {
+        "get": Operation(
+            "Search the router's built-in geocoder (stops, clusters, corners, places)",
+            query=(
+                Param("query", {"type": "string", "minLength": 1}, "the text", required=True),
+                Param("autocomplete", {"type": "boolean", "default": False}),
+                Param("stops", {"type": "boolean", "default": True}),
+                Param("clusters", {"type": "boolean", "default": False}),
+                Param("corners", {"type": "boolean", "default": True}),
+                Param("places", {"type": "boolean"}, "default: as corners"),
+            ),
+            errors=(400, 404, 501),
+        )
+    }
+
     async def get(self, router_id: str) -> None:
         """Search the router's geocoder index."""
         _, network = self.registry.lookup(router_id)
@@ -166,6 +182,18 @@ class RouterGeocodeHandler(BaseHandler):
 
 class ExternalGeocodeHandler(BaseHandler):
     """``/otp/geocode`` (see the module docstring)."""
+
+    openapi: ClassVar[dict[str, Operation]] = {
+        "get": Operation(
+            "Geocode an address with the configured backend ({results, count})",
+            query=(
+                Param("address", {"type": "string", "minLength": 1}, required=True),
+                Param("bbox", {"type": "string"}, "minLat,minLon,maxLat,maxLon"),
+            ),
+            errors=(400,),
+            other=((502, None),),
+        )
+    }
 
     def initialize(self, ctx: ServiceContext, geocoder: Geocoder) -> None:  # type: ignore[override]
         """Receive the context and the configured backend."""
@@ -196,6 +224,17 @@ class ExternalGeocodeHandler(BaseHandler):
 
 class MunicoderHandler(BaseHandler):
     """``/otp/municoder`` (see the module docstring)."""
+
+    openapi: ClassVar[dict[str, Operation]] = {
+        "get": Operation(
+            "The municipality at a location ({name}; JSONP with callback)",
+            query=(
+                Param("location", {"type": "string"}, "lat,lon", required=True),
+                Param("callback", {"type": "string"}, "a JavaScript identifier (JSONP)"),
+            ),
+            errors=(400,),
+        )
+    }
 
     def get(self) -> None:
         """Name the municipality at a location."""

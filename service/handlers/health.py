@@ -8,13 +8,20 @@ that cannot plan yet.  Both are cheap and never touch a network.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from service.handlers.base import BaseHandler
+from service.openapi import Operation
 
 __all__ = ["LivenessHandler", "ReadinessHandler"]
 
 
 class LivenessHandler(BaseHandler):
     """``{"status": "UP"}`` while the server answers at all."""
+
+    openapi: ClassVar[dict[str, Operation]] = {
+        "get": Operation("Liveness: 200 while the server answers", response="Health", errors=())
+    }
 
     def get(self) -> None:
         """Answer 200."""
@@ -24,6 +31,15 @@ class LivenessHandler(BaseHandler):
 
 class ReadinessHandler(BaseHandler):
     """``UP`` with the loaded routers, or 503 ``DOWN`` naming the routers still missing."""
+
+    openapi: ClassVar[dict[str, Operation]] = {
+        "get": Operation(
+            "Readiness: 200 once the routers are loaded, 503 naming those missing",
+            response="Health",
+            errors=(),
+            other=((503, "Health"),),
+        )
+    }
 
     def get(self) -> None:
         """Answer 200 when ready, 503 otherwise."""

@@ -20,7 +20,7 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import tornado.web
 from tornado.routing import URLSpec
@@ -29,6 +29,7 @@ from otpa.index import Pattern, Route, Stop, StopTimesInPattern, TransitIndex, T
 from otpa.realtime import current_snapshot, realtime_stop_times, realtime_trip_times
 from service.graphql import GraphQLRequestError, graphql_error_body, parse_request, run_query
 from service.handlers.base import BaseHandler, ServiceContext
+from service.openapi import Operation, Param
 from service.otp1 import index_models as m
 from service.otp1.errors import ApiError
 from service.otp1.serialize import dumps_json
@@ -90,6 +91,73 @@ INDEX_PATHS: tuple[tuple[str, str], ...] = (
 )
 
 
+_BOOL = {"type": "boolean", "default": False}
+_DETAIL = Param("detail", _BOOL, "full objects instead of short forms in lists")
+_REFS = Param("refs", _BOOL, "short forms carry the ids they refer to")
+_LISTS = (_DETAIL, _REFS)
+
+
+def _stoptimes_range(name: str, default: int, description: str) -> Param:
+    low, high = STOPTIMES_RANGES[name]
+    schema = {"type": "integer", "minimum": low, "maximum": high, "default": default}
+    return Param(name, schema, description)
+
+
+def _number(name: str, description: str) -> Param:
+    return Param(name, {"type": "number"}, description)
+
+
+def _index_doc(view: str) -> Operation:
+    """The OpenAPI description of one index view (summary, query parameters, body)."""
+    words = view.replace("_", " ")
+    text = {"flex_area": "flex area", "flex_areas": "flex areas"}.get(view, words)
+    # lists: short forms, or full beans with detail=true
+    lists = {
+        "routes": "RouteShort|Route",
+        "stops": "StopShort|Stop",
+        "trips": "TripShort|Trip",
+        "patterns": "PatternShort|Pattern",
+    }
+    last = view.rsplit("_", 1)[-1]
+    query: tuple[Param, ...] = ()
+    response = f"array:{lists[last]}" if last in lists else None
+    media = "application/json"
+    if view == "routes":
+        query = (Param("hasStop", {"type": "string"}, "only routes serving this stop"),)
+    elif view == "route_patterns":
+        query = (Param("includeGeometry", _BOOL, "each pattern's geometry"),)
+    elif view == "stops":
+        query = (
+            _number("lat", "circle search: centre latitude"),
+            _number("lon", "circle search: centre longitude"),
+            _number("radius", f"circle search: metres (capped at {MAX_RADIUS_M:g})"),
+            _number("minLat", "box search"),
+            _number("minLon", "box search"),
+            _number("maxLat", "box search"),
+            _number("maxLon", "box search"),
+            Param("includeStopTimes", _BOOL, "each stop's next departures"),
+            Param("includeRoutes", _BOOL, "each stop's routes"),
+        )
+    elif view == "stop_stoptimes":
+        query = (
+            _stoptimes_range("startTime", 0, "epoch seconds; 0 = now"),
+            _stoptimes_range("timeRange", 86_400, "seconds after startTime"),
+            _stoptimes_range("numberOfDepartures", 2, "per pattern"),
+            Param("omitNonPickups", _BOOL, "leave out departures without pick-up"),
+        )
+    elif view == "stop_stoptimes_date":
+        query = (Param("omitNonPickups", _BOOL, "leave out departures without pick-up"),)
+    elif view.endswith("_hash"):
+        media = "text/plain"
+    elif view in ("route", "stop", "trip", "pattern"):
+        response = view.capitalize()
+    if response is not None and response.startswith("array:"):
+        query = (*query, *_LISTS)
+    return Operation(
+        summary=f"Transit index: {text}", query=query, response=response, media_type=media
+    )
+
+
 def index_urls(args: dict[str, Any]) -> list[URLSpec]:
     """The URL rules of the index API (to add to the application's table)."""
     urls = [
@@ -111,6 +179,11 @@ class IndexHandler(BaseHandler):
     """Every GET endpoint of ``/otp/routers/{routerId}/index`` (see the module docstring)."""
 
     view: str
+
+    @classmethod
+    def openapi_for(cls, kwargs: dict[str, Any]) -> dict[str, Operation]:
+        """The OpenAPI description of the view a URL rule runs (see :mod:`service.openapi`)."""
+        return {"get": _index_doc(str(kwargs.get("view", "")))}
 
     def initialize(self, ctx: ServiceContext, view: str = "") -> None:  # type: ignore[override]
         """Receive the service context and the name of the view this path runs."""
@@ -413,6 +486,16 @@ class GraphQLHandler(BaseHandler):
     answers 400 with the service's error fields plus the GraphQL ``errors``
     array; another content type answers 415.
     """
+
+    openapi: ClassVar[dict[str, Operation]] = {
+        "post": Operation(
+            summary="Run a GraphQL query on the transit index",
+            status=201,
+            response=None,
+            errors=(400, 404, 413, 415),
+            request_body=("application/json", "application/graphql"),
+        )
+    }
 
     async def post(self, router_id: str) -> None:
         """Parse the request, run the query in a worker thread, write the result."""

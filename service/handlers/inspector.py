@@ -18,13 +18,14 @@ factors ``/walk_comfort`` may recompute (``max-age=60``).  Rendering runs in a w
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import tornado.web
 from tornado.routing import URLSpec
 
 from otpa.tiles import FORMATS, LAYERS, MAX_ZOOM, TileError, check_tile, render_tile
 from service.handlers.base import BaseHandler
+from service.openapi import Operation
 from service.otp1.errors import ApiError
 
 __all__ = ["InspectorLayersHandler", "InspectorTileHandler", "inspector_urls"]
@@ -72,6 +73,10 @@ def _int(text: str, name: str) -> int:
 
 class InspectorTileHandler(BaseHandler):
     """``GET /otp/routers/{id}/inspector/tile/{layer}/{z}/{x}/{y}.{ext}``."""
+
+    openapi: ClassVar[dict[str, Operation]] = {
+        "get": Operation("One map tile of an inspector layer", media_type="image/png")
+    }
 
     async def get(
         self, router_id: str, layer: str, z_text: str, x_text: str, y_text: str, ext: str

@@ -13,10 +13,11 @@ import html
 import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import otpa
 from service.handlers.base import BaseHandler, ServiceContext
+from service.openapi import Operation
 
 __all__ = ["LandingHandler", "LandingLink", "render_landing"]
 
@@ -138,6 +139,11 @@ def render_landing(
 
 class LandingHandler(BaseHandler):
     """Serves the landing page (HTML; ``HEAD`` too)."""
+
+    openapi: ClassVar[dict[str, Operation]] = {
+        m: Operation("The landing page for people (HTML)", media_type="text/html", errors=())
+        for m in ("get", "head")
+    }
 
     links: tuple[LandingLink, ...]
 

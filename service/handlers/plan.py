@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 from zoneinfo import ZoneInfo
 
 import otpa
@@ -28,6 +28,7 @@ from otpa.routing.model import DebugOutput, TripPlan
 from otpa.routing.request import PlanRequest
 from service.handlers.base import BaseHandler, ServiceContext
 from service.handlers.scenarios import scenario_network
+from service.openapi import Operation, Param
 from service.otp1.geocode_places import geocode_places
 from service.otp1.plan_params import RoutingDefaults, plan_request_from_query
 from service.otp1.plan_response import (
@@ -55,6 +56,17 @@ class PlanHandler(BaseHandler):
     default :func:`otpa.plan`; ``routing_defaults`` router id →
     :class:`RoutingDefaults` (router-config ``routingDefaults``).
     """
+
+    openapi: ClassVar[dict[str, Operation]] = {
+        "get": Operation(
+            "Plan a trip: a TripPlan, or OTP's PlannerError (both HTTP 200)",
+            query=(Param("scenario", {"type": "string"}, "plan on a stored scenario's graph"),),
+            plan_query=True,
+            response="Response",
+            xml=True,
+            errors=(404,),
+        )
+    }
 
     def initialize(
         self,

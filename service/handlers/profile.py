@@ -22,7 +22,7 @@ a place outside the network is a 400 naming ``from``/``to``.
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 from zoneinfo import ZoneInfo
 
 import tornado.web
@@ -45,11 +45,13 @@ from service.analyst.params import int_param
 from service.analyst.state import AnalystState
 from service.handlers.base import BaseHandler, ServiceContext
 from service.handlers.scenarios import scenario_network
+from service.openapi import Operation, Param
 from service.otp1.errors import ApiError
 from service.otp1.profile_models import (
     parse_lat_lon,
     profile_json,
     profile_query,
+    query_parameter_schemas,
     rrtr_json,
 )
 
@@ -97,6 +99,20 @@ class _ProfileBase(BaseHandler):
 
 class ProfileHandler(_ProfileBase):
     """``/otp/routers/{routerId}/profile`` (see the module docstring)."""
+
+    openapi: ClassVar[dict[str, Operation]] = {
+        "get": Operation(
+            "Profile routing: the transit options over a time window (ProfileResponse)",
+            query=(
+                *(Param(name, schema) for name, schema in query_parameter_schemas().items()),
+                Param("scenario", {"type": "string"}, "a stored scenario of the router"),
+                Param(
+                    "analyst", {"type": "boolean", "default": False}, "store min/avg/max surfaces"
+                ),
+                Param("precisionMeters", {"type": "integer", "default": 200}, "with analyst=true"),
+            ),
+        )
+    }
 
     async def get(self, router_id: str) -> None:
         """Run a profile search and answer OTP's ProfileResponse."""
@@ -179,6 +195,19 @@ def _rrtr(
 
 class RrtrHandler(_ProfileBase):
     """``/otp/routers/{routerId}/rrtr`` (see the module docstring)."""
+
+    openapi: ClassVar[dict[str, Operation]] = {
+        "get": Operation(
+            "Compare repeated and range RAPTOR over 08:00-09:00 (a JSON report)",
+            query=(
+                Param("from", {"type": "string"}, "lat,lon (or fromStop)"),
+                Param("fromStop", {"type": "string"}, "feed:stop"),
+                Param("banAgency", {"type": "string"}),
+                Param("date", {"type": "string"}, "YYYY-MM-DD; default: the busiest day"),
+            ),
+            errors=(400, 404, 409),
+        )
+    }
 
     async def get(self, router_id: str) -> None:
         """Compare repeated and range RAPTOR from ``from`` or ``fromStop``; a JSON report."""

@@ -8,6 +8,7 @@ texts (``graph registered.\\n``...); every error is the service's JSON error bod
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 import tornado.web
 from tornado.http1connection import HTTP1Connection
@@ -15,6 +16,7 @@ from tornado.http1connection import HTTP1Connection
 from otpa.errors import GraphFormatError
 from service.auth import ROLE_ROUTERS
 from service.handlers.base import BaseHandler
+from service.openapi import Operation, Param
 from service.otp1.errors import ApiError
 from service.otp1.router_info import router_info_xml, router_list_xml
 from service.registry import GRAPH_FILE, UnknownRouterError
@@ -27,10 +29,25 @@ SAVE_PATH_ID = "save"
 _WRITE_METHODS = frozenset({"PUT", "POST", "DELETE"})
 _GRAPH_TYPES = frozenset({"application/octet-stream"})
 _ZIP_TYPES = frozenset({"application/zip", "application/x-zip-compressed"})
+_ADMIN = (400, 401, 403, 404, 409)
+_TRUE = {"type": "boolean", "default": True}
+_PRE_EVICT = Param("preEvict", _TRUE, "evict the old graph before loading the new one")
 
 
 class RouterListHandler(BaseHandler):
     """``/otp/routers``: list all routers, reload all from disk, evict all."""
+
+    openapi: ClassVar[dict[str, Operation]] = {
+        "get": Operation("Every router's RouterInfo", response="RouterList", xml=True, errors=()),
+        "put": Operation(
+            "Reload every graph of the graphs folder (ROUTERS role)",
+            query=(_PRE_EVICT, Param("force", _TRUE, "reload graphs already loaded")),
+            errors=_ADMIN,
+        ),
+        "delete": Operation(
+            "Evict every router (ROUTERS role)", media_type="text/plain", errors=(401, 403)
+        ),
+    }
 
     async def prepare(self) -> None:
         """Authenticate writes."""
@@ -64,6 +81,28 @@ class RouterListHandler(BaseHandler):
 @tornado.web.stream_request_body
 class RouterHandler(BaseHandler):
     """``/otp/routers/{routerId}`` (and ``POST /otp/routers/save``)."""
+
+    openapi: ClassVar[dict[str, Operation]] = {
+        "get": Operation("One router's RouterInfo", response="RouterInfo", xml=True),
+        "put": Operation(
+            "Load the router's graph from the graphs folder (ROUTERS role)",
+            query=(_PRE_EVICT,),
+            media_type="text/plain",
+            errors=_ADMIN,
+        ),
+        "post": Operation(
+            "Upload a graph, or a GTFS/OSM zip to build one (ROUTERS role); "
+            "routerId=save stores a graph without loading it",
+            query=(Param("routerId", {"type": "string"}, "with routerId=save: the target"),),
+            status=201,
+            media_type="text/plain",
+            errors=(*_ADMIN, 413, 415),
+            request_body=("application/octet-stream", *sorted(_ZIP_TYPES)),
+        ),
+        "delete": Operation(
+            "Evict the router (ROUTERS role)", media_type="text/plain", errors=(401, 403, 404)
+        ),
+    }
 
     _upload: StagedUpload | None = None
     _kind = ""  # "graph", "zip" or "save"

@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import tornado.web
 from tornado.routing import URLSpec
@@ -34,6 +34,7 @@ from otpa.util.cache import OwnerCache
 from service.auth import ROLE_ROUTERS
 from service.config import ServiceConfig
 from service.handlers.base import BaseHandler, ServiceContext
+from service.openapi import Operation
 from service.otp1.errors import ApiError, error_body
 
 if TYPE_CHECKING:
@@ -178,6 +179,16 @@ def _list(store: ScenarioStore, router_id: str) -> dict[str, str]:
 
 class ScenarioListHandler(_ScenarioBase):
     """``/otp/routers/{routerId}/scenarios``: list (GET) and create (POST)."""
+
+    openapi: ClassVar[dict[str, Operation]] = {
+        "get": Operation("Every stored scenario id of the router, with its description"),
+        "post": Operation(
+            "Store a scenario (a JSON document checked against the router's network)",
+            status=201,
+            errors=(400, 401, 403, 404, 409, 413),
+            request_body=("application/json",),
+        ),
+    }
 
     async def get(self, router_id: str) -> None:
         """Map every stored scenario id of the router to its description."""

@@ -12,13 +12,14 @@ breach a 400 saying which limit.  At most two scripts run at once.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, ClassVar
 
 from tornado.routing import URLSpec
 from tornado.web import url
 
 from service.auth import ROLE_ROUTERS
 from service.handlers.base import BaseHandler, ServiceContext
+from service.openapi import Operation
 from service.otp1.errors import ApiError
 from service.scripting.runner import run_script
 
@@ -38,6 +39,14 @@ def scripting_urls(args: dict[str, Any]) -> list[URLSpec]:
 
 class ScriptRunHandler(BaseHandler):
     """``/otp/scripting/run`` (see the module docstring)."""
+
+    openapi: ClassVar[dict[str, Operation]] = {
+        "post": Operation(
+            "Run an uploaded Python script (opt-in, ROUTERS role; 403 when disabled)",
+            errors=(400, 401, 403, 413),
+            request_body=("multipart/form-data",),
+        )
+    }
 
     def initialize(self, ctx: ServiceContext, slots: asyncio.Semaphore) -> None:  # type: ignore[override]
         """Receive the context and the application's run slots."""

@@ -41,6 +41,7 @@ __all__ = [
     "parse_lat_lon",
     "profile_json",
     "profile_query",
+    "query_parameter_schemas",
     "rrtr_json",
 ]
 
@@ -76,6 +77,37 @@ _MODE_LISTS = {
     "egressModes": ("WALK", "egress_modes"),
     "directModes": ("WALK,BICYCLE", "direct_modes"),
 }
+
+
+def query_parameter_schemas() -> dict[str, dict[str, Any]]:
+    """Return the JSON Schema of each ``/profile`` query parameter, from the tables above.
+
+    Examples
+    --------
+    >>> query_parameter_schemas()["walkSpeed"]
+    {'type': 'number', 'default': 1.4, 'minimum': 0.5, 'maximum': 7.0}
+    """
+    out: dict[str, dict[str, Any]] = {
+        "from": {"type": "string", "description": "lat,lon"},
+        "to": {"type": "string", "description": "lat,lon (default: from)"},
+        "date": {"type": "string", "description": "YYYY-MM-DD"},
+        "startTime": {"type": "string", "default": "07:30"},
+        "endTime": {"type": "string", "default": "08:30"},
+        "orderBy": {"type": "string", "enum": list(ORDER_BY), "default": "AVG"},
+        "transitModes": {"type": "string", "default": "TRANSIT"},
+        "banAgency": {"type": "string"},
+    }
+    for name, (speed, low, high, _) in _SPEEDS.items():
+        out[name] = {"type": "number", "default": speed, "minimum": low, "maximum": high}
+    for name, (default, lo, hi, _) in {**_MINUTES, **_COUNTS}.items():
+        out[name] = {"type": "integer", "default": default, "minimum": lo}
+        if hi is not None:
+            out[name]["maximum"] = hi
+    for name in ("minBikeTime", "minCarTime"):
+        out[name] = {"type": "integer", "default": 1, "minimum": 0}
+    for name, (modes, _) in _MODE_LISTS.items():
+        out[name] = {"type": "string", "default": modes}
+    return out
 
 
 def _bad(name: str, raw: str, why: str) -> ApiError:
