@@ -69,6 +69,7 @@ _GROUP_NAMES: Mapping[tuple[str, int], tuple[str, ...]] = {
     ("differencetiles", 4): ("otherSurfaceId", "z", "x", "y"),
     ("tile", 5): ("layer", "z", "x", "y", "format"),
     ("legend", 1): ("format",),
+    ("updaters", 1): ("updaterId",),
 }
 _OTP_TYPES: Mapping[str, dict[str, Any]] = {
     "String": {"type": "string"},
