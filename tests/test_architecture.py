@@ -40,3 +40,23 @@ def test_ruff_is_clean() -> None:
 def test_mypy_strict_on_otpa() -> None:
     result = _run(_tool("mypy"), "otpa")
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-2000:]
+
+
+def test_dashboards_import_only_public_otpa_modules() -> None:
+    """``otpa.dashboards`` uses the library's public modules, never a ``_private`` one."""
+    import ast
+
+    bad = []
+    for path in sorted((ROOT / "otpa" / "dashboards").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            for name in names:
+                parts = name.split(".")
+                if parts[0] == "otpa" and parts[1] != "dashboards":
+                    if any(p.startswith("_") for p in parts[1:]):
+                        bad.append(f"{path.name}: {name}")
+    assert bad == []
