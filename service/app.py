@@ -10,6 +10,7 @@ Path                                       Methods
 ``/otp/routers/save?routerId=ID``          POST store a graph file without loading it
 ``/otp/routers/{routerId}/index/...``      GET the transit index API; POST ``.../graphql``
 ``/otp/routers/{routerId}/plan``           GET plan a trip (TripPlan or PlannerError)
+``/dashboard/...``                         the scenario-comparison dashboard (when enabled)
 anything else                              404 JSON
 =========================================  ======================================================
 
@@ -100,6 +101,10 @@ def make_app(
         *scenario_urls(args),
         tornado.web.url(r"/otp/routers/([^/]+)/plan/?", PlanHandler, args, name="plan"),
     ]
+    if config.dashboard:  # the Panel dashboard at /dashboard, same process and networks
+        from service.dashboard import dashboard_rules
+
+        urls.extend(dashboard_rules(ctx, analysis["analyst"]))
     return tornado.web.Application(
         urls,
         default_handler_class=NotFoundHandler,

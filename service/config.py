@@ -114,6 +114,10 @@ class ServiceConfig:
         Most grid cells one analyst request (isochrone, timegrid, surface...) may compute.
     max_pointset_bytes
         Largest point-set upload.
+    dashboard, dashboard_basemap_url
+        Mount the scenario-comparison dashboard at ``/dashboard`` (Panel/Bokeh in the
+        same process, over the loaded networks); the tile URL template of its basemap
+        (``{z}/{x}/{y}``, ``{router}``), None for none.
     """
 
     graphs_dir: Path | None = None
@@ -131,6 +135,8 @@ class ServiceConfig:
     max_surfaces: int = DEFAULT_MAX_SURFACES
     max_analysis_cells: int = DEFAULT_MAX_ANALYSIS_CELLS
     max_pointset_bytes: int = DEFAULT_MAX_POINTSET_BYTES
+    dashboard: bool = False
+    dashboard_basemap_url: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("graphs_dir", "scenarios_dir", "pointsets_dir"):
@@ -290,6 +296,8 @@ _CONVERTERS: dict[str, Any] = {
     "max_surfaces": _int,
     "max_analysis_cells": _int,
     "max_pointset_bytes": _int,
+    "dashboard": _bool,
+    "dashboard_basemap_url": lambda k, v: _expect(k, v, str, "a tile URL template"),
 }
 
 

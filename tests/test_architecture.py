@@ -56,7 +56,7 @@ def test_dashboards_import_only_public_otpa_modules() -> None:
                 names = [a.name for a in node.names]
             for name in names:
                 parts = name.split(".")
-                if parts[0] == "otpa" and parts[1] != "dashboards":
-                    if any(p.startswith("_") for p in parts[1:]):
-                        bad.append(f"{path.name}: {name}")
+                private = any(p.startswith("_") for p in parts[1:])
+                if parts[0] == "otpa" and parts[1] != "dashboards" and private:
+                    bad.append(f"{path.name}: {name}")
     assert bad == []

@@ -26,6 +26,7 @@ import asyncio
 import io
 import json
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -155,34 +156,36 @@ class ScenarioComparison(pn.viewable.Viewer):
             {"x": [], "y": [], "w": [], "h": [], "value": [], "lat": [], "lon": []},
             name="difference",
         )
-        self.origin_source = ColumnDataSource({"x": [], "y": []}, name="origin")
+        self.origin_source = ColumnDataSource(
+            {"x": [], "y": [], "lat": [], "lon": []}, name="origin"
+        )
         self.reached_source = ColumnDataSource(
             {"cutoff": [], "version": [], "value": [], "color": []}, name="reached"
         )
         self.map = self._single_map()
         self.reached_chart = self._reached_chart()
         self.reached_table = pn.pane.DataFrame(pd.DataFrame(), name="reached_table", index=True)
-        self.lat_input = pn.widgets.FloatInput(name="origin latitude", value=None, width=140)
-        self.lon_input = pn.widgets.FloatInput(name="origin longitude", value=None, width=140)
-        self.compute_button = pn.widgets.Button(name="Compute", button_type="primary")
+        self.lat_input = pn.widgets.FloatInput(label="origin latitude", value=None, width=140)
+        self.lon_input = pn.widgets.FloatInput(label="origin longitude", value=None, width=140)
+        self.compute_button = pn.widgets.Button(label="Compute", color="primary")
         self.compute_button.on_click(lambda _e: self._schedule(self._from_inputs))
         self.status = pn.pane.Markdown("Click on the map to choose an origin.", name="status")
         cutoffs = pn.widgets.TextInput(
-            name="cutoffs (min)", value=", ".join(str(c) for c in m.cutoffs_min)
+            label="cutoffs (min)", value=", ".join(str(c) for c in m.cutoffs_min)
         )
         cutoffs.param.watch(self._set_cutoffs, "value")
         controls = pn.Column(
-            pn.widgets.Select.from_param(m.param.router, name="router"),
-            pn.widgets.Select.from_param(m.param.pointset, name="point set"),
-            pn.widgets.Select.from_param(m.param.column, name="opportunities"),
-            pn.widgets.DatePicker.from_param(m.param.date, name="date"),
-            pn.widgets.TextInput.from_param(m.param.time, name="departure (HH:MM)"),
-            pn.widgets.IntInput.from_param(m.param.window_min, name="window (min)"),
-            pn.widgets.IntInput.from_param(m.param.percentile, name="percentile"),
+            pn.widgets.Select.from_param(m.param.router, label="router"),
+            pn.widgets.Select.from_param(m.param.pointset, label="point set"),
+            pn.widgets.Select.from_param(m.param.column, label="opportunities"),
+            pn.widgets.DatePicker.from_param(m.param.date, label="date"),
+            pn.widgets.TextInput.from_param(m.param.time, label="departure (HH:MM)"),
+            pn.widgets.IntInput.from_param(m.param.window_min, label="window (min)"),
+            pn.widgets.IntInput.from_param(m.param.percentile, label="percentile"),
             cutoffs,
-            pn.widgets.Select.from_param(m.param.modes, name="modes"),
-            pn.widgets.IntInput.from_param(m.param.max_time_min, name="max trip (min)"),
-            pn.widgets.Select.from_param(m.param.scenario, name="scenario"),
+            pn.widgets.Select.from_param(m.param.modes, label="modes"),
+            pn.widgets.IntInput.from_param(m.param.max_time_min, label="max trip (min)"),
+            pn.widgets.Select.from_param(m.param.scenario, label="scenario"),
             width=260,
         )
         single = pn.Row(
@@ -299,17 +302,38 @@ class ScenarioComparison(pn.viewable.Viewer):
             return
         await self.compute_origin(float(self.lat_input.value), float(self.lon_input.value))
 
+    def _ui(self) -> Callable[[Callable[[], None]], None]:
+        """Run UI updates on the page's document (its lock) after work in a thread."""
+        doc = pn.state.curdoc
+        if doc is None or doc.session_context is None:
+            return lambda update: update()
+
+        def later(update: Callable[[], None]) -> None:
+            doc.add_next_tick_callback(update)
+
+        return later
+
     async def compute_origin(self, lat: float, lon: float) -> SinglePointResult | None:
         """Compute from ``(lat, lon)`` in a worker thread and draw the results."""
+        ui = self._ui()
         self.status.object = f"Computing from {lat:.5f}, {lon:.5f} …"
         try:
             result = await asyncio.to_thread(self.model.compute, (lat, lon))
         except DashboardError as exc:
-            self.status.object = "Last result kept."
-            self.show_error(f"Cannot compute from {lat:.5f}, {lon:.5f}: {exc}")
+            message = f"Cannot compute from {lat:.5f}, {lon:.5f}: {exc}"
+
+            def failed() -> None:
+                self.status.object = "Last result kept."
+                self.show_error(message)
+
+            ui(failed)
             return None
-        self.model.origin = (lat, lon)
-        self.draw(result)
+
+        def done() -> None:
+            self.model.origin = (lat, lon)
+            self.draw(result)
+
+        ui(done)
         found: SinglePointResult = result
         return found
 
@@ -329,7 +353,10 @@ class ScenarioComparison(pn.viewable.Viewer):
         cell_m = size if size is not None else float(self.model.cell_size_m)
         self.diff_source.data = cells_frame(lat, lon, diff.values[changed], cell_m)
         ox, oy = mercator([result.origin[1]], [result.origin[0]])
-        self.origin_source.data = {"x": ox.tolist(), "y": oy.tolist()}
+        self.origin_source.data = {
+            "x": ox.tolist(), "y": oy.tolist(),
+            "lat": [result.origin[0]], "lon": [result.origin[1]],
+        }  # fmt: skip
         table = result.reached.copy()
         table.index = [f"{c // 60} min" for c in table.index]
         self.reached_table.object = table.round(1)
@@ -354,19 +381,19 @@ class ScenarioComparison(pn.viewable.Viewer):
             f"{r.route_id} ({r.short_name or r.long_name})": r.route_id
             for r in routes.itertuples()
         }
-        self.route_choice = pn.widgets.MultiChoice(name="routes to remove", options=options)
-        self.scenario_name = pn.widgets.TextInput(name="name", value="")
-        self.scenario_id = pn.widgets.TextInput(name="id (optional)", value="")
+        self.route_choice = pn.widgets.MultiChoice(label="routes to remove", options=options)
+        self.scenario_name = pn.widgets.TextInput(label="name", value="")
+        self.scenario_id = pn.widgets.TextInput(label="id (optional)", value="")
         self.document = pn.widgets.TextAreaInput(
-            name="scenario (JSON)", height=260, sizing_mode="stretch_width"
+            label="scenario (JSON)", max_length=1_000_000, height=260, sizing_mode="stretch_width"
         )
-        draft = pn.widgets.Button(name="Remove-routes draft")
+        draft = pn.widgets.Button(label="Remove-routes draft")
         draft.on_click(self._draft_remove)
-        validate = pn.widgets.Button(name="Validate")
+        validate = pn.widgets.Button(label="Validate")
         validate.on_click(self._on_validate)
-        save = pn.widgets.Button(name="Save", button_type="primary")
+        save = pn.widgets.Button(label="Save", color="primary")
         save.on_click(self._on_save)
-        refresh = pn.widgets.Button(name="Refresh list")
+        refresh = pn.widgets.Button(label="Refresh list")
         refresh.on_click(self._on_refresh)
         self.problems = pn.pane.Markdown("", name="problems")
         return pn.Column(
@@ -441,14 +468,14 @@ class ScenarioComparison(pn.viewable.Viewer):
     def _regional_view(self) -> Any:
         m = self.model
         self.progress = pn.indicators.Progress(
-            name="progress", value=0, max=100, bar_color="primary", sizing_mode="stretch_width"
+            value=0, max=100, bar_color="primary", sizing_mode="stretch_width"
         )
         self.progress_text = pn.pane.Markdown("", name="progress_text")
-        run = pn.widgets.Button(name="Run regional comparison", button_type="primary")
+        run = pn.widgets.Button(label="Run regional comparison", color="primary")
         run.on_click(lambda _e: self._schedule(self.run_regional))
-        cancel = pn.widgets.Button(name="Cancel", button_type="warning")
+        cancel = pn.widgets.Button(label="Cancel", color="warning")
         cancel.on_click(self._on_cancel)
-        self.regional_cutoff = pn.widgets.Select(name="map cutoff (min)", options=[])
+        self.regional_cutoff = pn.widgets.Select(label="map cutoff (min)", options=[])
         self.regional_cutoff.param.watch(lambda _e: self._draw_regional(), "value")
         self.regional_source = ColumnDataSource(
             {"x": [], "y": [], "w": [], "h": [], "value": [], "lat": [], "lon": []},
@@ -467,7 +494,7 @@ class ScenarioComparison(pn.viewable.Viewer):
         fig.add_layout(ColorBar(color_mapper=self.regional_mapper, title="Δ access"), "right")
         fig.add_tools(HoverTool(tooltips=[("change", "@value{0,0.0}")]))
         hist = figure(
-            name="histogram", height=260, width=420, tools="", toolbar_location=None,
+            name="histogram_chart", height=260, width=420, tools="", toolbar_location=None,
             title="change in accessibility (weighted)",
         )  # fmt: skip
         hist.quad(
@@ -487,8 +514,8 @@ class ScenarioComparison(pn.viewable.Viewer):
             pn.Row(
                 run,
                 cancel,
-                pn.widgets.Select.from_param(m.param.weight, name="weight column"),
-                pn.widgets.FloatInput.from_param(m.param.threshold, name="summary threshold"),
+                pn.widgets.Select.from_param(m.param.weight, label="weight column"),
+                pn.widgets.FloatInput.from_param(m.param.threshold, label="summary threshold"),
                 self.regional_cutoff,
             ),
             self.progress,
@@ -524,23 +551,32 @@ class ScenarioComparison(pn.viewable.Viewer):
         def cancelled() -> bool:
             return self._cancel
 
+        ui = self._ui()
         task = asyncio.ensure_future(
             asyncio.to_thread(self.model.regional, progress=progress, cancelled=cancelled)
         )
         self._set_progress(0.0)
+        last = 0.0
         while not task.done():
-            await asyncio.sleep(0.2)
-            if shown:
-                with pn.io.unlocked():
-                    self._set_progress(shown[-1])
+            await asyncio.sleep(0.25)
+            if shown and shown[-1] != last:
+                last = shown[-1]
+                ui(partial(self._set_progress, last))
         try:
             result = task.result()
         except RegionalCancelledError as exc:
-            self.progress_text.object = str(exc)
+            cancelled_text = str(exc)
+            ui(lambda: setattr(self.progress_text, "object", cancelled_text))
             return None
         except DashboardError as exc:
-            self.show_error(f"Regional comparison failed: {exc}")
+            failed_text = f"Regional comparison failed: {exc}"
+            ui(lambda: self.show_error(failed_text))
             return None
+        ui(lambda: self._show_regional(result))
+        found: RegionalResult = result
+        return found
+
+    def _show_regional(self, result: RegionalResult) -> None:
         self.regional_result = result
         self._set_progress(1.0)
         minutes = [str(c // 60) for c in result.cutoffs]
@@ -550,7 +586,6 @@ class ScenarioComparison(pn.viewable.Viewer):
         self._draw_regional()
         self.csv_download.disabled = False
         self.gpkg_download.disabled = False
-        return result
 
     def _draw_regional(self) -> None:
         result = self.regional_result

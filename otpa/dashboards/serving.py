@@ -41,9 +41,7 @@ def dashboard_app(
         view = ScenarioComparison(
             networks, pointsets=sets, store=store, basemap_url=basemap_url, **params
         )
-        return pn.Column(
-            pn.pane.Markdown(f"## {TITLE}"), view, sizing_mode="stretch_width"
-        ).servable(title=TITLE)
+        return pn.Column(pn.pane.Markdown(f"## {TITLE}"), view, sizing_mode="stretch_width")
 
     return page
 
