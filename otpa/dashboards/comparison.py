@@ -60,8 +60,9 @@ __all__ = ["ScenarioComparison"]
 
 _BASE_COLOR = "#2c7fb8"
 _SCENARIO_COLOR = "#e6550d"
-# blue = faster / more access in the scenario, red = slower / less
-_DIVERGING = list(reversed(RdBu11))
+# blue = faster (negative time change) or more access (positive change) in the scenario
+_TIME_CHANGE = list(RdBu11)
+_ACCESS_CHANGE = list(reversed(RdBu11))
 
 
 def _map_figure(name: str, extent: tuple[float, float, float, float], basemap: str | None) -> Any:
@@ -227,7 +228,7 @@ class ScenarioComparison(pn.viewable.Viewer):
         fig.scatter(
             x=sx, y=sy, size=4, color="#555", alpha=0.6, name="stops", legend_label="stops"
         )
-        mapper = LinearColorMapper(palette=_DIVERGING, low=-600, high=600)
+        mapper = LinearColorMapper(palette=_TIME_CHANGE, low=-600, high=600)
         fig.rect(
             x="x", y="y", width="w", height="h", source=self.diff_source,
             fill_color={"field": "value", "transform": mapper}, line_color=None,
@@ -361,9 +362,9 @@ class ScenarioComparison(pn.viewable.Viewer):
         table.index = [f"{c // 60} min" for c in table.index]
         self.reached_table.object = table.round(1)
         cats = [(f"{c // 60} min", v) for c in result.reached.index for v in ("base", "scenario")]
-        self.reached_chart.x_range.factors = [f"{c // 60} min" for c in result.reached.index]
+        self.reached_chart.x_range.factors = cats
         self.reached_source.data = {
-            "cutoff": [c[0] for c in cats],
+            "cutoff": cats,
             "version": [c[1] for c in cats],
             "value": [float(result.reached.loc[int(c[0].split()[0]) * 60, c[1]]) for c in cats],
             "color": [_BASE_COLOR if c[1] == "base" else _SCENARIO_COLOR for c in cats],
@@ -485,7 +486,7 @@ class ScenarioComparison(pn.viewable.Viewer):
             {"left": [], "right": [], "top": []}, name="histogram"
         )
         fig = _map_figure("regional_map", self._extent(), self._basemap())
-        self.regional_mapper = LinearColorMapper(palette=_DIVERGING, low=-1, high=1)
+        self.regional_mapper = LinearColorMapper(palette=_ACCESS_CHANGE, low=-1, high=1)
         fig.rect(
             x="x", y="y", width="w", height="h", source=self.regional_source,
             fill_color={"field": "value", "transform": self.regional_mapper},
