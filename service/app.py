@@ -10,6 +10,8 @@ Path                                       Methods
 ``/otp/routers/save?routerId=ID``          POST store a graph file without loading it
 ``/otp/routers/{routerId}/index/...``      GET the transit index API; POST ``.../graphql``
 ``/otp/routers/{routerId}/plan``           GET plan a trip (TripPlan or PlannerError)
+``/otp/routers/{routerId}/inspector/...``  GET inspector layers and tiles (incl. the basemap)
+``/otp/routers/{routerId}/walk_comfort``   GET reload every router's walk-comfort rules
 ``/dashboard/...``                         the scenario-comparison dashboard (when enabled)
 anything else                              404 JSON
 =========================================  ======================================================
@@ -31,11 +33,13 @@ from service.config import ServiceConfig
 from service.handlers.analyst import analyst_urls
 from service.handlers.base import Builder, NotFoundHandler, ServiceContext
 from service.handlers.index import index_urls
+from service.handlers.inspector import inspector_urls
 from service.handlers.plan import PlanHandler
 from service.handlers.profile import profile_urls
 from service.handlers.routers import RouterHandler, RouterListHandler
 from service.handlers.scenarios import scenario_urls
 from service.handlers.server_info import ServerInfoHandler
+from service.handlers.walk_comfort import WalkComfortHandler
 from service.otp1.server_info import read_cpu_info, server_info
 from service.registry import RouterRegistry
 
@@ -99,6 +103,9 @@ def make_app(
         *analyst_urls(analysis),
         *profile_urls(analysis),
         *scenario_urls(args),
+        # graph inspector and basemap tiles (otpa.tiles), walk comfort (otpa.walkcomfort)
+        *inspector_urls(args),
+        tornado.web.url(r"/otp/routers/([^/]+)/walk_comfort/?", WalkComfortHandler, args),
         tornado.web.url(r"/otp/routers/([^/]+)/plan/?", PlanHandler, args, name="plan"),
     ]
     if config.dashboard:  # the Panel dashboard at /dashboard, same process and networks

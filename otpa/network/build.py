@@ -17,6 +17,13 @@ from otpa.network.config import BuildConfig, load_build_config
 from otpa.network.transport_network import TransportNetwork, compute_convex_hull, now_ms
 from otpa.transit.build import build_transit_model, empty_transit_model
 from otpa.types import PathLike
+from otpa.walkcomfort import (
+    WALK_CONFIG_FILENAME,
+    WalkComfort,
+    WalkComfortConfigError,
+    WalkComfortRules,
+    load_walk_config,
+)
 
 __all__ = ["BuildReport", "build_network"]
 
@@ -84,7 +91,8 @@ def build_network(
     ----------
     source
         A directory whose GTFS (``*.zip`` or folders), OSM (``*.pbf``, ``*.osm``)
-        and GeoTIFF (``*.tif``) files, plus an optional ``build-config.json``,
+        and GeoTIFF (``*.tif``) files, plus an optional ``build-config.json``
+        and ``walk-config.json`` (walk-comfort rules, :mod:`otpa.walkcomfort`),
         are all read.
     gtfs, osm, elevation
         Explicit input files, in addition to (or instead of) ``source``.
@@ -131,11 +139,28 @@ def build_network(
     report.warnings.extend(str(w.message) for w in caught)
     report.warnings.extend(f"{p.name}: skipped, {why}" for p, why in inputs.skipped)
     steps = _Steps(report, progress)
-    return _build(inputs, config, report, steps)
+    walk_rules = _walk_rules(Path(source)) if source is not None else None
+    return _build(inputs, config, report, steps, walk_rules)
+
+
+def _walk_rules(source: Path) -> WalkComfortRules | None:
+    """The rules of ``source/walk-config.json``, if there is one (unusable: NetworkBuildError)."""
+    path = source / WALK_CONFIG_FILENAME
+    if not path.is_file():
+        return None
+    try:
+        return load_walk_config(path)
+    except WalkComfortConfigError as exc:
+        msg = f"{path}: {exc}"
+        raise NetworkBuildError(msg) from None
 
 
 def _build(
-    inputs: BuildInputs, config: BuildConfig, report: BuildReport, steps: _Steps
+    inputs: BuildInputs,
+    config: BuildConfig,
+    report: BuildReport,
+    steps: _Steps,
+    walk_rules: WalkComfortRules | None = None,
 ) -> TransportNetwork:
     from otpa.gtfs import read_gtfs
 
@@ -156,10 +181,11 @@ def _build(
 
     osm_data = None
     if inputs.osm:
-        from otpa.osm import read_osm
+        from otpa.osm import WALK_TAG_KEYS, read_osm
 
         steps.start("read OSM")
-        osm_data = read_osm(inputs.osm)
+        keys = WALK_TAG_KEYS | (walk_rules.keys if walk_rules is not None else frozenset())
+        osm_data = read_osm(inputs.osm, keep_tags=keys)
         report.warnings.extend(osm_data.warnings)
     links = link_network(
         transit,
@@ -181,6 +207,11 @@ def _build(
         transfer_distance_m=links.transfer_distance_m,
         features=_features(osm_data),
         meta={},
+        walk_comfort=(
+            WalkComfort(osm_data.way_tags, walk_rules)
+            if osm_data is not None and osm_data.way_tags is not None
+            else None
+        ),
     )
     lat, lon = network._coordinates()
     meta: dict[str, Any] = {

@@ -15,6 +15,7 @@ from otpa.network._container import read_container, write_container
 from otpa.transit.model import TransitModel
 from otpa.transit.modes import TRANSIT_MODES
 from otpa.types import FloatArray, Int32Array, IntArray, PathLike
+from otpa.walkcomfort import WalkComfort, attach_walk_comfort
 
 if TYPE_CHECKING:
     from otpa.street import StreetGraph
@@ -67,6 +68,10 @@ class TransportNetwork:
         ``bike_rental`` (lists of dicts with ``lat``, ``lon``, ``name``...).
     meta
         Build metadata (build time, inputs, config, warnings, elevation metadata).
+    walk_comfort
+        The ways' walk-relevant OSM tags and the walk-comfort rules in force
+        (:mod:`otpa.walkcomfort`), or None; its factors apply to the street graph's
+        walking costs.
     """
 
     transit: TransitModel
@@ -78,6 +83,11 @@ class TransportNetwork:
     transfer_distance_m: FloatArray
     features: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
+    walk_comfort: WalkComfort | None = None
+
+    def __post_init__(self) -> None:
+        if self.street is not None and self.walk_comfort is not None:
+            attach_walk_comfort(self.street, self.walk_comfort)
 
     # -- persistence ------------------------------------------------------------------
     def save(self, path: PathLike, *, compress: bool = True) -> Path:
@@ -115,6 +125,10 @@ class TransportNetwork:
             }
         )
         documents["features"] = self.features
+        if self.walk_comfort is not None:
+            walk_arrays, walk_docs = self.walk_comfort.to_members()
+            arrays.update(walk_arrays)
+            documents.update(walk_docs)
         meta = dict(self.meta)
         meta["has_street"] = self.street is not None
         return write_container(
@@ -168,6 +182,7 @@ class TransportNetwork:
                 transfer_distance_m=arrays["links.transfer_distance_m"],
                 features=docs.get("features", {}),
                 meta=dict(container.meta),
+                walk_comfort=WalkComfort.from_members(arrays, docs),
             )
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             msg = f"{path} is not a usable otpa graph: missing or malformed content ({exc})"

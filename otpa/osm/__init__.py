@@ -7,6 +7,7 @@ OpenTripPlanner 1.x's default set; ``otpa/osm/README.md`` lists them and the dev
 from __future__ import annotations
 
 from otpa.osm._reader import read_osm
+from otpa.osm._way_tags import WALK_TAG_KEYS
 from otpa.osm.model import (
     BICYCLE,
     CAR,
@@ -25,6 +26,7 @@ from otpa.osm.model import (
     OsmFeature,
     OsmStreetData,
     TurnRestriction,
+    WayTags,
 )
 
 __all__ = [
@@ -42,8 +44,10 @@ __all__ = [
     "FLAG_TOLL",
     "FLAG_WHEELCHAIR_NO",
     "WALK",
+    "WALK_TAG_KEYS",
     "OsmFeature",
     "OsmStreetData",
     "TurnRestriction",
+    "WayTags",
     "read_osm",
 ]

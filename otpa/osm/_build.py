@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Collection
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -18,6 +19,7 @@ from otpa.osm._restrictions import (
 )
 from otpa.osm._scan import UNDEFINED_COORD, RawData
 from otpa.osm._via_ways import ViaPath, ViaWayResolver
+from otpa.osm._way_tags import WALK_TAG_KEYS, select_way_tags
 from otpa.osm._ways import WayAttributes, way_attributes
 from otpa.osm.model import OsmStreetData
 from otpa.types import BoolArray, FloatArray, IntArray
@@ -296,8 +298,13 @@ def _duplicate_ring_segments(ways: _Ways, p: _Pieces, a: IntArray, b: IntArray) 
     return out
 
 
-def build_street_data(data: RawData, source: str) -> OsmStreetData:
-    """Build :class:`OsmStreetData` from the scanned files (``source`` names them in errors)."""
+def build_street_data(
+    data: RawData, source: str, keep_tags: Collection[str] = WALK_TAG_KEYS
+) -> OsmStreetData:
+    """Build :class:`OsmStreetData` from the scanned files (``source`` names them in errors).
+
+    ``keep_tags``: the tag keys kept per way (``OsmStreetData.way_tags``).
+    """
     warnings: list[str] = []
     ways = _collect_ways(data, multipolygon_rings(data, warnings))
     if ways.ids.size == 0:
@@ -380,7 +387,9 @@ def build_street_data(data: RawData, source: str) -> OsmStreetData:
             geom_lat=np.concatenate([segs.geom_lat, extra.geom_lat]),
             geom_lon=np.concatenate([segs.geom_lon, extra.geom_lon]),
         )
-    return _assemble(data, ways, segs, vertex_ids, vertex_lat, vertex_lon, pending, warnings)
+    street = _assemble(data, ways, segs, vertex_ids, vertex_lat, vertex_lon, pending, warnings)
+    way_tags = [data.ways[i].tags if i in data.ways else None for i in ways.ids.tolist()]
+    return replace(street, way_tags=select_way_tags(ways.ids, way_tags, keep_tags))
 
 
 def _via_paths(

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 
 from otpa.types import (
     Float32Array,
@@ -48,6 +49,7 @@ __all__ = [
     "OsmFeature",
     "OsmStreetData",
     "TurnRestriction",
+    "WayTags",
 ]
 
 # Traverse permission bits (per direction, per segment; per vertex for barriers).
@@ -126,6 +128,35 @@ class OsmFeature:
 
 
 @dataclass(frozen=True)
+class WayTags:
+    """Selected tags of the kept ways (for walk-comfort rules), each distinct subset once.
+
+    Attributes
+    ----------
+    way_id
+        Way ids, ascending (int64; synthetic multipolygon rings are negative).
+    tag_set
+        Per way, its index into ``tag_sets`` (int32).
+    tag_sets
+        The distinct tag subsets; ``tag_sets[0]`` is the empty one.
+    """
+
+    way_id: IntArray
+    tag_set: Int32Array
+    tag_sets: list[dict[str, str]]
+
+    def lookup(self, way_ids: npt.ArrayLike) -> Int32Array:
+        """Index into ``tag_sets`` of each way id (0, the empty set, for unknown ways)."""
+        ids = np.asarray(way_ids, dtype=np.int64)
+        if self.way_id.size == 0:
+            return np.zeros(ids.shape, dtype=np.int32)
+        pos = np.clip(np.searchsorted(self.way_id, ids), 0, self.way_id.size - 1)
+        found = self.way_id[pos] == ids
+        out: Int32Array = np.where(found, self.tag_set[pos], 0).astype(np.int32)
+        return out
+
+
+@dataclass(frozen=True)
 class OsmStreetData:
     """Routable street segments read from one or more OSM files.
 
@@ -153,7 +184,8 @@ class OsmStreetData:
     Other
         ``restrictions``: turn restrictions; ``park_and_ride``, ``bike_parking``,
         ``bike_rental``: point features; ``bounds``: (min_lon, min_lat,
-        max_lon, max_lat) of the vertices.
+        max_lon, max_lat) of the vertices; ``way_tags``: the walk-relevant tags of
+        the kept ways (:class:`WayTags`), or None.
     """
 
     vertex_osm_id: IntArray
@@ -182,6 +214,7 @@ class OsmStreetData:
     bike_parking: list[OsmFeature] = field(default_factory=list)
     bike_rental: list[OsmFeature] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    way_tags: WayTags | None = None
 
     @property
     def n_vertices(self) -> int:

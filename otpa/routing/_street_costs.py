@@ -5,7 +5,9 @@ For every directed edge (``inf`` where the mode cannot use it):
 WALK
     time = effective walk length (Tobler, with elevation) / speed; weight = time
     x ``reluctance``, or x ``stairs_reluctance`` on steps (OTP *replaces* the walk
-    reluctance by the stairs reluctance).  Wheelchair: no steps, no
+    reluctance by the stairs reluctance), x the edge's walk-comfort factor when the
+    network has walk-comfort rules (ibi's ``walkComfortScore``; :mod:`otpa.walkcomfort`;
+    the weight only, not the time).  Wheelchair (no walk comfort, as in ibi's fork): no steps, no
     ``wheelchair=no`` edges, no edge steeper than ``max_slope``; time = length /
     speed, weight = slope-speed effective length / speed x reluctance.
 BICYCLE
@@ -43,6 +45,7 @@ from otpa.osm.model import BICYCLE, CAR, FLAG_STAIRS, FLAG_WHEELCHAIR_NO, WALK
 from otpa.routing.preferences import Optimize
 from otpa.street import StreetGraph
 from otpa.types import BoolArray, FloatArray, UInt8Array
+from otpa.walkcomfort import edge_walk_comfort
 
 if TYPE_CHECKING:
     from otpa.routing._street_types import StreetOptions
@@ -119,7 +122,8 @@ def _cost_key(options: StreetOptions) -> tuple[Any, ...]:
 
 def edge_costs(graph: StreetGraph, options: StreetOptions) -> EdgeCosts:
     """The :class:`EdgeCosts` of ``options`` on ``graph`` (cached on the graph)."""
-    key = _cost_key(options)
+    comfort = edge_walk_comfort(graph) if _uses_walk_comfort(options) else None
+    key = (*_cost_key(options), None if comfort is None else comfort[0])
     with _LOCK:
         cache = graph._cache.setdefault(_CACHE_KEY, OrderedDict())
         hit = cache.get(key)
@@ -127,7 +131,7 @@ def edge_costs(graph: StreetGraph, options: StreetOptions) -> EdgeCosts:
             cache.move_to_end(key)
             result: EdgeCosts = hit
             return result
-    costs = _compute(graph, options)
+    costs = _compute(graph, options, None if comfort is None else comfort[1])
     with _LOCK:
         cache[key] = costs
         while len(cache) > _CACHE_SIZE:
@@ -140,12 +144,18 @@ def _has(bits: Any, bit: np.uint8) -> BoolArray:
     return out
 
 
-def _compute(graph: StreetGraph, options: StreetOptions) -> EdgeCosts:
+def _uses_walk_comfort(options: StreetOptions) -> bool:
+    return options.mode == "WALK" and not options.wheelchair
+
+
+def _compute(
+    graph: StreetGraph, options: StreetOptions, comfort: FloatArray | None = None
+) -> EdgeCosts:
     length = np.asarray(graph.edge_length_m, dtype=np.float64)
     stairs = (np.asarray(graph.edge_flags) & FLAG_STAIRS) != 0
     barrier = np.asarray(graph.vertex_barrier)
     if options.mode == "WALK":
-        return _walk(graph, options, length, stairs, barrier)
+        return _walk(graph, options, length, stairs, barrier, comfort)
     if options.mode == "BICYCLE":
         return _bicycle(graph, options, length, stairs, barrier)
     if options.mode == "CAR":
@@ -205,6 +215,7 @@ def _walk(
     length: FloatArray,
     stairs: BoolArray,
     barrier: UInt8Array,
+    comfort: FloatArray | None = None,
 ) -> EdgeCosts:
     speed = float(options.speed_mps)
     slope_len, _, walk_len, _ = _elevation(graph, length)
@@ -219,6 +230,8 @@ def _walk(
         time = walk_len / speed
         base = time
     weight = base * np.where(stairs, options.stairs_reluctance, options.reluctance)
+    if comfort is not None:
+        weight = weight * comfort
     n = length.size
     return _finish(
         length,
