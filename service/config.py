@@ -117,7 +117,7 @@ class ServiceConfig:
     dashboard, dashboard_basemap_url
         Mount the scenario-comparison dashboard at ``/dashboard`` (Panel/Bokeh in the
         same process, over the loaded networks); the tile URL template of its basemap
-        (``{z}/{x}/{y}``, ``{router}``), None for none.
+        (``{z}/{x}/{y}``, ``{router}``), None for the service's own basemap tiles.
     """
 
     graphs_dir: Path | None = None

@@ -6,7 +6,9 @@ Panel's routes) under ``/dashboard`` of the service's own Tornado application: t
 same process, the same IOLoop and the same loaded networks (the registry's, read at
 every new page), the same scenario store as ``/otp/routers/{id}/scenarios`` and the
 analyst point sets.  JavaScript and CSS are served from ``/dashboard/static/``
-(Bokeh's ``server`` resources): nothing is fetched from the internet.
+(Bokeh's ``server`` resources) and the maps' basemap is the service's own
+``/otp/routers/{id}/inspector/tile/basemap/{z}/{x}/{y}.png`` (rendered from the network)
+unless ``dashboard_basemap_url`` names another: nothing is fetched from the internet.
 
 =================================  ==================================================
 ``GET /dashboard/``                the dashboard page (one Bokeh session per page)
@@ -29,12 +31,14 @@ from service.analyst.state import AnalystState
 from service.handlers.base import ServiceContext
 from service.handlers.scenarios import scenario_store
 
-__all__ = ["DASHBOARD_PREFIX", "dashboard_rules"]
+__all__ = ["DASHBOARD_PREFIX", "OWN_BASEMAP", "dashboard_rules"]
 
 logger = logging.getLogger(__name__)
 
 #: Where the dashboard is mounted.
 DASHBOARD_PREFIX = "/dashboard"
+#: The service's own basemap tiles (``otpa.tiles``, rendered from the loaded network).
+OWN_BASEMAP = "/otp/routers/{router}/inspector/tile/basemap/{z}/{x}/{y}.png"
 
 
 def _networks(ctx: ServiceContext) -> dict[str, Any]:
@@ -68,7 +72,7 @@ def dashboard_rules(ctx: ServiceContext, analyst: AnalystState) -> list[Rule]:
         lambda: _networks(ctx),
         pointsets=pointsets,
         store=scenario_store(ctx.config),
-        basemap_url=ctx.config.dashboard_basemap_url,
+        basemap_url=ctx.config.dashboard_basemap_url or OWN_BASEMAP,
     )
     applications = pn_server.build_applications({"/": page})
     icons = Path(pn_server.__file__).resolve().parents[1] / "dist" / "images"

@@ -172,21 +172,21 @@ class ScenarioComparison(pn.viewable.Viewer):
         self.compute_button.on_click(lambda _e: self._schedule(self._from_inputs))
         self.status = pn.pane.Markdown("Click on the map to choose an origin.", name="status")
         cutoffs = pn.widgets.TextInput(
-            label="cutoffs (min)", value=", ".join(str(c) for c in m.cutoffs_min)
+            label="cutoffs (min)", value=", ".join(str(c) for c in m.cutoffs_min), width=240
         )
         cutoffs.param.watch(self._set_cutoffs, "value")
         controls = pn.Column(
-            pn.widgets.Select.from_param(m.param.router, label="router"),
-            pn.widgets.Select.from_param(m.param.pointset, label="point set"),
-            pn.widgets.Select.from_param(m.param.column, label="opportunities"),
-            pn.widgets.DatePicker.from_param(m.param.date, label="date"),
-            pn.widgets.TextInput.from_param(m.param.time, label="departure (HH:MM)"),
-            pn.widgets.IntInput.from_param(m.param.window_min, label="window (min)"),
-            pn.widgets.IntInput.from_param(m.param.percentile, label="percentile"),
+            pn.widgets.Select.from_param(m.param.router, label="router", width=240),
+            pn.widgets.Select.from_param(m.param.pointset, label="point set", width=240),
+            pn.widgets.Select.from_param(m.param.column, label="opportunities", width=240),
+            pn.widgets.DatePicker.from_param(m.param.date, label="date", width=240),
+            pn.widgets.TextInput.from_param(m.param.time, label="departure (HH:MM)", width=240),
+            pn.widgets.IntInput.from_param(m.param.window_min, label="window (min)", width=240),
+            pn.widgets.IntInput.from_param(m.param.percentile, label="percentile", width=240),
             cutoffs,
-            pn.widgets.Select.from_param(m.param.modes, label="modes"),
-            pn.widgets.IntInput.from_param(m.param.max_time_min, label="max trip (min)"),
-            pn.widgets.Select.from_param(m.param.scenario, label="scenario"),
+            pn.widgets.Select.from_param(m.param.modes, label="modes", width=240),
+            pn.widgets.IntInput.from_param(m.param.max_time_min, label="max trip (min)", width=240),
+            pn.widgets.Select.from_param(m.param.scenario, label="scenario", width=240),
             width=260,
         )
         single = pn.Row(
@@ -211,6 +211,7 @@ class ScenarioComparison(pn.viewable.Viewer):
             dynamic=False,
             sizing_mode="stretch_width",
         )
+        m.param.watch(self._router_changed, "router")
         self.layout = pn.Row(
             controls,
             pn.Column(self.message, self.tabs, sizing_mode="stretch_width"),
@@ -223,11 +224,11 @@ class ScenarioComparison(pn.viewable.Viewer):
 
     def _single_map(self) -> Any:
         fig = _map_figure("single_map", self._extent(), self._basemap())
-        stops = self.model.network.transit.stops
-        sx, sy = mercator(stops["lon"].to_numpy(), stops["lat"].to_numpy())
+        self.stops_source = ColumnDataSource(self._stops(), name="stops")
         fig.scatter(
-            x=sx, y=sy, size=4, color="#555", alpha=0.6, name="stops", legend_label="stops"
-        )
+            x="x", y="y", source=self.stops_source, size=4, color="#555", alpha=0.6,
+            name="stops_layer", legend_label="stops",
+        )  # fmt: skip
         mapper = LinearColorMapper(palette=_TIME_CHANGE, low=-600, high=600)
         fig.rect(
             x="x", y="y", width="w", height="h", source=self.diff_source,
@@ -253,6 +254,35 @@ class ScenarioComparison(pn.viewable.Viewer):
         fig.legend.location = "top_left"
         fig.on_event(events.Tap, self._on_tap)
         return fig
+
+    def _stops(self) -> dict[str, list[float]]:
+        stops = self.model.network.transit.stops
+        sx, sy = mercator(stops["lon"].to_numpy(), stops["lat"].to_numpy())
+        return {"x": sx.tolist(), "y": sy.tolist()}
+
+    def _router_changed(self, _event: Any = None) -> None:
+        """Another network: its extent, stops, basemap and routes; results are cleared."""
+        west, south, east, north = self._extent()
+        (x0, x1), (y0, y1) = mercator([west, east], [south, north])
+        for fig in (self.map, self.regional_map):
+            fig.x_range.start, fig.x_range.end = float(x0), float(x1)
+            fig.y_range.start, fig.y_range.end = float(y0), float(y1)
+            basemap = self._basemap()
+            for renderer in fig.renderers:
+                if basemap and isinstance(getattr(renderer, "tile_source", None), WMTSTileSource):
+                    renderer.tile_source.url = basemap
+        self.stops_source.data = self._stops()
+        for source in (self.iso_base, self.iso_scenario, self.diff_source, self.origin_source):
+            source.data = {k: [] for k in source.data}
+        self.route_choice.options = self._route_options()
+        self.route_choice.value = []
+
+    def _route_options(self) -> dict[str, str]:
+        routes = self.model.network.transit.routes
+        return {
+            f"{r.route_id} ({r.short_name or r.long_name})": str(r.route_id)
+            for r in routes.itertuples()
+        }
 
     def _reached_chart(self) -> Any:
         fig = figure(
@@ -377,12 +407,9 @@ class ScenarioComparison(pn.viewable.Viewer):
 
     # -- scenario editor --------------------------------------------------------------------
     def _editor(self) -> Any:
-        routes = self.model.network.transit.routes
-        options = {
-            f"{r.route_id} ({r.short_name or r.long_name})": r.route_id
-            for r in routes.itertuples()
-        }
-        self.route_choice = pn.widgets.MultiChoice(label="routes to remove", options=options)
+        self.route_choice = pn.widgets.MultiChoice(
+            label="routes to remove", options=self._route_options()
+        )
         self.scenario_name = pn.widgets.TextInput(label="name", value="")
         self.scenario_id = pn.widgets.TextInput(label="id (optional)", value="")
         self.document = pn.widgets.TextAreaInput(
@@ -486,6 +513,7 @@ class ScenarioComparison(pn.viewable.Viewer):
             {"left": [], "right": [], "top": []}, name="histogram"
         )
         fig = _map_figure("regional_map", self._extent(), self._basemap())
+        self.regional_map = fig
         self.regional_mapper = LinearColorMapper(palette=_ACCESS_CHANGE, low=-1, high=1)
         fig.rect(
             x="x", y="y", width="w", height="h", source=self.regional_source,

@@ -45,6 +45,7 @@ __all__ = [
     "RegionalCancelledError",
     "RegionalResult",
     "SinglePointResult",
+    "default_date",
 ]
 
 #: Label of the unmodified network in the scenario choice.
@@ -178,6 +179,25 @@ class RegionalResult:
             return path.read_bytes()
 
 
+def default_date(network: TransportNetwork) -> dt.date:
+    """A representative service day: the first Tuesday to Thursday with the most services.
+
+    Falls back to the first service date, then to today, for networks without transit.
+    """
+    transit = network.transit
+    period = transit.service_dates
+    if period is None:
+        return dt.date.today()
+    first, last = period
+    days = [first + dt.timedelta(d) for d in range(min((last - first).days + 1, 800))]
+    counts = [int(np.count_nonzero(transit.services_on(d))) for d in days]
+    best = max(counts)
+    midweek = [
+        d for d, c in zip(days, counts, strict=True) if c == best and d.weekday() in (1, 2, 3)
+    ]
+    return midweek[0] if midweek else days[counts.index(best)]
+
+
 def _grid_pointset(grid: Grid) -> PointSet:
     points = PointSet.from_grid(grid, name=GRID_POINTS)
     frame = points.to_frame()
@@ -221,7 +241,7 @@ class ComparisonModel(param.Parameterized):
     weight: param.Selector[Any] = param.Selector(
         objects=[""], default="", doc="Weight column (regional), or none."
     )
-    date = param.CalendarDate(default=dt.date(2026, 3, 4), doc="Departure date.")
+    date = param.CalendarDate(default=None, allow_None=True, doc="Departure date.")
     time = param.String(default="08:00", doc="Departure time of day, HH:MM.")
     window_min = param.Integer(default=30, bounds=(0, 240), doc="Departure window (minutes).")
     percentile = param.Integer(default=50, bounds=(0, 100), doc="Travel-time percentile.")
@@ -262,6 +282,7 @@ class ComparisonModel(param.Parameterized):
         self.param.router.objects = routers
         self.param.pointset.objects = [GRID_POINTS, *self._pointsets]
         self.router = params.pop("router", routers[0])
+        self.date = default_date(self.network)
         self.refresh_scenarios()
         self.param.update(**params)
         self._pointset_changed()
@@ -291,6 +312,10 @@ class ComparisonModel(param.Parameterized):
             return self.grid()[1]
         return self._pointsets[self.pointset]
 
+    @param.depends("router", watch=True)
+    def _router_changed(self) -> None:
+        self.refresh_scenarios()
+
     @param.depends("pointset", watch=True)
     def _pointset_changed(self) -> None:
         columns = list(self.points().opportunities.columns)
@@ -312,6 +337,9 @@ class ComparisonModel(param.Parameterized):
 
     def departure(self) -> dt.datetime:
         """The departure date and time as a naive datetime (the network's time zone)."""
+        if self.date is None:
+            msg = "choose a departure date"
+            raise DashboardError(msg)
         try:
             clock = dt.datetime.strptime(self.time.strip(), "%H:%M").time()
         except ValueError:

@@ -21,6 +21,7 @@ import pytest
 from conftest import assert_not_blank
 
 from otpa.analysis import Grid, PointSet, RemoveRoutes, Scenario, compare_scenarios
+from otpa.dashboards.model import default_date
 from otpa.network import TransportNetwork
 from service.auth import ROLE_ROUTERS, UserEntry, hash_password
 from service.config import ServiceConfig
@@ -30,7 +31,6 @@ pytestmark = pytest.mark.http
 
 ROUTER = "demo"
 USER, PASSWORD = "alice", "s3cret-for-tests"
-DEPARTURE = dt.datetime(2026, 3, 4, 8, 0)  # the model's defaults: 08:00, 30 min window
 OPTIONS = {"window": 1800, "max_time": 3600, "percentiles": (50,)}
 REMOVED = "demo:1"
 
@@ -45,6 +45,11 @@ _LENGTH = (
     "((name, col) => { const d = Bokeh.documents[0].get_model_by_name(name).data;"
     " return (d instanceof Map ? d.get(col) : d[col]).length; })"
 )
+
+
+def _departure(network: TransportNetwork) -> dt.datetime:
+    """The dashboard's default departure: 08:00 on its default date."""
+    return dt.datetime.combine(default_date(network), dt.time(8, 0))
 
 
 def _source(page: Any, name: str) -> dict[str, list[Any]]:
@@ -239,7 +244,7 @@ def test_click_draws_base_and_scenario_isochrones_and_the_difference(
     grid = Grid.for_network(demo_network, cell_size_m=200.0, buffer_m=400.0)
     scenario = Scenario("no line 1", (RemoveRoutes((REMOVED,)),), id="no-line-1")
     expected = compare_scenarios(
-        demo_network, None, scenario, (lat, lon), DEPARTURE, target=grid, **OPTIONS
+        demo_network, None, scenario, (lat, lon), _departure(demo_network), target=grid, **OPTIONS
     )["difference"].sel(percentile=50)
     changed = np.isfinite(expected.values) & (expected.values != 0)
     want = sorted(
@@ -299,7 +304,7 @@ def test_regional_comparison_reaches_100_percent_and_downloads_the_library_resul
     points = PointSet.from_csv(points_csv)
     scenario = Scenario("no line 1", (RemoveRoutes((REMOVED,)),), id="no-line-1")
     expected = compare_scenarios(
-        demo_network, None, scenario, points, DEPARTURE,
+        demo_network, None, scenario, points, _departure(demo_network),
         opportunities=points, cutoffs=(900, 1800, 2700), **OPTIONS,
     )["accessibility"].sel(percentile=50, opportunity="jobs")  # fmt: skip
     frame = frame.set_index("id")

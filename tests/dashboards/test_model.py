@@ -24,11 +24,16 @@ from otpa.dashboards import (
     RegionalCancelledError,
     ScenarioComparison,
 )
+from otpa.dashboards.model import default_date
 from otpa.network import TransportNetwork
 
-DEPARTURE = dt.datetime(2026, 3, 4, 8, 0)
 OPTIONS = {"window": 1800, "max_time": 3600, "percentiles": (50,)}
 NO_LINE_1 = Scenario("no line 1", (RemoveRoutes(("demo:1",)),), id="no-line-1")
+
+
+def _departure(network: TransportNetwork) -> dt.datetime:
+    """The dashboard's default departure: 08:00 on its default date (30 min window)."""
+    return dt.datetime.combine(default_date(network), dt.time(8, 0))
 
 
 @pytest.fixture(scope="module")
@@ -80,14 +85,14 @@ def test_one_origin_equals_compare_scenarios(
     result = model.compute(origin)
     grid, _ = model.grid()
     expected = compare_scenarios(
-        demo_network, None, NO_LINE_1, origin, DEPARTURE, target=grid, **OPTIONS
+        demo_network, None, NO_LINE_1, origin, _departure(demo_network), target=grid, **OPTIONS
     )
     np.testing.assert_array_equal(
         result.difference["difference"].values,
         expected["difference"].sel(percentile=50).values,
     )
     access = compare_scenarios(
-        demo_network, None, NO_LINE_1, origin, DEPARTURE, opportunities=points,
+        demo_network, None, NO_LINE_1, origin, _departure(demo_network), opportunities=points,
         cutoffs=(900, 1800, 2700), **OPTIONS,
     )["accessibility"].sel(percentile=50, opportunity="jobs")  # fmt: skip
     for label, column in (("a", "base"), ("b", "scenario")):
@@ -123,7 +128,7 @@ def test_regional_progress_cancel_and_downloads(
     assert seen[-1] == 1.0
     assert len(seen) == 7
     access = compare_scenarios(
-        demo_network, None, NO_LINE_1, points, DEPARTURE, opportunities=points,
+        demo_network, None, NO_LINE_1, points, _departure(demo_network), opportunities=points,
         cutoffs=(900, 1800, 2700), **OPTIONS,
     )["accessibility"].sel(percentile=50, opportunity="jobs")  # fmt: skip
     csv = pd.read_csv(io.StringIO(result.to_csv()), dtype={"id": str}).set_index("id")
