@@ -8,6 +8,7 @@ import io
 import os
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -189,3 +190,17 @@ def test_otpa_dashboard_command_prints_its_url(
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_service_without_the_dashboard_answers_404(demo_network: TransportNetwork) -> None:
+    from service.config import ServiceConfig
+    from service.server import start_in_thread
+
+    url, stop = start_in_thread(ServiceConfig(port=0), {"demo": demo_network})
+    try:
+        base = url.split("/otp/")[0]
+        with pytest.raises(urllib.error.HTTPError) as info:
+            urllib.request.urlopen(f"{base}/dashboard/", timeout=30)
+        assert info.value.code == 404
+    finally:
+        stop()
