@@ -10,6 +10,7 @@ a test can drive it without a browser.  The Panel views of
 from __future__ import annotations
 
 import datetime as dt
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
@@ -532,8 +533,9 @@ class ComparisonModel(param.Parameterized):
         """Accessibility from every point of the point set, base and scenario.
 
         Each version's travel-time matrix is a dask array of ``chunks`` origins per
-        task; the tasks are computed one after another so that ``progress`` (called
-        with the fraction done, 0 to 1) and ``cancelled`` (polled between tasks) work.
+        task; the tasks are computed a few at a time (one per core, dask's threaded
+        scheduler) so that ``progress`` (called with the fraction done, 0 to 1) and
+        ``cancelled`` (polled between batches) work.
 
         Raises
         ------
@@ -558,15 +560,16 @@ class ComparisonModel(param.Parameterized):
         computed: dict[str, xr.DataArray] = {}
         if progress is not None:
             progress(0.0)
+        batch = max(1, os.cpu_count() or 1)  # tasks computed together, one per core
         for name, parts in blocks.items():
-            arrays = []
-            for part in parts:
+            arrays: list[Any] = []
+            for start in range(0, len(parts), batch):
                 if cancelled is not None and cancelled():
                     msg = "the regional comparison was cancelled"
                     raise RegionalCancelledError(msg)
-                (value,) = dask_compute(part, scheduler="sync")
-                arrays.append(value)
-                done += 1
+                chunk = parts[start : start + batch]
+                arrays.extend(dask_compute(*chunk, scheduler="threads", num_workers=batch))
+                done += len(chunk)
                 if progress is not None:
                     progress(done / total)
             m = matrices[name]

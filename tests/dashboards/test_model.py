@@ -127,7 +127,8 @@ def test_regional_progress_cancel_and_downloads(
     result = model.regional(chunks=3, progress=seen.append)
     assert seen[0] == 0.0
     assert seen[-1] == 1.0
-    assert len(seen) == 7
+    assert seen == sorted(seen)
+    assert len(seen) >= 3  # 0, then after each batch of tasks of both versions
     access = compare_scenarios(
         demo_network, None, NO_LINE_1, points, _departure(demo_network), opportunities=points,
         cutoffs=(900, 1800, 2700), **OPTIONS,
