@@ -45,7 +45,7 @@ from bokeh.models import (  # type: ignore[attr-defined]
 from bokeh.palettes import RdBu11
 from bokeh.plotting import figure
 
-from otpa.analysis import PointSet, RemoveRoutes, Scenario, ScenarioStore
+from otpa.analysis import AddRoute, PointSet, RemoveRoutes, Scenario, ScenarioStore
 from otpa.dashboards.geometry import cells_frame, lonlat_from_mercator, mercator, multipolygons
 from otpa.dashboards.model import (
     ComparisonModel,
@@ -276,6 +276,8 @@ class ScenarioComparison(pn.viewable.Viewer):
             source.data = {k: [] for k in source.data}
         self.route_choice.options = self._route_options()
         self.route_choice.value = []
+        self.stop_choice.options = self._stop_options()
+        self.stop_choice.value = []
 
     def _route_options(self) -> dict[str, str]:
         routes = self.model.network.transit.routes
@@ -417,6 +419,13 @@ class ScenarioComparison(pn.viewable.Viewer):
         )
         draft = pn.widgets.Button(label="Remove-routes draft")
         draft.on_click(self._draft_remove)
+        self.stop_choice = pn.widgets.MultiChoice(
+            label="stops of a new route, in order", options=self._stop_options()
+        )
+        self.headway = pn.widgets.IntInput(label="headway (min)", value=10, start=1, width=120)
+        self.speed = pn.widgets.FloatInput(label="speed (km/h)", value=20.0, start=1.0, width=120)
+        add_draft = pn.widgets.Button(label="Add-route draft")
+        add_draft.on_click(self._draft_add)
         validate = pn.widgets.Button(label="Validate")
         validate.on_click(self._on_validate)
         save = pn.widgets.Button(label="Save", color="primary")
@@ -433,6 +442,7 @@ class ScenarioComparison(pn.viewable.Viewer):
             ),
             pn.Row(self.scenario_name, self.scenario_id),
             pn.Row(self.route_choice, draft),
+            pn.Row(self.stop_choice, self.headway, self.speed, add_draft),
             self.document,
             pn.Row(validate, save, refresh),
             self.problems,
@@ -447,6 +457,28 @@ class ScenarioComparison(pn.viewable.Viewer):
 
     def _on_refresh(self, _event: Any) -> None:
         self.model.refresh_scenarios()
+
+    def _stop_options(self) -> dict[str, str]:
+        stops = self.model.network.transit.stops
+        return {f"{r.name} ({r.stop_id})": str(r.stop_id) for r in stops.itertuples()}
+
+    def _draft_add(self, _event: Any = None) -> None:
+        """A scenario adding a bus route through the chosen stops, 06:00-22:00, both ways."""
+        chosen = list(self.stop_choice.value or [])
+        name = (self.scenario_name.value or "").strip() or "new route"
+        scenario = Scenario(
+            name,
+            (
+                AddRoute(
+                    name=name, mode="BUS", stops=tuple(chosen),
+                    headway_s=int(self.headway.value or 10) * 60,
+                    start_time=6 * 3600, end_time=22 * 3600,
+                    speed_kmh=float(self.speed.value or 20.0), bidirectional=True,
+                ),
+            ),
+            id=(self.scenario_id.value or "").strip() or None,
+        )  # fmt: skip
+        self.document.value = scenario.to_json()
 
     def _draft_remove(self, _event: Any = None) -> None:
         chosen = list(self.route_choice.value or [])

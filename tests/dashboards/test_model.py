@@ -205,3 +205,24 @@ def test_service_without_the_dashboard_answers_404(demo_network: TransportNetwor
         assert info.value.code == 404
     finally:
         stop()
+
+
+def test_editor_drafts_an_added_route_that_validates(
+    demo_network: TransportNetwork, tmp_path: Path
+) -> None:
+    view = ScenarioComparison(demo_network, store=ScenarioStore(tmp_path))
+    view.scenario_name.value = "cross"
+    view.scenario_id.value = "cross"
+    view.stop_choice.value = ["demo:bus_c_2_2", "demo:bus_c_6_6", "demo:bus_c_10_10"]
+    view.headway.value = 12
+    view._draft_add()
+    scenario = view.validate_document()
+    assert scenario is not None
+    (route,) = scenario.modifications
+    assert route.stops == ("demo:bus_c_2_2", "demo:bus_c_6_6", "demo:bus_c_10_10")
+    assert route.headway_s == 720
+    assert view.save_document() == "cross"
+    assert ScenarioStore(tmp_path).get("default", "cross") == scenario
+    view.document.value = '{"name": "x", "modifications": [{"type": "remove-routes"}]}'
+    assert view.validate_document() is None
+    assert view.problems.object.startswith("- ")  # the library's problems, one per line
