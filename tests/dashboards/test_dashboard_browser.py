@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import assert_not_blank
+from _browser import assert_not_blank
 
 from otpa.analysis import Grid, PointSet, RemoveRoutes, Scenario, compare_scenarios
 from otpa.dashboards.model import default_date

@@ -21,7 +21,7 @@ from typing import Any
 
 import nbformat
 import pytest
-from conftest import assert_not_blank
+from _browser import assert_not_blank
 
 from otpa.network import TransportNetwork
 
