@@ -388,7 +388,8 @@ class ComparisonModel(param.Parameterized):
     def refresh_scenarios(self) -> list[str]:
         """Re-read the scenario list (the store may have changed over HTTP)."""
         ids = [BASE_LABEL, *self.scenarios()]
-        self.param.scenario.objects = ids
+        if list(self.param.scenario.objects) != ids:
+            self.param.scenario.objects = ids
         if self.scenario not in ids:
             self.scenario = BASE_LABEL
         return ids

@@ -15,6 +15,8 @@ __all__ = ["dashboard_app", "offline_extension", "serve_dashboard"]
 
 #: Title of the dashboard page.
 TITLE = "otpa · scenario comparison"
+#: How often a served page re-reads the scenario store (milliseconds).
+SCENARIO_POLL_MS = 5000
 
 
 def offline_extension() -> None:
@@ -41,6 +43,12 @@ def dashboard_app(
         view = ScenarioComparison(
             networks, pointsets=sets, store=store, basemap_url=basemap_url, **params
         )
+        if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
+            # scenarios saved elsewhere (over HTTP, another page) appear within seconds
+            def poll() -> None:
+                view.model.refresh_scenarios()
+
+            pn.state.add_periodic_callback(poll, period=SCENARIO_POLL_MS)
         return pn.Column(pn.pane.Markdown(f"## {TITLE}"), view, sizing_mode="stretch_width")
 
     return page

@@ -185,9 +185,7 @@ def test_scenario_posted_over_http_appears_in_the_list(
     doc = Scenario("no line 1", (RemoveRoutes((REMOVED,)),), id="no-line-1").to_dict()
     created = _http("POST", f"{service['base']}/otp/routers/{ROUTER}/scenarios", doc)
     assert created == {"id": "no-line-1"}
-    _tab(page, "Scenario editor")
-    page.get_by_role("button", name="Refresh list").click()
-    select = _select_with_option(page, "(base network)")
+    select = _select_with_option(page, "(base network)")  # re-read every 5 s, no click
     page.wait_for_function(
         "(el) => Array.from(el.options).some(o => o.value === 'no-line-1')",
         arg=select.element_handle(),
