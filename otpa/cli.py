@@ -1,4 +1,4 @@
-"""The ``otpa`` command line: ``otpa build`` and ``otpa serve``.
+"""The ``otpa`` command line: ``otpa build``, ``otpa serve`` and ``otpa dashboard``.
 
 ``otpa build DIR [--out PATH]``
     Build every GTFS, OSM and GeoTIFF file in DIR into a saved graph
@@ -6,6 +6,9 @@
 ``otpa serve [--graphs BASE] [--router ID ...] [--host H] [--port P] [--config FILE]``
     Serve every ``BASE/ID/graph`` as router ID over the OTP 1.x REST API.
     With no ``--graphs``, serve the built-in demo city.
+``otpa dashboard [--graphs BASE] [--router ID ...] [--host H] [--port P]``
+    Serve the scenario-comparison dashboard (Panel) over the same graphs (or the
+    demo city); scenarios are kept in ``BASE/../scenarios`` like ``otpa serve``'s.
 """
 
 from __future__ import annotations
@@ -75,6 +78,34 @@ def _serve(args: argparse.Namespace) -> int:
     return serve_from_args(args)
 
 
+def _dashboard(args: argparse.Namespace) -> int:
+    from otpa import dashboards
+    from otpa.analysis import ScenarioStore
+    from otpa.network import TransportNetwork
+    from otpa.testing.demo import demo_network
+
+    if args.graphs:
+        base = Path(args.graphs)
+        ids = args.router or sorted(p.parent.name for p in base.glob("*/graph"))
+        if not ids:
+            print(f"otpa: error: no <id>/graph under {base}", file=sys.stderr)
+            return 2
+        networks = {rid: TransportNetwork.load(base / rid / "graph") for rid in ids}
+        store_dir = base.parent / "scenarios"
+    else:
+        networks = {"demo": demo_network()}
+        store_dir = Path(args.scenarios) if args.scenarios else Path("scenarios")
+    if args.scenarios:
+        store_dir = Path(args.scenarios)
+    dashboards.serve_dashboard(
+        networks,
+        port=args.port if args.port is not None else 5006,
+        address=args.host or "127.0.0.1",
+        store=ScenarioStore(store_dir),
+    )
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="otpa", description=__doc__.split("\n\n")[0])
     parser.add_argument("--version", action="version", version=f"otpa {__version__}")
@@ -94,6 +125,12 @@ def _parser() -> argparse.ArgumentParser:
     from service.server import add_serve_arguments
 
     add_serve_arguments(s)
+    d = sub.add_parser("dashboard", help="serve the scenario-comparison dashboard (Panel)")
+    d.add_argument("--graphs", help="base folder holding ID/graph (default: the demo city)")
+    d.add_argument("--router", action="append", help="router id to load (repeatable)")
+    d.add_argument("--scenarios", help="scenario folder (default: BASE/../scenarios)")
+    d.add_argument("--host", default=None, help="interface to bind (default 127.0.0.1)")
+    d.add_argument("--port", type=int, default=None, help="port (default 5006)")
     return parser
 
 
@@ -106,6 +143,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "build":
             return _build(args)
+        if args.command == "dashboard":
+            return _dashboard(args)
         return _serve(args)
     except (OtpaError, FileNotFoundError) as exc:
         print(f"otpa: error: {exc}", file=sys.stderr)

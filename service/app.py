@@ -19,6 +19,7 @@ Path                                       Methods
 ``/otp/geocode``, ``/otp/municoder``       GET external geocoder; municipality at a point
 ``/otp/scripting/run``                     POST run a Python script (opt-in, ROUTERS role)
 ``/otp/routers/{routerId}/updaters[/{n}]``  GET real-time updater status (router-config updaters)
+``/dashboard/...``                         the scenario-comparison dashboard (when enabled)
 anything else                              404 JSON
 =========================================  ======================================================
 
@@ -137,6 +138,10 @@ def make_app(
         *scripting_urls(args),
         *updater_urls(args, updaters),
     ]
+    if config.dashboard:  # the Panel dashboard at /dashboard, same process and networks
+        from service.dashboard import dashboard_rules
+
+        urls.extend(dashboard_rules(ctx, analysis["analyst"]))
     return tornado.web.Application(
         urls,
         log_function=log_request,

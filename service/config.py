@@ -132,6 +132,10 @@ class ServiceConfig:
         ROUTERS role).
     script_time_limit_s, script_memory_limit_bytes
         CPU/wall time and address-space limits of one script run.
+    dashboard, dashboard_basemap_url
+        Mount the scenario-comparison dashboard at ``/dashboard`` (Panel/Bokeh in the
+        same process, over the loaded networks); the tile URL template of its basemap
+        (``{z}/{x}/{y}``, ``{router}``), None for the service's own basemap tiles.
     """
 
     graphs_dir: Path | None = None
@@ -156,6 +160,8 @@ class ServiceConfig:
     scripting_enabled: bool = False
     script_time_limit_s: float = 60.0
     script_memory_limit_bytes: int = DEFAULT_SCRIPT_MEMORY_BYTES
+    dashboard: bool = False
+    dashboard_basemap_url: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("graphs_dir", "scenarios_dir", "pointsets_dir"):
@@ -350,6 +356,8 @@ _CONVERTERS: dict[str, Any] = {
     "scripting_enabled": _bool,
     "script_time_limit_s": lambda k, v: float(_expect(k, v, (int, float), "a number")),
     "script_memory_limit_bytes": _int,
+    "dashboard": _bool,
+    "dashboard_basemap_url": lambda k, v: _expect(k, v, str, "a tile URL template"),
 }
 
 
