@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+import tornado.routing
 import tornado.web
 
 import otpa
@@ -107,7 +108,8 @@ def make_app(
     )
     args = {"ctx": ctx}
     # one surface store and point-set registry, shared by the analyst and profile endpoints
-    analysis = {**args, "analyst": AnalystState.from_config(ctx.config)}
+    analyst = AnalystState.from_config(ctx.config)
+    analysis = {**args, "analyst": analyst}
     links = [
         LandingLink("/otp", "ServerInfo", "the OTP 1.x API's root: version and build"),
         LandingLink("/otp/routers", "RouterList", "every router with its extent and modes"),
@@ -117,7 +119,9 @@ def make_app(
     # real-time updaters of every router, restarted whenever a router's network changes
     updaters = UpdaterManager(registry)
     updaters.sync()
-    urls = [
+    if config.dashboard:
+        links.append(LandingLink("/dashboard", "Dashboard", "compare scenarios on a map (Panel)"))
+    urls: list[tornado.routing.Rule] = [
         tornado.web.url(r"/", LandingHandler, {**args, "links": links}, name="landing"),
         tornado.web.url(r"/otp/?", ServerInfoHandler, args, name="server_info"),
         tornado.web.url(r"/otp/health/?", LivenessHandler, args, name="health"),
@@ -141,7 +145,7 @@ def make_app(
     if config.dashboard:  # the Panel dashboard at /dashboard, same process and networks
         from service.dashboard import dashboard_rules
 
-        urls.extend(dashboard_rules(ctx, analysis["analyst"]))
+        urls.extend(dashboard_rules(ctx, analyst))
     return tornado.web.Application(
         urls,
         log_function=log_request,

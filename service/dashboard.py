@@ -74,7 +74,7 @@ def dashboard_rules(ctx: ServiceContext, analyst: AnalystState) -> list[Rule]:
         store=scenario_store(ctx.config),
         basemap_url=ctx.config.dashboard_basemap_url or OWN_BASEMAP,
     )
-    applications = pn_server.build_applications({"/": page})
+    applications = pn_server.build_applications({"/": page})  # type: ignore[attr-defined]
     icons = Path(pn_server.__file__).resolve().parents[1] / "dist" / "images"
     favicon = (r"/(favicon\.ico)", StaticFileHandler, {"path": str(icons)})
     host = ctx.config.host or "127.0.0.1"
