@@ -12,7 +12,14 @@ from typing import Any
 from otpa.network import TransportNetwork
 from otpa.realtime.snapshot import TimetableSnapshot, TripRealtime
 from otpa.realtime.trip_updates import parse_feed, trip_updates
-from otpa.updaters import ApplyReport, PollingUpdater, UpdaterConfig, fetch_source, parse_updaters
+from otpa.updaters import (
+    ApplyReport,
+    PollingUpdater,
+    UnsupportedUpdaterError,
+    UpdaterConfig,
+    fetch_source,
+    parse_updaters,
+)
 
 __all__ = [
     "RealtimeStore",
@@ -177,7 +184,7 @@ def start_updaters(
 
 def _unsupported(cfg: UpdaterConfig) -> Callable[[bytes], ApplyReport]:
     def apply(data: bytes) -> ApplyReport:
-        msg = f"updater type {cfg.type!r} is not implemented in this version"
-        raise NotImplementedError(msg)
+        msg = f"updater type {cfg.type!r} is read but not run by this version of otpa"
+        raise UnsupportedUpdaterError(msg)
 
     return apply

@@ -32,6 +32,7 @@ import numpy as np
 from google.protobuf.message import DecodeError
 from google.transit import gtfs_realtime_pb2
 
+from otpa.errors import OtpaError
 from otpa.realtime.snapshot import TripRealtime
 from otpa.transit.model import TransitModel
 from otpa.util.cache import OwnerCache
@@ -42,7 +43,7 @@ __all__ = ["FeedError", "TripUpdateResult", "parse_feed", "trip_updates"]
 MAX_MESSAGES = 20
 
 
-class FeedError(ValueError):
+class FeedError(ValueError, OtpaError):
     """A feed that cannot be used at all (not a GTFS-RT message, unknown feed id)."""
 
 

@@ -11,13 +11,20 @@ a :class:`UpdaterStatus`; a failed fetch or apply never replaces the last good
 state (the apply function swaps its snapshot only on success).
 """
 
-from otpa.updaters.config import UPDATER_TYPES, UpdaterConfig, UpdaterConfigError, parse_updaters
+from otpa.updaters.config import (
+    UPDATER_TYPES,
+    UnsupportedUpdaterError,
+    UpdaterConfig,
+    UpdaterConfigError,
+    parse_updaters,
+)
 from otpa.updaters.polling import ApplyReport, PollingUpdater, UpdaterStatus, fetch_source
 
 __all__ = [
     "UPDATER_TYPES",
     "ApplyReport",
     "PollingUpdater",
+    "UnsupportedUpdaterError",
     "UpdaterConfig",
     "UpdaterConfigError",
     "UpdaterStatus",

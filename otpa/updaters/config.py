@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from otpa.errors import OtpaError
+
 __all__ = ["UPDATER_TYPES", "UpdaterConfig", "UpdaterConfigError", "parse_updaters"]
 
 #: Updater types of OTP 1.x's configuration, with the source types each accepts.
@@ -37,8 +39,12 @@ _RUNNABLE = frozenset({"stop-time-updater"})
 DEFAULT_FREQUENCY_S = 60.0
 
 
-class UpdaterConfigError(ValueError):
+class UpdaterConfigError(ValueError, OtpaError):
     """An ``updaters`` entry that cannot be used (names the entry and the field)."""
+
+
+class UnsupportedUpdaterError(OtpaError):
+    """A configured updater type this version reads but does not run yet (its status says so)."""
 
 
 @dataclass(frozen=True)
