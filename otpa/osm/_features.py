@@ -11,7 +11,6 @@ enough centroid for parking lots).  ``name`` is the raw ``name`` tag (``None`` i
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 
 from otpa.osm._scan import RawData
@@ -63,13 +62,9 @@ def collect_features(data: RawData) -> dict[str, list[OsmFeature]]:
         kind = _kind(raw.tags)
         if kind is None:
             continue
-        seen: dict[int, tuple[float, float]] = {}
-        for ref, lat, lon in zip(*data.way_nodes(raw), strict=True):
-            if not math.isnan(lat):
-                seen[ref] = (lat, lon)
-        if not seen:
+        centre = data.way_centre(raw)
+        if centre is None:
             continue
-        lat = sum(p[0] for p in seen.values()) / len(seen)
-        lon = sum(p[1] for p in seen.values()) / len(seen)
+        lat, lon = centre
         out[kind].append(OsmFeature(way_id, "way", lat, lon, raw.tags.get("name"), raw.tags))
     return out

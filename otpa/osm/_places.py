@@ -9,7 +9,6 @@ at the mean of their located nodes.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Protocol
 
@@ -75,14 +74,10 @@ def collect_places(data: RawData) -> list[OsmFeature]:
         kind = place_kind(raw.tags)
         if kind is None:
             continue
-        seen: dict[int, tuple[float, float]] = {}
-        for ref, lat, lon in zip(*data.way_nodes(raw), strict=True):
-            if not math.isnan(lat):
-                seen[ref] = (lat, lon)
-        if not seen:
+        centre = data.way_centre(raw)
+        if centre is None:
             continue
-        lat = sum(p[0] for p in seen.values()) / len(seen)
-        lon = sum(p[1] for p in seen.values()) / len(seen)
+        lat, lon = centre
         tags = _kept_tags(raw.tags, kind)
         out.append(OsmFeature(way_id, "way", lat, lon, raw.tags["name"], tags))
     return out

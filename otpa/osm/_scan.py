@@ -70,6 +70,19 @@ class RawData:
     node_x: list[int] = field(default_factory=list)
     node_y: list[int] = field(default_factory=list)
 
+    def way_centre(self, way: RawWay) -> tuple[float, float] | None:
+        """Mean position of a way's distinct located nodes (None when none is located)."""
+        seen: dict[int, tuple[float, float]] = {}
+        for ref, lat, lon in zip(*self.way_nodes(way), strict=True):
+            if not math.isnan(lat):
+                seen[ref] = (lat, lon)
+        if not seen:
+            return None
+        return (
+            sum(p[0] for p in seen.values()) / len(seen),
+            sum(p[1] for p in seen.values()) / len(seen),
+        )
+
     def way_nodes(self, way: RawWay) -> tuple[list[int], list[float], list[float]]:
         """Node ids, latitudes and longitudes (NaN where unknown) of one way."""
         sl = slice(way.start, way.start + way.count)
