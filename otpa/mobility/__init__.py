@@ -7,6 +7,15 @@ A plan takes :func:`current_rental` once at its start.  Parking lots and static 
 stations come from the build's OSM features (:func:`parking_lots`, :func:`osm_rental_snapshot`).
 """
 
+from otpa.mobility.gbfs import (
+    GBFS_FILES,
+    RENTAL_UPDATER_TYPES,
+    GbfsError,
+    discover,
+    load_gbfs,
+    parse_gbfs,
+    rental_applier,
+)
 from otpa.mobility.model import (
     FORM_FACTORS,
     RENTAL_KINDS,
@@ -26,13 +35,17 @@ from otpa.mobility.model import (
 )
 from otpa.mobility.osm_features import PARKING_KINDS, osm_rental_snapshot, parking_lots
 from otpa.mobility.store import MobilityStore, current_rental, mobility_store_for
+from otpa.mobility.updaters import rental_updater, start_rental_updaters, with_rental_updaters
 
 __all__ = [
     "FORM_FACTORS",
+    "GBFS_FILES",
     "PARKING_KINDS",
     "RENTAL_KINDS",
+    "RENTAL_UPDATER_TYPES",
     "FeedMessage",
     "FreeVehicles",
+    "GbfsError",
     "GeofencingZone",
     "GeofencingZones",
     "MobilityStore",
@@ -45,8 +58,15 @@ __all__ = [
     "VehicleTypes",
     "ZoneRule",
     "current_rental",
+    "discover",
+    "load_gbfs",
     "mobility_store_for",
     "osm_rental_snapshot",
     "parking_lots",
+    "parse_gbfs",
+    "rental_applier",
     "rental_kind_of",
+    "rental_updater",
+    "start_rental_updaters",
+    "with_rental_updaters",
 ]
