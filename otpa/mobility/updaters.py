@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from otpa.mobility.gbfs import RENTAL_UPDATER_TYPES, rental_applier
+from otpa.mobility.gbfs import RENTAL_UPDATER_TYPES, GbfsError, rental_applier
 from otpa.mobility.model import RentalSnapshot
 from otpa.mobility.store import mobility_store_for
 from otpa.network import TransportNetwork
@@ -38,7 +38,11 @@ def _gbfs_fetch(fetch: Fetch) -> Fetch:
     def read(config: UpdaterConfig) -> bytes:
         if config.file is not None and config.file.is_dir():
             config = dataclasses.replace(config, file=config.file / "gbfs.json")
-        return fetch(config)
+        try:
+            return fetch(config)
+        except OSError as exc:
+            msg = f"gbfs.json cannot be read from {config.source}: {exc}"
+            raise GbfsError(msg) from exc
 
     return read
 
@@ -68,9 +72,8 @@ def rental_updater(
     def publish(snapshot: RentalSnapshot) -> int:
         return store.publish(key, snapshot).version
 
-    fetch_gbfs = _gbfs_fetch(fetch)
-    apply = rental_applier(publish, config, fetch=fetch_gbfs)
-    return PollingUpdater(config, apply, fetch_gbfs)
+    apply = rental_applier(publish, config, fetch=fetch)
+    return PollingUpdater(config, apply, _gbfs_fetch(fetch))
 
 
 def with_rental_updaters(
