@@ -33,8 +33,25 @@ from otpa.mobility.model import (
     ZoneRule,
     rental_kind_of,
 )
-from otpa.mobility.osm_features import PARKING_KINDS, osm_rental_snapshot, parking_lots
+from otpa.mobility.osm_features import (
+    PARKING_KINDS,
+    near_transit,
+    osm_rental_snapshot,
+    parking_lots,
+)
 from otpa.mobility.store import MobilityStore, current_rental, mobility_store_for
+from otpa.mobility.tnc import (
+    EtaEstimate,
+    RideEstimate,
+    TncConfigError,
+    TncError,
+    TncProvider,
+    configure_tnc,
+    estimate_eta,
+    estimate_ride,
+    tnc_for,
+    tnc_providers,
+)
 from otpa.mobility.updaters import rental_updater, start_rental_updaters, with_rental_updaters
 
 __all__ = [
@@ -43,6 +60,7 @@ __all__ = [
     "PARKING_KINDS",
     "RENTAL_KINDS",
     "RENTAL_UPDATER_TYPES",
+    "EtaEstimate",
     "FeedMessage",
     "FreeVehicles",
     "GbfsError",
@@ -54,13 +72,21 @@ __all__ = [
     "RentalSnapshot",
     "RentalState",
     "RentalStations",
+    "RideEstimate",
     "SystemInformation",
+    "TncConfigError",
+    "TncError",
+    "TncProvider",
     "VehicleTypes",
     "ZoneRule",
+    "configure_tnc",
     "current_rental",
     "discover",
+    "estimate_eta",
+    "estimate_ride",
     "load_gbfs",
     "mobility_store_for",
+    "near_transit",
     "osm_rental_snapshot",
     "parking_lots",
     "parse_gbfs",
@@ -68,5 +94,7 @@ __all__ = [
     "rental_kind_of",
     "rental_updater",
     "start_rental_updaters",
+    "tnc_for",
+    "tnc_providers",
     "with_rental_updaters",
 ]

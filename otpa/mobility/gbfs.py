@@ -451,6 +451,7 @@ def _stations(
                 "vehicle_type_ids": tuple(tids),
                 "vehicle_types_available": avail,
                 "form_factor": ffs[0] if ffs else default_ff,
+                "address": _text(row.get("address"), language),
             }
         )
     for sid in status_by:

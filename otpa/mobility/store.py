@@ -22,6 +22,7 @@ class MobilityStore:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._parts: dict[str, RentalSnapshot] = {}
+        self._errors: dict[str, tuple[str, str]] = {}
         self._state = RentalState({}, version=0)
 
     @property
@@ -64,7 +65,24 @@ class MobilityStore:
         """Drop one source's snapshot (an updater that was removed)."""
         with self._lock:
             self._parts.pop(source, None)
+            self._errors.pop(source, None)
             return self._swap()
+
+    def set_error(self, source: str, network: str, message: str | None) -> None:
+        """Record (or, with None, clear) why a source's last poll failed."""
+        with self._lock:
+            if message is None:
+                self._errors.pop(source, None)
+            else:
+                self._errors[source] = (network, message)
+
+    def errors(self) -> dict[str, list[str]]:
+        """The last poll error of each failing source, by network name."""
+        with self._lock:
+            out: dict[str, list[str]] = {}
+            for network, message in self._errors.values():
+                out.setdefault(network, []).append(message)
+            return out
 
 
 _STORES: weakref.WeakKeyDictionary[TransportNetwork, MobilityStore] = weakref.WeakKeyDictionary()

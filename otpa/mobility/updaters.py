@@ -25,7 +25,13 @@ from otpa.mobility.gbfs import RENTAL_UPDATER_TYPES, GbfsError, rental_applier
 from otpa.mobility.model import RentalSnapshot
 from otpa.mobility.store import mobility_store_for
 from otpa.network import TransportNetwork
-from otpa.updaters import PollingUpdater, UpdaterConfig, fetch_source, parse_updaters
+from otpa.updaters import (
+    ApplyReport,
+    PollingUpdater,
+    UpdaterConfig,
+    fetch_source,
+    parse_updaters,
+)
 
 __all__ = ["rental_updater", "start_rental_updaters", "with_rental_updaters"]
 
@@ -69,11 +75,33 @@ def rental_updater(
     store = mobility_store_for(network)
     key = f"updater-{config.index}"
 
+    name = {"network": config.network or key}  # the feed's system_id once it was read
+
     def publish(snapshot: RentalSnapshot) -> int:
+        name["network"] = snapshot.network
         return store.publish(key, snapshot).version
 
-    apply = rental_applier(publish, config, fetch=fetch)
-    return PollingUpdater(config, apply, _gbfs_fetch(fetch))
+    inner = rental_applier(publish, config, fetch=fetch)
+
+    def apply(data: bytes) -> ApplyReport:
+        try:
+            report = inner(data)
+        except Exception as exc:
+            store.set_error(key, name["network"], f"{type(exc).__name__}: {exc}")
+            raise
+        store.set_error(key, name["network"], None)
+        return report
+
+    fetch_gbfs = _gbfs_fetch(fetch)
+
+    def read(cfg: UpdaterConfig) -> bytes:
+        try:
+            return fetch_gbfs(cfg)
+        except Exception as exc:
+            store.set_error(key, name["network"], f"{type(exc).__name__}: {exc}")
+            raise
+
+    return PollingUpdater(config, apply, read)
 
 
 def with_rental_updaters(
