@@ -39,7 +39,12 @@ from otpa.mobility.osm_features import (
     osm_rental_snapshot,
     parking_lots,
 )
-from otpa.mobility.store import MobilityStore, current_rental, mobility_store_for
+from otpa.mobility.store import (
+    MobilityStore,
+    current_rental,
+    live_station_count,
+    mobility_store_for,
+)
 from otpa.mobility.tnc import (
     EtaEstimate,
     RideEstimate,
@@ -84,6 +89,7 @@ __all__ = [
     "discover",
     "estimate_eta",
     "estimate_ride",
+    "live_station_count",
     "load_gbfs",
     "mobility_store_for",
     "near_transit",

@@ -9,7 +9,7 @@ from otpa.mobility.model import RentalSnapshot, RentalState
 from otpa.mobility.osm_features import osm_rental_snapshot
 from otpa.network import TransportNetwork
 
-__all__ = ["MobilityStore", "current_rental", "mobility_store_for"]
+__all__ = ["MobilityStore", "current_rental", "live_station_count", "mobility_store_for"]
 
 
 class MobilityStore:
@@ -126,3 +126,17 @@ def current_rental(network: TransportNetwork, *, include_osm: bool = True) -> Re
     snaps = dict(state.snapshots)
     snaps.setdefault(osm.network, osm)
     return RentalState(snaps, version=state.version)
+
+
+def live_station_count(network: object, kind: str = "bike-rental") -> int:
+    """Docking stations the live feeds of one kind hold now (0 without a feed).
+
+    ``network`` may be any object (0 for one that has no rental store).
+    """
+    try:
+        store = _STORES.get(network)  # type: ignore[call-overload]
+    except TypeError:  # not weakly referenceable: never had a store
+        return 0
+    if store is None:
+        return 0
+    return sum(len(s.stations) for s in store.state.snapshots.values() if s.kind == kind)
