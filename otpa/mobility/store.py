@@ -116,7 +116,10 @@ def current_rental(network: TransportNetwork, *, include_osm: bool = True) -> Re
     RentalState
         Version 0 and no snapshots when there is neither feed nor OSM station.
     """
-    store = _STORES.get(network)
+    try:
+        store = _STORES.get(network)
+    except TypeError:  # not weakly referenceable (a stand-in network): no feed
+        store = None
     state = store.state if store is not None else RentalState({}, version=0)
     if not include_osm or any(s.kind == "bike-rental" for s in state.snapshots.values()):
         return state

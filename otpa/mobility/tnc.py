@@ -582,7 +582,10 @@ def tnc_for(network: Any) -> Mapping[str, TncProvider]:
         Its ``transportationNetworkCompanies`` configuration was unusable.
     """
     with _ROUTER_TNC_LOCK:
-        providers, error = _ROUTER_TNC.get(network, ({}, None))
+        try:
+            providers, error = _ROUTER_TNC.get(network, ({}, None))
+        except TypeError:  # not weakly referenceable: never configured
+            providers, error = {}, None
     if error is not None:
         raise TncConfigError(error)
     return providers
