@@ -342,3 +342,34 @@ def test_tnc_unconfigured_router(make_service: Any, tmp_path: Path) -> None:
         "error": "UnsupportedOperationException: Unconfigured Transportation Network Company "
         "service for router with id: plain"
     }
+
+
+def test_answers_match_the_openapi_schemas(served: tuple[Service, Path]) -> None:
+    import jsonschema
+
+    service, _ = served
+    doc = _json(service, "/otp/openapi.json")
+
+    def check(template: str, value: Any) -> None:
+        schema = doc["paths"][template]["get"]["responses"]["200"]["content"]["application/json"]
+        root = {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            **schema["schema"],
+            "components": doc["components"],
+        }
+        jsonschema.Draft202012Validator(root).validate(value)
+
+    for what in ("bike_rental", "car_rental", "vehicle_rental", "park_and_ride"):
+        body = _json(service, f"/otp/routers/demo/{what}")
+        assert body
+        check(f"/otp/routers/{{routerId}}/{what}", body)
+    with pytest.raises(jsonschema.ValidationError):  # the schema does reject a wrong body
+        check("/otp/routers/{routerId}/bike_rental", {"stations": [{"id": 1}]})
+    tnc = "/otp/routers/{routerId}/transportation_network_company"
+    base = "/otp/routers/demo/transportation_network_company"
+    check(
+        f"{tnc}/eta_estimate", _json(service, f"{base}/eta_estimate?from=53.3,4.2&companies=NOAPI")
+    )
+    check(f"{tnc}/eta_estimate", _json(service, f"{base}/eta_estimate?from=53.3,4.2"))
+    ride = f"{base}/ride_estimate?from=53.3,4.2&to=53.31,4.21&company=NOAPI&rideType=x"
+    check(f"{tnc}/ride_estimate", _json(service, ride))
