@@ -142,8 +142,8 @@ def served(tmp_path: Path, make_service: Any, demo: TransportNetwork) -> tuple[S
     return service, router
 
 
-def _updaters(service: Service) -> dict[str, Any]:
-    resp = service.get("/otp/routers/demo/updaters")
+def _updaters(service: Service, router: str = "demo") -> dict[str, Any]:
+    resp = service.get(f"/otp/routers/{router}/updaters")
     assert resp.status == 200, resp.text
     out: dict[str, Any] = resp.json()
     return out
@@ -373,3 +373,34 @@ def test_answers_match_the_openapi_schemas(served: tuple[Service, Path]) -> None
     check(f"{tnc}/eta_estimate", _json(service, f"{base}/eta_estimate?from=53.3,4.2"))
     ride = f"{base}/ride_estimate?from=53.3,4.2&to=53.31,4.21&company=NOAPI&rideType=x"
     check(f"{tnc}/ride_estimate", _json(service, ride))
+
+
+def test_router_info_has_bike_sharing_once_a_feed_is_live(
+    make_service: Any, tmp_path: Path
+) -> None:
+    """A network without OSM rental stations: bike sharing appears with the GBFS feed."""
+    from otpa.network import BuildConfig, build_network
+
+    data = require_data("tiny", "mmri")
+    net = build_network(data / "3b", config=BuildConfig(max_transfer_distance_m=0.0))
+    graphs = tmp_path / "graphs"
+    (graphs / "plain").mkdir(parents=True)
+    (graphs / "hsl").mkdir(parents=True)
+    shutil.copytree(require_data("extras", "gbfs", "helsinki"), graphs / "hsl" / "gbfs")
+    config = {"updaters": [{"type": "bike-rental", "file": "gbfs", "frequencySec": 0}]}
+    (graphs / "hsl" / "router-config.json").write_text(json.dumps(config), encoding="utf-8")
+    other = build_network(data / "3b", config=BuildConfig(max_transfer_distance_m=0.0))
+    service = make_service(loader=None, graphs_dir=graphs, networks={"plain": other, "hsl": net})
+    assert _json(service, "/otp/routers/plain")["hasBikeSharing"] is False
+    _wait(lambda: _updaters(service, "hsl")["0"]["successes"] >= 1)
+    info = _json(service, "/otp/routers/hsl")
+    assert info["hasBikeSharing"] is True
+    assert "BICYCLERENT" in [o["name"] for o in info["travelOptions"]]
+    listing = _json(service, "/otp/routers/hsl/bike_rental")
+    assert len(listing["stations"]) == 7  # the Helsinki v1 stations with an id and a position
+    assert {s["networks"][0] for s in listing["stations"]} == {"HSL_FI_Helsinki"}
+    messages = listing["errorsByNetwork"]["HSL_FI_Helsinki"]
+    assert {
+        "message": "station_information: a station without station_id: skipped",
+        "severity": "INDIVIDUAL_DOCKING_STATION",
+    } in messages
