@@ -404,3 +404,17 @@ def test_router_info_has_bike_sharing_once_a_feed_is_live(
         "message": "station_information: a station without station_id: skipped",
         "severity": "INDIVIDUAL_DOCKING_STATION",
     } in messages
+
+
+def test_the_served_demo_city_has_its_bike_share_and_ride_hail() -> None:
+    """``otpa serve`` without a graphs folder: the demo's GBFS feed read, NOAPI configured."""
+    from otpa.mobility import current_rental, estimate_eta, tnc_for
+    from service.server import demo_networks
+
+    net = demo_networks()["demo"]
+    state = current_rental(net)
+    assert state.networks == ("DemoBike",)
+    assert state.snapshots["DemoBike"].kind == "bike-rental"
+    assert len(state.stations) == 2
+    (eta,) = estimate_eta(tnc_for(net), 53.3, 4.2)
+    assert (eta.company, eta.estimated_seconds) == ("NOAPI", 240)
