@@ -9,29 +9,69 @@ OpenTripPlanner 1.x's propagation rules) and publishes a new
 timetable (:meth:`TimetableSnapshot.raptor_timetable`).
 """
 
+from otpa.realtime.alerts import (
+    Alert,
+    AlertResult,
+    AlertSet,
+    InformedEntity,
+    TranslatedText,
+    alerts_from_feed,
+    route_agency,
+)
 from otpa.realtime.index_times import realtime_stop_times, realtime_trip_times
+from otpa.realtime.patches import (
+    PATCH_SOURCE,
+    AlertPatchError,
+    AlertPatchFile,
+    patch_from_json,
+    patch_to_json,
+    patches_from_json,
+)
 from otpa.realtime.snapshot import TimetableSnapshot, TripRealtime
 from otpa.realtime.store import (
     RealtimeStore,
+    alert_applier,
     current_snapshot,
+    current_vehicles,
     start_updaters,
     store_for,
     trip_update_applier,
+    vehicle_position_applier,
 )
 from otpa.realtime.trip_updates import FeedError, TripUpdateResult, parse_feed, trip_updates
+from otpa.realtime.vehicles import VehiclePosition, VehicleSet, vehicle_positions
 
 __all__ = [
+    "PATCH_SOURCE",
+    "Alert",
+    "AlertPatchError",
+    "AlertPatchFile",
+    "AlertResult",
+    "AlertSet",
     "FeedError",
+    "InformedEntity",
     "RealtimeStore",
     "TimetableSnapshot",
+    "TranslatedText",
     "TripRealtime",
     "TripUpdateResult",
+    "VehiclePosition",
+    "VehicleSet",
+    "alert_applier",
+    "alerts_from_feed",
     "current_snapshot",
+    "current_vehicles",
     "parse_feed",
+    "patch_from_json",
+    "patch_to_json",
+    "patches_from_json",
     "realtime_stop_times",
     "realtime_trip_times",
+    "route_agency",
     "start_updaters",
     "store_for",
     "trip_update_applier",
     "trip_updates",
+    "vehicle_position_applier",
+    "vehicle_positions",
 ]
