@@ -19,6 +19,8 @@ Path                                       Methods
 ``/otp/geocode``, ``/otp/municoder``       GET external geocoder; municipality at a point
 ``/otp/scripting/run``                     POST run a Python script (opt-in, ROUTERS role)
 ``/otp/routers/{routerId}/updaters[/{n}]``  GET real-time updater status (router-config updaters)
+``/otp/[routers/{routerId}/]patch/...``    GET stopPatches, routePatches; POST patch (user role)
+``.../index/{routes|patterns}/{id}/vehicles``  GET real-time vehicle positions
 ``/dashboard/...``                         the scenario-comparison dashboard (when enabled)
 anything else                              404 JSON
 =========================================  ======================================================
@@ -49,6 +51,7 @@ from service.handlers.landing import LandingHandler, LandingLink
 from service.handlers.openapi import OpenApiHandler
 from service.handlers.plan import PlanHandler
 from service.handlers.profile import profile_urls
+from service.handlers.realtime import realtime_urls
 from service.handlers.routers import RouterHandler, RouterListHandler
 from service.handlers.scenarios import scenario_urls
 from service.handlers.scripting import scripting_urls
@@ -136,11 +139,17 @@ def make_app(
         # graph inspector and basemap tiles (otpa.tiles), walk comfort (otpa.walkcomfort)
         *inspector_urls(args),
         tornado.web.url(r"/otp/routers/([^/]+)/walk_comfort/?", WalkComfortHandler, args),
-        tornado.web.url(r"/otp/routers/([^/]+)/plan/?", PlanHandler, args, name="plan"),
+        tornado.web.url(
+            r"/otp/routers/([^/]+)/plan/?",
+            PlanHandler,
+            {**args, "routing_defaults": updaters.routing_defaults},  # router-config.json
+            name="plan",
+        ),
         # geocoding (built-in, external, municoder) and the opt-in script runner
         *geocode_urls(args),
         *scripting_urls(args),
         *updater_urls(args, updaters),
+        *realtime_urls(args, updaters),  # alert patches, vehicle positions
     ]
     if config.dashboard:  # the Panel dashboard at /dashboard, same process and networks
         from service.dashboard import dashboard_rules

@@ -81,7 +81,10 @@ class TranslatedText:
                     if language is not None and language.replace("-", "_").lower() == want:
                         return text
             for language, text in self.translations:
-                if language is not None and language.replace("-", "_").lower().split("_")[0] == lang:
+                if (
+                    language is not None
+                    and language.replace("-", "_").lower().split("_")[0] == lang
+                ):
                     return text
         for language, text in self.translations:
             if language is None:
@@ -423,9 +426,11 @@ def _parse_alerts(model: TransitModel, message: Any, feed: str, source: str) -> 
         for p in alert.active_period:
             a = int(p.start) if p.HasField("start") and p.start else None
             b = int(p.end) if p.HasField("end") and p.end else None
-            if (a is not None and a > _MAX_EPOCH_S) or (b is not None and b > _MAX_EPOCH_S):
-                bad_period = True
-            elif a is not None and b is not None and b < a:
+            if (
+                (a is not None and a > _MAX_EPOCH_S)
+                or (b is not None and b > _MAX_EPOCH_S)
+                or (a is not None and b is not None and b < a)
+            ):
                 bad_period = True
             periods.append((a, b))
         if bad_period:

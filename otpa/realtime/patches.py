@@ -81,7 +81,7 @@ def _epoch(value: Any, where: str) -> int | None:
 
 
 def _scoped(value: Any, feed_id: str | None, where: str) -> str | None:
-    """``feed:id`` from ``"feed:id"``, ``{"agencyId"|"feedId": f, "id": i}`` or an id with feedId."""
+    """``feed:id`` from ``"feed:id"``, ``{"feedId": f, "id": i}`` or an id with feedId."""
     if value is None:
         return None
     if isinstance(value, Mapping):
@@ -106,6 +106,31 @@ def _int_or_none(value: Any, where: str) -> int | None:
         msg = f"{where} must be an integer"
         raise AlertPatchError(msg)
     return None if value < 0 else int(value)
+
+
+def _periods(raw_periods: Any, alert: Mapping[str, Any]) -> list[tuple[int | None, int | None]]:
+    """``timePeriods`` (epoch s), else the alert's effective dates (ms)."""
+    periods: list[tuple[int | None, int | None]] = []
+    raw_periods = raw_periods or []
+    if not isinstance(raw_periods, list):
+        msg = "timePeriods must be a list"
+        raise AlertPatchError(msg)
+    for i, p in enumerate(raw_periods):
+        if not isinstance(p, Mapping):
+            msg = f"timePeriods[{i}] must be an object"
+            raise AlertPatchError(msg)
+        a = _epoch(p.get("startTime"), f"timePeriods[{i}].startTime")
+        b = _epoch(p.get("endTime"), f"timePeriods[{i}].endTime")
+        if a is not None and b is not None and b < a:
+            msg = f"timePeriods[{i}] ends before it starts"
+            raise AlertPatchError(msg)
+        periods.append((a, b if b else None))
+    if not periods:  # the alert's own effective dates (ms), as OTP's output shape
+        start = _epoch_ms(alert.get("effectiveStartDate"), "alert.effectiveStartDate")
+        end = _epoch_ms(alert.get("effectiveEndDate"), "alert.effectiveEndDate")
+        if start is not None or end is not None:
+            periods.append((start, end))
+    return periods
 
 
 def patch_from_json(obj: Any, model: TransitModel | None = None) -> Alert:
@@ -147,26 +172,7 @@ def patch_from_json(obj: Any, model: TransitModel | None = None) -> Alert:
     if not isinstance(alert, Mapping):
         msg = "alert must be a JSON object"
         raise AlertPatchError(msg)
-    periods: list[tuple[int | None, int | None]] = []
-    raw_periods = obj.get("timePeriods") or []
-    if not isinstance(raw_periods, list):
-        msg = "timePeriods must be a list"
-        raise AlertPatchError(msg)
-    for i, p in enumerate(raw_periods):
-        if not isinstance(p, Mapping):
-            msg = f"timePeriods[{i}] must be an object"
-            raise AlertPatchError(msg)
-        a = _epoch(p.get("startTime"), f"timePeriods[{i}].startTime")
-        b = _epoch(p.get("endTime"), f"timePeriods[{i}].endTime")
-        if a is not None and b is not None and b < a:
-            msg = f"timePeriods[{i}] ends before it starts"
-            raise AlertPatchError(msg)
-        periods.append((a, b if b else None))
-    if not periods:  # the alert's own effective dates (ms), as OTP's output shape
-        start = _epoch_ms(alert.get("effectiveStartDate"), "alert.effectiveStartDate")
-        end = _epoch_ms(alert.get("effectiveEndDate"), "alert.effectiveEndDate")
-        if start is not None or end is not None:
-            periods.append((start, end))
+    periods = _periods(obj.get("timePeriods"), alert)
     agency_raw = obj.get("agencyId", obj.get("agency"))
     entity = InformedEntity(
         agency=_scoped(agency_raw, feed_id, "agencyId"),

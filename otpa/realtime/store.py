@@ -319,4 +319,3 @@ def _unsupported(cfg: UpdaterConfig) -> Callable[[bytes], ApplyReport]:
         raise UnsupportedUpdaterError(msg)
 
     return apply
-

@@ -122,7 +122,9 @@ class VehicleResult(AlertResult):
     vehicles: list[VehiclePosition] = field(default_factory=list)
 
 
-def _next_stop(model: TransitModel, trip: int, vp: Any) -> tuple[str | None, str | None, int | None]:
+def _next_stop(
+    model: TransitModel, trip: int, vp: Any
+) -> tuple[str | None, str | None, int | None]:
     """``(stop id, name, stop_sequence)`` of the stop the vehicle is at or heading to."""
     pattern = int(model.trips["pattern_index"].iat[trip])
     stops = np.asarray(model.pattern_stop_indices(pattern))
@@ -198,7 +200,9 @@ def vehicle_positions(model: TransitModel, message: Any, feed_id: str | None) ->
         )
         if route is None:
             what = vp.trip.trip_id or vp.trip.route_id or "(none)"
-            out.problem("unmatched", name, f"unknown trip: {what!r} is no trip or route of the feed")
+            out.problem(
+                "unmatched", name, f"unknown trip: {what!r} is no trip or route of the feed"
+            )
             continue
         stop_id, stop_name, stop_seq = (None, None, None)
         if trip is not None:

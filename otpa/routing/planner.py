@@ -20,8 +20,8 @@ import numpy as np
 
 from otpa.network import TransportNetwork
 from otpa.realtime import TimetableSnapshot, current_snapshot
-from otpa.routing._alerts import with_alerts
 from otpa.routing._access import walk_limit, walk_overage_cost
+from otpa.routing._alerts import with_alerts
 from otpa.routing._itinerary import filter_and_sort, make_itinerary
 from otpa.routing._legs import street_leg
 from otpa.routing._onboard import OnBoardStart, onboard_start
@@ -255,7 +255,8 @@ def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
     if not itineraries:
         msg = "no itinerary found for this request"
         raise PathNotFoundError(msg)
-    itineraries = with_alerts(network, filter_and_sort(itineraries, request, when), snapshot, request)
+    itineraries = filter_and_sort(itineraries, request, when)
+    itineraries = with_alerts(network, itineraries, snapshot, request)
     t3 = time.perf_counter()
     elev = network.meta.get("elevation") or {}
     return TripPlan(

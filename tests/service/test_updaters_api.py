@@ -130,7 +130,7 @@ def test_gtfs_http_updater_follows_the_feed(tmp_path: Path, make_service: Any) -
         listing = service.get("/otp/routers/rt/updaters").json()
         assert list(listing) == ["0", "1"]
         assert listing["1"]["type"] == "real-time-alerts"
-        assert listing["1"]["supported"] is False
+        assert listing["1"]["supported"] is True  # no feed at /alerts: it reports the error
         assert service.get("/otp/routers/rt/updaters/2").text == "No updater with that ID."
         # 3b.pb: 3b|1 leaves 3b1 at 00:11 (600 s late), reaches 3b2 at 00:12
         assert _plan_times(service) == (660, 720, True, 600)
