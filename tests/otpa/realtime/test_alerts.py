@@ -101,7 +101,8 @@ def test_3i_feed_alert_matches_its_route() -> None:
     assert alert.id == entity.id == "3i"
     assert alert.header.text("en") == entity.alert.header_text.translation[0].text
     assert [e.route for e in alert.entities] == ["3i:" + entity.alert.informed_entity[0].route_id]
-    assert alert.periods == () and alert.effective_start is None
+    assert alert.periods == ()
+    assert alert.effective_start is None
 
 
 def test_alerts_reach_legs_by_agency_route_trip_and_stop() -> None:
@@ -189,9 +190,9 @@ def _patch(**fields: object) -> dict[str, object]:
 
 def test_patch_refusals_are_otp_statuses() -> None:
     model = _network_3i().transit
-    with pytest.raises(AlertPatchError, match="^Every patch must have an id$"):
+    with pytest.raises(AlertPatchError, match=r"^Every patch must have an id$"):
         patch_from_json(_patch(id=None), model)
-    with pytest.raises(AlertPatchError, match="^Every route patch must have a route id$"):
+    with pytest.raises(AlertPatchError, match=r"^Every route patch must have a route id$"):
         patch_from_json(_patch(route="3i:"), model)
     with pytest.raises(AlertPatchError, match="unknown stop"):
         patch_from_json(_patch(stop="3i:nope"), model)
@@ -238,7 +239,8 @@ def test_patches_persist_and_reach_legs(tmp_path: Path) -> None:
         "feed 2",
         "Lift defect",
     ]
-    assert store.remove("works") and not store.remove("works")
+    assert store.remove("works")
+    assert not store.remove("works")
     assert [p.id for p in store.load()] == ["lift"]
 
 
