@@ -84,7 +84,7 @@ class UpdaterConfig:
 
     @property
     def supported(self) -> bool:
-        """Whether this version runs the updater (GTFS-RT trip updates, alerts, vehicle positions)."""
+        """Whether this version runs the updater (GTFS-RT trip updates, alerts, vehicles)."""
         return self.type in _RUNNABLE
 
     @property
