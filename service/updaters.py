@@ -143,7 +143,7 @@ class UpdaterManager:
 
     @staticmethod
     def _publish_patches(router_id: str, network: TransportNetwork, patches: list[Alert]) -> None:
-        if patches or store_for(network).snapshot.alerts:
+        if patches:  # a new network starts with an empty store: nothing to clear
             store_for(network).publish_alerts(PATCH_SOURCE, patches)
 
     def patches(self, router_id: str) -> list[Alert]:
