@@ -28,6 +28,7 @@ from google.transit import gtfs_realtime_pb2
 
 from otpa.network import BuildConfig, build_network
 from service.auth import ROLE_ROUTERS, UserEntry, hash_password
+from service.graphql.execute import GRAPHQL_OK
 from tests.conftest import require_data
 
 pytestmark = pytest.mark.http
@@ -203,6 +204,30 @@ def test_alerts_and_patches_over_http(
         "Unknown effect",
         "Works tomorrow",
         "Lift out of order",
+    ]
+    # GraphQL: the same alerts by entity (OTP 2's Alert type) and the pattern's vehicle
+    query = """{ route(id: "3i:3i|1") { alerts { alertId alertHeaderText routeIds } }
+      stop(id: "3i:3i2") { alerts { alertId effectiveStartDate stopIds } }
+      alerts { alertId }
+      pattern(id: "%s") { vehiclePositions { vehicleId lastUpdated trip { gtfsId } } } }"""
+    resp = service.request(
+        "POST",
+        "/otp/routers/rt/index/graphql",
+        body=json.dumps({"query": query % pattern["id"]}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    assert resp.status == GRAPHQL_OK, resp.text
+    gql = resp.json()["data"]
+    assert gql["route"]["alerts"] == [
+        {"alertId": "3i", "alertHeaderText": "Unknown effect", "routeIds": ["3i:3i|1"]},
+        {"alertId": "works", "alertHeaderText": "Works tomorrow", "routeIds": ["3i:3i|1"]},
+    ]
+    assert gql["stop"]["alerts"] == [
+        {"alertId": "lift", "effectiveStartDate": EPOCH * 1000, "stopIds": ["3i:3i2"]}
+    ]
+    assert sorted(a["alertId"] for a in gql["alerts"]) == ["3i", "lift", "works"]
+    assert gql["pattern"]["vehiclePositions"] == [
+        {"vehicleId": "7", "lastUpdated": EPOCH + 90, "trip": {"gtfsId": "3i:3i|1"}}
     ]
     stored = json.loads((graphs / "rt" / "alert-patches.json").read_text())
     assert [p["id"] for p in stored["alertPatches"]] == ["lift", "works"]
