@@ -1,4 +1,4 @@
-"""Real-time transit data: GTFS-RT trip updates applied as immutable timetable snapshots.
+"""Real-time transit data: GTFS-RT trip updates, alerts and vehicle positions as snapshots.
 
 A ``stop-time-updater`` (configured in ``router-config.json``, run by
 :mod:`otpa.updaters`) parses each GTFS-RT feed (:func:`parse_feed`), matches its
@@ -6,7 +6,10 @@ trip updates against the network's trips and service days (:func:`trip_updates`,
 OpenTripPlanner 1.x's propagation rules) and publishes a new
 :class:`TimetableSnapshot` in the network's :class:`RealtimeStore`.  A plan reads
 :func:`current_snapshot` once at its start and searches the snapshot's RAPTOR
-timetable (:meth:`TimetableSnapshot.raptor_timetable`).
+timetable (:meth:`TimetableSnapshot.raptor_timetable`).  ``real-time-alerts`` updaters
+and alert patches (:mod:`otpa.realtime.patches`) put :class:`Alert` objects into the
+snapshot's :class:`AlertSet`; ``vehicle-positions`` updaters publish a :class:`VehicleSet`
+(:func:`current_vehicles`).
 """
 
 from otpa.realtime.alerts import (
