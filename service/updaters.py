@@ -23,6 +23,7 @@ from typing import Any
 
 from otpa.network import TransportNetwork
 from otpa.realtime import (
+    MAX_PATCHES,
     PATCH_SOURCE,
     Alert,
     AlertPatchError,
@@ -165,6 +166,9 @@ class UpdaterManager:
             else:
                 by_id = {p.id: p for p in self._patches.get(router_id, [])}
                 by_id.update({p.id: p for p in patches})
+                if len(by_id) > MAX_PATCHES:
+                    msg = f"at most {MAX_PATCHES} patches per router"
+                    raise AlertPatchError(msg)
                 stored = self._patches[router_id] = list(by_id.values())
             store_for(network).publish_alerts(PATCH_SOURCE, stored)
         return stored

@@ -23,6 +23,7 @@ from otpa.realtime.alerts import (
 )
 from otpa.realtime.index_times import realtime_stop_times, realtime_trip_times
 from otpa.realtime.patches import (
+    MAX_PATCHES,
     PATCH_SOURCE,
     AlertPatchError,
     AlertPatchFile,
@@ -45,6 +46,7 @@ from otpa.realtime.trip_updates import FeedError, TripUpdateResult, parse_feed, 
 from otpa.realtime.vehicles import VehiclePosition, VehicleSet, vehicle_positions
 
 __all__ = [
+    "MAX_PATCHES",
     "PATCH_SOURCE",
     "Alert",
     "AlertPatchError",

@@ -25,6 +25,7 @@ from otpa.realtime.alerts import Alert, InformedEntity, TranslatedText, entity_k
 from otpa.transit.model import TransitModel
 
 __all__ = [
+    "MAX_PATCHES",
     "PATCH_SOURCE",
     "AlertPatchError",
     "AlertPatchFile",

@@ -63,8 +63,14 @@ class _RealtimeBase(BaseHandler):
         self.manager = updaters
 
 
-def _xml_value(element: Any) -> Any:
+#: Deepest XML element nesting read (an AlertPatchSet needs 4).
+_MAX_XML_DEPTH = 8
+
+
+def _xml_value(element: Any, depth: int = 0) -> Any:
     """A JAXB-style XML element as JSON-like data (repeated or list elements as lists)."""
+    if depth > _MAX_XML_DEPTH:
+        raise ApiError(400, "The XML body is nested too deeply for an AlertPatchSet.")
     children = list(element)
     if not children:
         text = (element.text or "").strip()
@@ -76,7 +82,7 @@ def _xml_value(element: Any) -> Any:
         return text
     out: dict[str, Any] = {}
     for child in children:
-        value = _xml_value(child)
+        value = _xml_value(child, depth + 1)
         if child.tag in _LISTS:
             out.setdefault(child.tag, []).append(value)
         else:
@@ -90,7 +96,7 @@ class PatchListHandler(_RealtimeBase):
     openapi: ClassVar[dict[str, Operation]] = {
         "get": Operation(
             "The alert patches of a stop or route: {alertPatches: [AlertPatch]}",
-            query=_FILTER,
+            query=(*_FILTER, Param("locale", {"type": "string"}, "texts in this language")),
             xml=True,
         )
     }
@@ -143,7 +149,7 @@ class PatchPostHandler(_RealtimeBase):
                 return value if isinstance(value, dict) else {}
             if media in ("application/json", ""):
                 return json.loads(raw or b"null")
-        except (ValueError, SafeET.ParseError) as exc:  # DefusedXmlException is a ValueError
+        except (ValueError, RecursionError, SafeET.ParseError) as exc:  # defusedxml: ValueError
             raise ApiError(400, f"The body is not a valid AlertPatchSet: {exc}") from None
         raise ApiError(415, "Send the AlertPatchSet as application/json or application/xml.")
 

@@ -169,6 +169,10 @@ def test_alerts_and_patches_over_http(
     assert "unknown stop" in _post(service, {"alertPatches": [_stop_patch(stop="3i:x")]}).text
     assert _post(service, {"patches": []}).status == 400
     assert _post(service, b"<oops", media="application/xml").status == 400
+    assert _post(service, b"<a>" * 50 + b"</a>" * 50, media="application/xml").status == 400
+    assert _post(service, b"[" * 100_000 + b"]" * 100_000).status == 400
+    assert _post(service, b"{}", media="text/csv").status == 415
+    assert service.get("/otp/routers/rt/index/routes/nocolon/vehicles").status == 404
     assert not (graphs / "rt" / "alert-patches.json").exists()
     assert service.get("/otp/routers/rt/patch/stopPatches?agency=3i&id=3i2").json() == {}
 
