@@ -19,6 +19,8 @@ Path                                       Methods
 ``/otp/geocode``, ``/otp/municoder``       GET external geocoder; municipality at a point
 ``/otp/scripting/run``                     POST run a Python script (opt-in, ROUTERS role)
 ``/otp/routers/{routerId}/updaters[/{n}]``  GET real-time updater status (router-config updaters)
+``/otp/[routers/{routerId}/]patch/...``    GET stopPatches, routePatches; POST patch (user role)
+``.../index/{routes|patterns}/{id}/vehicles``  GET real-time vehicle positions
 ``/otp/routers/{routerId}/bike_rental``     GET rental stations; also ``car_``, ``vehicle_rental``
 ``/otp/routers/{routerId}/park_and_ride``   GET park-and-ride lots (OSM)
 ``.../transportation_network_company/...``  GET ride-hail ``eta_estimate``, ``ride_estimate``
@@ -52,6 +54,7 @@ from service.handlers.landing import LandingHandler, LandingLink
 from service.handlers.openapi import OpenApiHandler
 from service.handlers.plan import PlanHandler
 from service.handlers.profile import profile_urls
+from service.handlers.realtime import realtime_urls
 from service.handlers.rental import rental_urls
 from service.handlers.routers import RouterHandler, RouterListHandler
 from service.handlers.scenarios import scenario_urls
@@ -141,11 +144,17 @@ def make_app(
         # graph inspector and basemap tiles (otpa.tiles), walk comfort (otpa.walkcomfort)
         *inspector_urls(args),
         tornado.web.url(r"/otp/routers/([^/]+)/walk_comfort/?", WalkComfortHandler, args),
-        tornado.web.url(r"/otp/routers/([^/]+)/plan/?", PlanHandler, args, name="plan"),
+        tornado.web.url(
+            r"/otp/routers/([^/]+)/plan/?",
+            PlanHandler,
+            {**args, "routing_defaults": updaters.routing_defaults},  # router-config.json
+            name="plan",
+        ),
         # geocoding (built-in, external, municoder) and the opt-in script runner
         *geocode_urls(args),
         *scripting_urls(args),
         *updater_urls(args, updaters),
+        *realtime_urls(args, updaters),  # alert patches, vehicle positions
         # shared mobility: rental stations, park-and-ride lots, ride-hail (otpa.mobility)
         *rental_urls(args),
         *tnc_urls(args),

@@ -1,11 +1,15 @@
-"""The real-time updaters of every served router, kept in step with the registry.
+"""The real-time updaters, alert patches and routing defaults of every served router.
 
 When a router's network is registered (service start, ``PUT /routers/{id}``,
-upload), its updaters are read from ``<graphs_dir>/<id>/router-config.json``
-(OTP 1.x's ``updaters`` list) and started by :func:`otpa.realtime.start_updaters`;
-the updaters of the network it replaced, or of an evicted router, are stopped.  The
-new updaters first re-apply the last good feed of the ones they replace, so a reloaded
-graph serves the same real-time state before its first poll.
+upload), its ``<graphs_dir>/<id>/router-config.json`` is read: its updaters
+(OTP 1.x's ``updaters`` list) are started by :func:`otpa.realtime.start_updaters`
+and its ``routingDefaults`` apply to every plan of the router
+(:attr:`UpdaterManager.routing_defaults`); the updaters of the network it replaced,
+or of an evicted router, are stopped.  The new updaters first re-apply the last good
+feed of the ones they replace, so a reloaded graph serves the same real-time state
+before its first poll.  The router's alert patches (``alert-patches.json`` in the
+router folder, see :class:`otpa.realtime.AlertPatchFile`) are published into the new
+network's real-time store, next to the alerts of the feeds.
 """
 
 from __future__ import annotations
@@ -13,20 +17,33 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from otpa.mobility import configure_tnc, with_rental_updaters
 from otpa.network import TransportNetwork
-from otpa.realtime import start_updaters
+from otpa.realtime import (
+    MAX_PATCHES,
+    PATCH_SOURCE,
+    Alert,
+    AlertPatchError,
+    AlertPatchFile,
+    start_updaters,
+    store_for,
+)
 from otpa.updaters import PollingUpdater, UpdaterConfigError
+from service.otp1.plan_params import RoutingDefaults
 from service.registry import RouterRegistry
 
-__all__ = ["ROUTER_CONFIG", "UpdaterManager"]
+__all__ = ["ALERT_PATCHES", "ROUTER_CONFIG", "UpdaterManager"]
 
 logger = logging.getLogger(__name__)
 
 #: The router configuration file in a router's folder.
 ROUTER_CONFIG = "router-config.json"
+#: A router's alert patches, in its folder.
+ALERT_PATCHES = "alert-patches.json"
 
 
 class UpdaterManager:
@@ -47,6 +64,11 @@ class UpdaterManager:
         self._running: dict[str, tuple[TransportNetwork, list[PollingUpdater]]] = {}
         self._errors: dict[str, str] = {}
         self._closed = False
+        #: ``routingDefaults`` of each router's router-config.json (read by the plan handler)
+        self.routing_defaults: dict[str, RoutingDefaults] = {}
+        # patches of routers without a folder (in-memory registries) live here only
+        self._patches: dict[str, list[Alert]] = {}
+        self._patch_lock = threading.Lock()
         registry.add_listener(self.sync)
 
     def _router_dir(self, router_id: str) -> Path | None:
@@ -59,6 +81,7 @@ class UpdaterManager:
         """Start a router's updaters; each first re-applies the last good feed of the
         updater it replaces (same index and source), so a reload keeps the real-time state."""
         started = self._configured(router_id, network)
+        self._publish_patches(router_id, network, self._stored_patches(router_id))
         old = {(u.config.index, u.config.source): u.last_good_feed for u in previous}
         for updater in started:
             feed = old.get((updater.config.index, updater.config.source))
@@ -71,6 +94,7 @@ class UpdaterManager:
     def _configured(self, router_id: str, network: TransportNetwork) -> list[PollingUpdater]:
         folder = self._router_dir(router_id)
         self._errors.pop(router_id, None)
+        self.routing_defaults.pop(router_id, None)
         if folder is None or not (folder / ROUTER_CONFIG).is_file():
             return []
         try:
@@ -78,6 +102,7 @@ class UpdaterManager:
             if not isinstance(config, dict):
                 msg = f"{ROUTER_CONFIG} is not a JSON object"
                 raise UpdaterConfigError(msg)
+            self._read_routing_defaults(router_id, config)
             tnc_error = configure_tnc(network, config)  # ride-hail providers of the router
             if tnc_error is not None:
                 logger.warning("router %r: no ride-hail provider: %s", router_id, tnc_error)
@@ -87,6 +112,71 @@ class UpdaterManager:
             logger.warning("router %r: updaters not started: %s", router_id, exc)
             self._errors[router_id] = f"{ROUTER_CONFIG}: {exc}"
             return []
+
+    def _read_routing_defaults(self, router_id: str, config: dict[str, Any]) -> None:
+        section = config.get("routingDefaults")
+        if section is None:
+            return
+        try:
+            if not isinstance(section, dict):
+                msg = "routingDefaults is not a JSON object"
+                raise ValueError(msg)
+            self.routing_defaults[router_id] = RoutingDefaults.from_router_config(section)
+        except ValueError as exc:  # the router is served with the library's defaults
+            logger.warning("router %r: routingDefaults not used: %s", router_id, exc)
+            self._errors[router_id] = f"{ROUTER_CONFIG}: {exc}"
+
+    # -- alert patches ---------------------------------------------------------------------
+    def _patch_file(self, router_id: str) -> AlertPatchFile | None:
+        folder = self._router_dir(router_id)
+        return (
+            None
+            if folder is None or not folder.is_dir()
+            else AlertPatchFile(folder / ALERT_PATCHES)
+        )
+
+    def _stored_patches(self, router_id: str) -> list[Alert]:
+        file = self._patch_file(router_id)
+        if file is None:
+            with self._patch_lock:
+                return list(self._patches.get(router_id, []))
+        try:
+            return file.load()
+        except AlertPatchError as exc:
+            logger.warning("router %r: alert patches not loaded: %s", router_id, exc)
+            self._errors[router_id] = str(exc)
+            return []
+
+    @staticmethod
+    def _publish_patches(router_id: str, network: TransportNetwork, patches: list[Alert]) -> None:
+        if patches:  # a new network starts with an empty store: nothing to clear
+            store_for(network).publish_alerts(PATCH_SOURCE, patches)
+
+    def patches(self, router_id: str) -> list[Alert]:
+        """The router's alert patches (stored, in the order they were first posted)."""
+        return self._stored_patches(router_id)
+
+    def add_patches(
+        self, router_id: str, network: TransportNetwork, patches: Sequence[Alert]
+    ) -> list[Alert]:
+        """Store patches (same id: replaced), persist them, publish them with the feeds' alerts.
+
+        Returns every patch of the router.  Raises :class:`otpa.realtime.AlertPatchError`
+        (or ``OSError``) when they cannot be stored; nothing changes then.
+        """
+        file = self._patch_file(router_id)
+        with self._patch_lock:
+            if file is not None:
+                stored = file.add(patches)
+            else:
+                by_id = {p.id: p for p in self._patches.get(router_id, [])}
+                by_id.update({p.id: p for p in patches})
+                if len(by_id) > MAX_PATCHES:
+                    msg = f"at most {MAX_PATCHES} patches per router"
+                    raise AlertPatchError(msg)
+                stored = self._patches[router_id] = list(by_id.values())
+            store_for(network).publish_alerts(PATCH_SOURCE, stored)
+        return stored
 
     def sync(self) -> None:
         """Restart the updaters of replaced networks, stop those of evicted routers."""

@@ -22,6 +22,7 @@ from otpa.analysis._linkage import TargetLinks, link_targets
 from otpa.analysis._propagate import propagate
 from otpa.analysis.request import AnalysisRequest
 from otpa.network import TransportNetwork
+from otpa.realtime import TimetableSnapshot, current_snapshot
 from otpa.routing import Location, PlanRequest
 from otpa.routing.engine import (
     StreetEnd,
@@ -56,6 +57,7 @@ class Prepared:
     link_time_s: np.ndarray  # egress link times, connector included
     direct_allowed: bool
     transit: bool
+    realtime: TimetableSnapshot | None = None  # taken once: every origin sees one timetable
 
 
 @dataclass(frozen=True, eq=False)
@@ -97,6 +99,7 @@ def prepare(
         link_time_s=link_time,
         direct_allowed=mode in modes.street and not plan_req.transit.only_transit_trips,
         transit=modes.transit,
+        realtime=None if request.ignore_realtime_updates else current_snapshot(network),
     )
 
 
@@ -152,7 +155,10 @@ def _arrivals(prep: Prepared, origin: StreetEnd) -> tuple[FloatArray, np.ndarray
     if c:
         access = dataclasses.replace(access, time_s=(access.time_s + c).astype(np.int32))
     first = dt.datetime.fromtimestamp(int(prep.departures[0]), prep.tz)
-    timetable = raptor_timetable(net.transit, first.date(), prep.tz.key)
+    if prep.realtime is not None:  # the real-time timetable, as otpa.plan searches it
+        timetable = prep.realtime.raptor_timetable(first.date(), prep.tz.key)
+    else:
+        timetable = raptor_timetable(net.transit, first.date(), prep.tz.key)
     plan_req = dataclasses.replace(prep.plan_request, date_time=first)
     rreq = transit_request(
         net, plan_req, timetable, origin, prep.options, access, criteria="arrival"

@@ -23,6 +23,7 @@ from otpa.routing.preferences import (
     MAX_TRANSFERS,
     AccessibilityPreferences,
     BikePreferences,
+    ItineraryPreferences,
     TransitPreferences,
     WalkPreferences,
     WheelchairPreferences,
@@ -87,6 +88,9 @@ class AnalysisRequest:
         as OTP 1.x's planner does (``otpa.plan`` gives the same times then).
     filters
         Banned/whitelisted routes, agencies, stops, as for planning.
+    ignore_realtime_updates
+        Search the scheduled timetable; by default the network's current real-time
+        snapshot (:mod:`otpa.realtime`), as ``otpa.plan`` does.
     """
 
     departure: dt.datetime
@@ -104,6 +108,7 @@ class AnalysisRequest:
     wheelchair: bool = False
     walk_connectors: bool = True
     filters: TransitFilters = field(default_factory=TransitFilters)
+    ignore_realtime_updates: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.departure, dt.datetime):
@@ -236,4 +241,5 @@ class AnalysisRequest:
                 max_transfers=self.max_rides - 1, board_slack_s=self.board_slack_s
             ),
             filters=self.filters,
+            itineraries=ItineraryPreferences(ignore_realtime_updates=self.ignore_realtime_updates),
         )

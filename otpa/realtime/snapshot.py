@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from otpa.realtime.alerts import AlertSet
 from otpa.transit.model import TransitModel
 from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.transit.raptor_data import raptor_timetable
@@ -89,11 +90,14 @@ class TimetableSnapshot:
         Increases with every published snapshot of a store (0: nothing applied yet).
     created
         When the snapshot was published (UTC).
+    alerts
+        The service alerts of every alert source and the alert patches.
     """
 
     model: TransitModel
     trips: Mapping[tuple[int, int], TripRealtime]
     version: int = 0
+    alerts: AlertSet = field(default_factory=AlertSet)
     created: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC))
     _cache: OrderedDict[tuple[dt.date, str], RaptorTimetable] = field(
         default_factory=OrderedDict, repr=False
@@ -105,6 +109,12 @@ class TimetableSnapshot:
 
     def __iter__(self) -> Iterator[TripRealtime]:
         return iter(self.trips.values())
+
+    def with_alerts(self, alerts: AlertSet, version: int) -> TimetableSnapshot:
+        """This timetable with other alerts, as a new version (its RAPTOR cache is shared)."""
+        return TimetableSnapshot(
+            self.model, self.trips, version, alerts=alerts, _cache=self._cache, _lock=self._lock
+        )
 
     def trip(self, trip: int, service_date: dt.date) -> TripRealtime | None:
         """The real-time state of a trip on a service date, or None when it runs as planned."""

@@ -32,19 +32,15 @@ import numpy as np
 from google.protobuf.message import DecodeError
 from google.transit import gtfs_realtime_pb2
 
-from otpa.errors import OtpaError
+from otpa.realtime.feeds import FeedError, feed_index
 from otpa.realtime.snapshot import TripRealtime
 from otpa.transit.model import TransitModel
 from otpa.util.cache import OwnerCache
 
-__all__ = ["FeedError", "TripUpdateResult", "parse_feed", "trip_updates"]
+__all__ = ["FeedError", "TripUpdateResult", "feed_index", "parse_feed", "trip_updates"]
 
 #: Problems reported by name, at most this many.
 MAX_MESSAGES = 20
-
-
-class FeedError(ValueError, OtpaError):
-    """A feed that cannot be used at all (not a GTFS-RT message, unknown feed id)."""
 
 
 @dataclass
@@ -91,19 +87,6 @@ def parse_feed(data: bytes) -> Any:
         msg_text = "not a GTFS-RT FeedMessage (no header)"
         raise FeedError(msg_text)
     return msg
-
-
-def _feed_index(model: TransitModel, feed_id: str | None) -> int:
-    ids = [str(x) for x in model.feeds["feed_id"]]
-    if feed_id is None:
-        if len(ids) == 1:
-            return 0
-        msg = f"feedId is required: the network has feeds {', '.join(ids)}"
-        raise FeedError(msg)
-    if feed_id not in ids:
-        msg = f"feedId {feed_id!r} matches no feed of the network ({', '.join(ids)})"
-        raise FeedError(msg)
-    return ids.index(feed_id)
 
 
 def _service_date(text: str) -> dt.date | None:
@@ -324,7 +307,7 @@ def trip_updates(
     FeedError
         ``feed_id`` matches no feed of the network.
     """
-    feed = _feed_index(model, feed_id)
+    feed = feed_index(model, feed_id)
     look = _lookup(model, feed)
     stamp = int(message.header.timestamp) if message.header.HasField("timestamp") else None
     now = dt.datetime.now(dt.UTC) if stamp is None else dt.datetime.fromtimestamp(stamp, dt.UTC)

@@ -21,6 +21,7 @@ import numpy as np
 from otpa.network import TransportNetwork
 from otpa.realtime import TimetableSnapshot, current_snapshot
 from otpa.routing._access import walk_limit, walk_overage_cost
+from otpa.routing._alerts import with_alerts
 from otpa.routing._itinerary import filter_and_sort, make_itinerary
 from otpa.routing._legs import street_leg
 from otpa.routing._onboard import OnBoardStart, onboard_start
@@ -209,7 +210,8 @@ def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
     when = _localize(request.date_time, tz)
     onboard = None
     # the real-time snapshot is taken once: the whole plan searches the same timetable
-    realtime = None if request.itineraries.ignore_realtime_updates else current_snapshot(network)
+    snapshot = current_snapshot(network)  # its alerts show even with ignoreRealtimeUpdates
+    realtime = None if request.itineraries.ignore_realtime_updates else snapshot
     if request.start_transit_trip_id is not None:
         if not request.modes.transit:
             msg = "startTransitTripId (depart on board) needs a transit mode"
@@ -254,6 +256,7 @@ def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
         msg = "no itinerary found for this request"
         raise PathNotFoundError(msg)
     itineraries = filter_and_sort(itineraries, request, when)
+    itineraries = with_alerts(network, itineraries, snapshot, request)
     t3 = time.perf_counter()
     elev = network.meta.get("elevation") or {}
     return TripPlan(

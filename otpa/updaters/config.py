@@ -6,9 +6,10 @@ Each entry names a ``type`` and where its feed comes from::
      "frequencySec": 30, "feedId": "bart"}
     {"type": "stop-time-updater", "sourceType": "gtfs-http", "url": "http://...", "feedId": "bart"}
 
-``file`` paths are relative to the router folder.  Types other than
-``stop-time-updater`` are read and validated (so a configuration that names them
-is accepted) but not run by this increment; :attr:`UpdaterConfig.supported` tells.
+``file`` paths are relative to the router folder.  :mod:`otpa.realtime` runs
+``stop-time-updater``, ``real-time-alerts`` and ``vehicle-positions``; other types
+are read and validated (so a configuration that names them is accepted) and run
+only where a package implements them; :attr:`UpdaterConfig.supported` tells.
 """
 
 from __future__ import annotations
@@ -33,7 +34,16 @@ UPDATER_TYPES: Mapping[str, frozenset[str]] = {
 }
 
 #: Types this version runs (the others are configuration only, reported as such).
-_RUNNABLE = frozenset({"stop-time-updater", "bike-rental", "vehicle-rental", "car-rental"})
+_RUNNABLE = frozenset(
+    {
+        "stop-time-updater",
+        "real-time-alerts",
+        "vehicle-positions",
+        "bike-rental",
+        "vehicle-rental",
+        "car-rental",
+    }
+)
 
 #: OTP 1.x's default polling period.
 DEFAULT_FREQUENCY_S = 60.0
@@ -83,7 +93,7 @@ class UpdaterConfig:
 
     @property
     def supported(self) -> bool:
-        """Whether this version runs the updater (``stop-time-updater`` only, today)."""
+        """Whether this version runs the updater (GTFS-RT trip updates, alerts, vehicles)."""
         return self.type in _RUNNABLE
 
     @property

@@ -3,8 +3,10 @@
 Object types resolve on the index's dataclasses; root and list fields ask the
 index found in the execution context (:class:`IndexContext`).  Global ``id``
 fields are Relay ids, ``base64("Type:gtfsId")``; ``gtfsId`` is the feed-scoped
-id.  Lookups of unknown ids resolve to null, as OTP's did.  There is no
-real-time data in otpa yet, so the schema has no ``alerts`` field.
+id.  Lookups of unknown ids resolve to null, as OTP's did.  Real-time data comes from
+the snapshot current when the request started (``IndexContext.realtime``): stop times,
+service ``alerts`` (root, Agency, Route, Trip, Stop; OTP 2's ``Alert`` type, texts in
+the feed's default language) and a pattern's ``vehiclePositions`` (OTP 2's name).
 """
 
 from __future__ import annotations
@@ -37,7 +39,13 @@ from otpa.index import (
     Trip,
     TripTime,
 )
-from otpa.realtime import realtime_stop_times, realtime_trip_times
+from otpa.realtime import (
+    Alert,
+    VehiclePosition,
+    current_vehicles,
+    realtime_stop_times,
+    realtime_trip_times,
+)
 from service.graphql._types import (
     BikesAllowed,
     Connection,
@@ -178,6 +186,78 @@ Coordinates = GraphQLObjectType(
 )
 
 
+# -- real-time alerts and vehicles --------------------------------------------------------------
+
+
+def _ms(t: Any) -> int | None:
+    return None if t is None else round(t.timestamp() * 1000)
+
+
+def _alerts_of(kind: str) -> Resolver:
+    """Resolver of an entity's alerts (``kind``: agency, route, trip or stop)."""
+
+    def resolve(obj: Any, info: Info) -> list[Alert]:
+        snapshot = info.context.realtime
+        return [] if snapshot is None else list(snapshot.alerts.get(kind, obj.id))
+
+    return resolve
+
+
+def _all_alerts(_root: Any, info: Info, feeds: Sequence[str] | None = None) -> list[Alert]:
+    snapshot = info.context.realtime
+    if snapshot is None:
+        return []
+    return [a for a in snapshot.alerts if feeds is None or a.feed_id in feeds]
+
+
+def _entity_ids(kind: str) -> Resolver:
+    return lambda a, _i: sorted({getattr(e, kind) for e in a.entities if getattr(e, kind)})
+
+
+AlertType: GraphQLObjectType = GraphQLObjectType(
+    "Alert",
+    lambda: {
+        "id": field(GraphQLNonNull(GraphQLID), lambda a, _i: to_global_id("Alert", a.id)),
+        "alertId": field(GraphQLString, attr("id")),
+        "feed": field(GraphQLString, attr("feed_id")),
+        "alertHeaderText": field(GraphQLString, lambda a, _i: a.header.text()),
+        "alertDescriptionText": field(GraphQLString, lambda a, _i: a.description.text()),
+        "alertUrl": field(GraphQLString, lambda a, _i: a.url.text()),
+        "alertCause": field(GraphQLString, attr("cause")),
+        "alertEffect": field(GraphQLString, attr("effect")),
+        "effectiveStartDate": field(Long, lambda a, _i: _ms(a.effective_start)),
+        "effectiveEndDate": field(Long, lambda a, _i: _ms(a.effective_end)),
+        "agencyIds": field(list_of(GraphQLString), _entity_ids("agency")),
+        "routeIds": field(list_of(GraphQLString), _entity_ids("route")),
+        "tripIds": field(list_of(GraphQLString), _entity_ids("trip")),
+        "stopIds": field(list_of(GraphQLString), _entity_ids("stop")),
+    },
+)
+
+
+def _pattern_vehicles(p: Pattern, info: Info) -> list[VehiclePosition]:
+    network = info.context.network
+    return [] if network is None else list(current_vehicles(network).on_trips(p.trip_ids))
+
+
+VehiclePositionType = GraphQLObjectType(
+    "VehiclePosition",
+    lambda: {
+        "vehicleId": field(GraphQLString, attr("vehicle_id")),
+        "label": field(GraphQLString, attr("label")),
+        "lat": field(GraphQLFloat, attr("lat")),
+        "lon": field(GraphQLFloat, attr("lon")),
+        "speed": field(GraphQLFloat, attr("speed")),
+        "heading": field(GraphQLFloat, attr("heading")),
+        "lastUpdated": field(Long, attr("seconds")),
+        "stopStatus": field(GraphQLString, attr("stop_status")),
+        "trip": field(
+            Trip_, lambda v, info: or_none(lambda: index_of(info).get_trip(v.trip_id or ""))
+        ),
+    },
+)
+
+
 # -- entities -----------------------------------------------------------------------------------
 
 Agency_: GraphQLObjectType = GraphQLObjectType(
@@ -194,6 +274,7 @@ Agency_: GraphQLObjectType = GraphQLObjectType(
         "routes": field(
             list_of(Route_), lambda a, info: index_of(info).find_routes(agency_id=a.id)
         ),
+        "alerts": field(list_of(AlertType), _alerts_of("agency")),
     },
     interfaces=[Node],
 )
@@ -222,6 +303,7 @@ Route_: GraphQLObjectType = GraphQLObjectType(
         ),
         "stops": field(list_of(Stop_), lambda r, info: index_of(info).find_stops(route_id=r.id)),
         "trips": field(list_of(Trip_), lambda r, info: index_of(info).find_trips(route_id=r.id)),
+        "alerts": field(list_of(AlertType), _alerts_of("route")),
     },
     interfaces=[Node],
 )
@@ -287,6 +369,7 @@ Stop_: GraphQLObjectType = GraphQLObjectType(
         ),
         "stoptimesForPatterns": field(list_of(StoptimesInPattern), _stop_times, _STOPTIME_ARGS),
         "stoptimesWithoutPatterns": field(list_of(Stoptime), _stop_times_flat, _STOPTIME_ARGS),
+        "alerts": field(list_of(AlertType), _alerts_of("stop")),
     },
     interfaces=[Node],
 )
@@ -335,6 +418,7 @@ Trip_: GraphQLObjectType = GraphQLObjectType(
         "geometry": field(
             GraphQLString, lambda t, info: index_of(info).get_trip_geometry(t.id).points
         ),
+        "alerts": field(list_of(AlertType), _alerts_of("trip")),
     },
     interfaces=[Node],
 )
@@ -364,6 +448,7 @@ Pattern_: GraphQLObjectType = GraphQLObjectType(
         "semanticHash": field(
             GraphQLString, lambda p, info: index_of(info).get_pattern_semantic_hash(p.id)
         ),
+        "vehiclePositions": field(list_of(VehiclePositionType), _pattern_vehicles),
     },
     interfaces=[Node],
 )
@@ -577,6 +662,11 @@ Query: GraphQLObjectType = GraphQLObjectType(
         "clusters": field(list_of(Cluster), _all(TransitIndex.list_clusters)),
         "cluster": field(Cluster, _one(TransitIndex.get_cluster), _ID_ARG),
         "viewer": field(Query, lambda root, _i: root if root is not None else {}),
+        "alerts": field(
+            list_of(AlertType),
+            _all_alerts,
+            {"feeds": GraphQLArgument(list_of(GraphQLNonNull(GraphQLString)))},
+        ),
     },
 )
 

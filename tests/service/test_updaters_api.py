@@ -26,7 +26,7 @@ from _plan_fakes import start_app
 from google.transit import gtfs_realtime_pb2
 
 from otpa.network import BuildConfig, build_network
-from otpa.realtime import trip_update_applier
+from otpa.realtime import alert_applier, trip_update_applier
 from service.graphql.execute import GRAPHQL_OK
 from tests.conftest import require_data
 
@@ -130,7 +130,7 @@ def test_gtfs_http_updater_follows_the_feed(tmp_path: Path, make_service: Any) -
         listing = service.get("/otp/routers/rt/updaters").json()
         assert list(listing) == ["0", "1"]
         assert listing["1"]["type"] == "real-time-alerts"
-        assert listing["1"]["supported"] is False
+        assert listing["1"]["supported"] is True  # no feed at /alerts: it reports the error
         assert service.get("/otp/routers/rt/updaters/2").text == "No updater with that ID."
         # 3b.pb: 3b|1 leaves 3b1 at 00:11 (600 s late), reaches 3b2 at 00:12
         assert _plan_times(service) == (660, 720, True, 600)
@@ -193,24 +193,41 @@ def test_no_updaters(make_service: Any) -> None:
     assert service.get("/otp/routers/nope/updaters").status == 404
 
 
+def _alert_feed(header: str) -> bytes:
+    msg = gtfs_realtime_pb2.FeedMessage()
+    msg.header.gtfs_realtime_version = "1.0"
+    alert = msg.entity.add(id="a").alert
+    alert.informed_entity.add(route_id="3b")  # routes.txt: route 3b runs 3b|1 and 3b|2
+    alert.header_text.translation.add(text=header)
+    return msg.SerializeToString()
+
+
 def test_concurrent_plans_each_see_one_snapshot(make_service: Any) -> None:
-    """Plans racing with updates: each response names its snapshot and matches it exactly."""
+    """8 plan clients racing with trip updates and alerts (each a new snapshot, every 50 ms):
+    every response names its snapshot, and its times, delay and alert are that snapshot's."""
     data = require_data("tiny", "mmri")
     network = build_network(data / "3b", config=BuildConfig(max_transfer_distance_m=0.0))
     service = make_service(networks={"rt": network})
-    apply = trip_update_applier(network, "3b", "concurrency")
-    delay_of: dict[int, int] = {}
-    delay_of[apply(_delay_feed({"3b|1": 60})).snapshot] = 60
+    trips = trip_update_applier(network, "3b", "concurrency")
+    alerts = alert_applier(network, "3b", "alerts")
+    state = {"delay": 60, "alert": "none"}
+    expected: dict[int, tuple[int, str]] = {}
+    expected[trips(_delay_feed({"3b|1": 60})).snapshot] = (60, "none")
     done = threading.Event()
-    seen: list[tuple[int, tuple[int, int, bool, int]]] = []
+    seen: list[tuple[int, tuple[int, int, bool, int, str]]] = []
     errors: list[str] = []
 
     def update() -> None:
         for k in itertools.count():
             if done.wait(0.05):
                 return
-            delay = 60 * (1 + (k + 1) % 9)  # 60 .. 540 s: 3b|1 stays the best ride
-            delay_of[apply(_delay_feed({"3b|1": delay})).snapshot] = delay
+            if k % 2:  # an alert naming the delay it is published with
+                state["alert"] = f"delay {state['delay']} #{k}"
+                version = alerts(_alert_feed(state["alert"])).snapshot
+            else:
+                state["delay"] = 60 * (1 + (k // 2 + 1) % 9)  # 60 .. 540 s: 3b|1 stays best
+                version = trips(_delay_feed({"3b|1": state["delay"]})).snapshot
+            expected[version] = (state["delay"], state["alert"])
 
     def client() -> None:
         while not done.is_set():
@@ -221,11 +238,12 @@ def test_concurrent_plans_each_see_one_snapshot(make_service: Any) -> None:
                 continue
             leg = resp.json()["plan"]["itineraries"][0]["legs"][0]
             times = ((leg["startTime"] - EPOCH_MS) // 1000, (leg["endTime"] - EPOCH_MS) // 1000)
-            seen.append((int(resp.header("X-Otpa-Realtime-Snapshot") or -1),
-                         (*times, leg["realTime"], leg["departureDelay"])))  # fmt: skip
+            shown = "|".join(a["alertHeaderText"] for a in leg.get("alerts", []))
+            version = int(resp.header("X-Otpa-Realtime-Snapshot") or -1)
+            seen.append((version, (*times, leg["realTime"], leg["departureDelay"], shown)))
 
     threads = [threading.Thread(target=update)] + [
-        threading.Thread(target=client) for _ in range(4)
+        threading.Thread(target=client) for _ in range(8)
     ]
     for t in threads:
         t.start()
@@ -235,6 +253,8 @@ def test_concurrent_plans_each_see_one_snapshot(make_service: Any) -> None:
         t.join(30)
     assert errors == []
     assert len({version for version, _ in seen}) >= 3  # the plans saw several snapshots
+    assert any(answer[-1] for _, answer in seen)  # and alerts on their legs
     for version, answer in seen:
-        delay = delay_of[version]
-        assert answer == (60 + delay, 120 + delay, True, delay), (version, answer)
+        delay, alert = expected[version]
+        shown = "" if alert == "none" else alert
+        assert answer == (60 + delay, 120 + delay, True, delay, shown), (version, answer)

@@ -25,8 +25,8 @@ Straight-line walks between nearby stops are an explicit build option
 
 Cases driven by the GTFS-RT ``.pb`` files (3b, 3c, 3e, plannerstack_scenario) run
 with the ``.pb`` configured as a ``stop-time-updater`` of the case's
-``router-config.json`` (OTP 1.x's format); 3i's alert is skipped (alerts are a
-later increment).
+``router-config.json`` (OTP 1.x's format); 3i's ``.pb`` is a ServiceAlert, read by a
+``real-time-alerts`` updater.
 """
 
 from __future__ import annotations
@@ -572,6 +572,8 @@ REALTIME_TRIPS: dict[str, tuple[tuple[str, tuple[int, int] | None], ...]] = {
     "3c1": (("3c|1", (120, 120)),),
     # 3e|1 is canceled: 3e|2 runs as planned
     "3e1": (("3e|2", None),),
+    # 3i.pb only alerts 3i|1: the trip runs as planned
+    "3i1-alert": (("3i|1", None),),
     # the intercity leaves stop 1 300 s late: on board at 00:07, at stop 3 at 00:09
     "plannerstack_scenario": (
         ("plannerstack_scenario|intercity", (300, 300)),
@@ -585,10 +587,11 @@ def _mmri_realtime_network(data_root: Path, folder: str) -> TransportNetwork:
     """A fresh network of the case with its ``.pb`` applied by a ``stop-time-updater``."""
     network = build_network(data_root / "tiny" / "mmri" / folder)
     feed = str(network.transit.feeds["feed_id"].iat[0])
+    kind = "real-time-alerts" if folder == "3i" else "stop-time-updater"
     config = {
         "updaters": [
             {
-                "type": "stop-time-updater",
+                "type": kind,
                 "sourceType": "gtfs-file",
                 "file": f"../{folder}.pb",  # relative to the router folder
                 "frequencySec": 60,
@@ -602,28 +605,29 @@ def _mmri_realtime_network(data_root: Path, folder: str) -> TransportNetwork:
     return network
 
 
-@pytest.mark.parametrize(
-    "case",
-    [
-        pytest.param(
-            c,
-            id=c.name,
-            marks=[pytest.mark.skip(reason="alerts are a later increment")]
-            if c.name not in REALTIME_TRIPS
-            else [],
-        )
-        for c in REALTIME_CASES
-    ],
-)
+#: The alerts of the legs of the real-time answers (header texts), where a case has them.
+REALTIME_ALERTS: dict[str, tuple[tuple[str, ...], ...]] = {
+    # 3i.pb: one alert, informed entity route_id "3i|1", header "Unknown effect", no periods
+    "3i1-alert": (("Unknown effect",),),
+}
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.name) for c in REALTIME_CASES])
 def test_mmri_realtime_case(data_root: Path, case: Case) -> None:
     network = _mmri_realtime_network(data_root, case.folder)
     trips = REALTIME_TRIPS[case.name]
     expected = {ride.index: {trips[i][0]} for i, ride in enumerate(case.rides)}
     result = _check(data_root, case, network, expected)
     legs = [leg for leg in result.itineraries[0].legs if leg.transit_leg]
-    for leg, (_, delays) in zip(legs, trips, strict=True):
+    alerts = REALTIME_ALERTS.get(case.name, ((),) * len(legs))
+    for leg, (_, delays), headers in zip(legs, trips, alerts, strict=True):
         assert leg.real_time is (delays is not None)
         assert (leg.departure_delay, leg.arrival_delay) == (delays or (0, 0))
+        shown = tuple(a.alert_header_text for a in leg.alerts or ())
+        assert shown == headers
+        for alert in leg.alerts or ():  # 3i.pb has no description, url or active period
+            assert (alert.alert_description_text, alert.alert_url) == (None, None)
+            assert alert.effective_start_date is None
 
 
 def test_mmri_realtime_ignored(data_root: Path) -> None:

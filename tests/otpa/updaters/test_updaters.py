@@ -46,7 +46,7 @@ def test_parse_updaters_otp1_format(tmp_path: Path) -> None:
         "bart",
     )
     assert (b.url, b.frequency_s, b.supported) == ("http://127.0.0.1:9/rt", 60.0, True)
-    assert (c.source_type, c.supported) == ("gtfs-http", False)
+    assert (c.source_type, c.supported) == ("gtfs-http", True)
     assert (d.network, d.source_type) == ("n", "gbfs")
     assert parse_updaters({}, tmp_path) == []
 
