@@ -21,6 +21,7 @@ import numpy as np
 from otpa.network import TransportNetwork
 from otpa.realtime import TimetableSnapshot, current_snapshot
 from otpa.routing._access import walk_limit, walk_overage_cost
+from otpa.routing._flex import direct_flex_legs, flex_enabled
 from otpa.routing._itinerary import filter_and_sort, make_itinerary
 from otpa.routing._legs import street_leg
 from otpa.routing._onboard import OnBoardStart, onboard_start
@@ -155,6 +156,15 @@ def _plan_pair(
     if modes.transit:
         search = TransitSearch(network, request, when, o_end, d_end, options, tz, onboard, realtime)
         itineraries = transit_itineraries(search)
+        if onboard is None and flex_enabled(network, request):  # flex rides door to door
+            for leg in direct_flex_legs(network, request, when, origin, destination, tz):
+                # its cost: the time from the requested time to the end of the ride
+                cost = abs((leg.start_time if request.arrive_by else leg.end_time) - when)
+                direct_flex = make_itinerary(
+                    network, [leg], request=request, generalized_cost=cost.total_seconds()
+                )
+                itineraries.append(direct_flex)
+            itineraries.sort(key=lambda it: it.generalized_cost or 0.0)
     if onboard is None and mode in modes.street and not request.transit.only_transit_trips:
         # kept only when it is at least as good as the best transit itinerary
         best_transit = min((it.generalized_cost or 0.0 for it in itineraries), default=None)
