@@ -98,15 +98,16 @@ def test_zone_to_marta_rides_flex_then_the_bus(cobb: TransportNetwork) -> None:
     # the ride's time is the car's street time to the stop (no duration factors in this feed)
     snap = snap_point(cobb, *IN_ZONE, mode="CAR", max_distance_m=1000.0)
     assert snap is not None
-    cars = access_stops(cobb, snap, StreetOptions.from_request(PlanRequest(None, None, _at(7)), "CAR"),
-                        max_time_s=3 * 3600.0)  # fmt: skip
+    car = StreetOptions.from_request(PlanRequest(None, None, _at(7)), "CAR")
+    cars = access_stops(cobb, snap, car, max_time_s=3 * 3600.0)
     stop = int(list(cobb.transit.stops["stop_id"]).index(ride.to_place.stop_id))
     car_s = int(dict(zip(cars.stops.tolist(), cars.time_s.tolist(), strict=True))[stop])
     assert ride.duration == car_s
     # inside its trip's window, leaving as late as still catches bus 30 there
     trip = ride.trip_id.split(":", 1)[1]
     w_start, w_end = _windows()[trip]
-    assert w_start <= _day_s(ride.start_time) and _day_s(ride.end_time) <= w_end
+    assert w_start <= _day_s(ride.start_time)
+    assert _day_s(ride.end_time) <= w_end
     assert (w_start, w_end) == (7 * 3600, 7 * 3600 + 1800)  # the first window after 07:00
     assert bus.route == "30"
     assert bus.from_place.stop_id == ride.to_place.stop_id
