@@ -301,13 +301,18 @@ def _pairs(
 ) -> list[tuple[FlexTrip, dt.date, int, int, int]]:
     """(trip, date, day start, board row, alight row) with the point in the right area."""
     out = []
+    seen: dict[str, bool] = {}  # by place: many trips serve one zone
+
+    def inside_row(r: FlexRow) -> bool:
+        if r.place_id not in seen:
+            seen[r.place_id] = r.contains(point.lat, point.lon) or (
+                point.stop is not None and not r.is_area and point.stop in r.stops
+            )
+        return seen[r.place_id]
+
     for trip, date, start in _trips_on(network, when):
         rows = trip.rows
-        inside = [
-            r.contains(point.lat, point.lon)
-            or (point.stop is not None and not r.is_area and point.stop in r.stops)
-            for r in rows
-        ]
+        inside = [inside_row(r) for r in rows]
         for i, ri in enumerate(rows):
             # a zone row may also be ridden within itself (OTP 2: on and off at one row)
             for j in range(i if ri.is_area else i + 1, len(rows)):

@@ -28,18 +28,18 @@ Polygon = tuple[tuple[FloatArray, FloatArray], ...]
 
 
 def _in_ring(lon: FloatArray, lat: FloatArray, rx: FloatArray, ry: FloatArray) -> np.ndarray:
-    """Even-odd test of points against one closed ring (vectorised over points)."""
-    inside = np.zeros(lon.shape, dtype=bool)
-    x0, y0 = rx[:-1], ry[:-1]
-    x1, y1 = rx[1:], ry[1:]
-    for a, b, c, d in zip(x0, y0, x1, y1, strict=True):
-        crosses = (b > lat) != (d > lat)
-        if not crosses.any():
-            continue
+    """Even-odd test of points against one closed ring (points x edges, in chunks)."""
+    x0, y0, x1, y1 = rx[:-1], ry[:-1], rx[1:], ry[1:]
+    out = np.zeros(lon.shape, dtype=bool)
+    step = max(1, 400_000 // max(len(x0), 1))
+    for a in range(0, len(lon), step):
+        py = lat[a : a + step, None]
+        px = lon[a : a + step, None]
+        crosses = (y0 > py) != (y1 > py)
         with np.errstate(divide="ignore", invalid="ignore"):
-            x_at = a + (lat - b) * (c - a) / (d - b)
-        inside ^= crosses & (lon < x_at)
-    return inside
+            x_at = x0 + (py - y0) * (x1 - x0) / (y1 - y0)
+        out[a : a + step] = np.count_nonzero(crosses & (px < x_at), axis=1) % 2 == 1
+    return out
 
 
 def points_in_polygons(
