@@ -117,3 +117,28 @@ def test_flag_stop_buffer_is_refused(svc: Service) -> None:
     assert isinstance(details, dict)
     assert details["parameter"] == "flexFlagStopBufferSize"
     assert "flag stops" in details["reason"]
+
+
+def test_flex_trip_stoptimes_in_the_index(svc: Service) -> None:
+    trip = "cobblinc-scheduled-deviated-flex:4d838cf4-d44d-4e08-a364-f22c34a8c89e"
+    resp = svc.get(f"/otp/routers/cobb/index/trips/{urllib.parse.quote(trip)}/stoptimes")
+    assert resp.status == 200, resp.text
+    times = resp.json()
+    feed = "cobblinc-scheduled-deviated-flex"
+    # the feed's rows: yz85 07:30, zone_1 07:30-08:00 twice, cujv 08:00
+    assert [t["stopId"] for t in times] == [
+        f"{feed}:yz85",
+        f"{feed}:zone_1",
+        f"{feed}:zone_1",
+        f"{feed}:cujv",
+    ]
+    assert [(t["scheduledArrival"], t["scheduledDeparture"]) for t in times] == [
+        (27000, 27000),
+        (27000, 28800),
+        (27000, 28800),
+        (28800, 28800),
+    ]
+    assert [t["timepoint"] for t in times] == [True, False, False, True]
+    assert "serviceArea" not in times[0]
+    assert times[1]["serviceArea"]["length"] > 3  # the zone's boundary
+    assert all(t["stopCount"] == 4 for t in times)
