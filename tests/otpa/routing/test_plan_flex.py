@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import json
 import math
 import zipfile
 from pathlib import Path
@@ -216,3 +217,56 @@ def test_lincoln_county_dial_a_ride(tmp_path: Path) -> None:
     ignored = plan(net, _request(a, Location(*b), when, booking_time=when,
                                  ignore_drt_advance_book_min=True))  # fmt: skip
     assert ignored.itineraries[0].legs[0].start_time == when
+
+
+def _synthetic_zone_feed(tmp: Path, restricted: int) -> TransportNetwork:
+    """One on-demand zone (08:00-18:00, factor 2, offset 2 minutes), no streets."""
+    ring = [[9.0, 48.0], [9.05, 48.0], [9.05, 48.05], [9.0, 48.05], [9.0, 48.0]]
+    zones = {
+        "type": "FeatureCollection",
+        "features": [
+            {"type": "Feature", "id": "Z", "geometry": {"type": "Polygon", "coordinates": [ring]}}
+        ],
+    }
+    files = {
+        "agency.txt": "agency_id,agency_name,agency_url,agency_timezone\n"
+        "A,Agency,http://a.example,Europe/Berlin\n",
+        "stops.txt": "stop_id,stop_name,stop_lat,stop_lon\nS1,One,48.01,9.01\n",
+        "routes.txt": "route_id,agency_id,route_short_name,route_type,eligibility_restricted\n"
+        f"R1,A,Call,3,{restricted}\n",
+        "trips.txt": "route_id,service_id,trip_id\nR1,WK,F1\n",
+        "calendar.txt": "service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,"
+        "start_date,end_date\nWK,1,1,1,1,1,0,0,20240101,20241231\n",
+        "stop_times.txt": "trip_id,stop_id,stop_sequence,pickup_type,drop_off_type,"
+        "start_pickup_drop_off_window,end_pickup_drop_off_window,mean_duration_factor,"
+        "mean_duration_offset\nF1,Z,1,2,2,08:00:00,18:00:00,2,2\n",
+        "locations.geojson": json.dumps(zones),
+    }
+    folder = tmp / f"zone{restricted}"
+    folder.mkdir()
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    return build_network(folder)
+
+
+def test_duration_factor_and_eligibility(tmp_path: Path) -> None:
+    berlin = ZoneInfo("Europe/Berlin")
+    a, b = (48.005, 9.005), (48.04, 9.04)
+    when = _at(9, day=dt.date(2024, 3, 5), tz=berlin)
+    open_net = _synthetic_zone_feed(tmp_path, 0)
+    (leg,) = plan(open_net, _request(a, Location(*b), when)).itineraries[0].legs
+    lat1, lon1, lat2, lon2 = map(math.radians, (*a, *b))
+    h = math.sin((lat2 - lat1) / 2) ** 2 + math.cos(lat1) * math.cos(lat2) * math.sin(
+        (lon2 - lon1) / 2
+    ) ** 2
+    straight = 2 * 6371008.8 * math.asin(math.sqrt(h)) / 8.0 + 300
+    assert leg.duration == math.ceil(straight * 2 + 120)  # factor 2, offset 2 minutes
+    assert leg.start_time == when
+    restricted = _synthetic_zone_feed(tmp_path, 1)
+    assert plan(restricted, _request(a, Location(*b), when)).itineraries
+    with pytest.raises(PathNotFoundError):
+        plan(restricted, _request(a, Location(*b), when, use_eligibility_services=False))
+    # outside the window (before 08:00 the ride waits; after 18:00 there is none)
+    late = _at(18, 30, day=dt.date(2024, 3, 5), tz=berlin)
+    with pytest.raises(PathNotFoundError):
+        plan(open_net, _request(a, Location(*b), late))
