@@ -256,9 +256,10 @@ def test_duration_factor_and_eligibility(tmp_path: Path) -> None:
     open_net = _synthetic_zone_feed(tmp_path, 0)
     (leg,) = plan(open_net, _request(a, Location(*b), when)).itineraries[0].legs
     lat1, lon1, lat2, lon2 = map(math.radians, (*a, *b))
-    h = math.sin((lat2 - lat1) / 2) ** 2 + math.cos(lat1) * math.cos(lat2) * math.sin(
-        (lon2 - lon1) / 2
-    ) ** 2
+    h = (
+        math.sin((lat2 - lat1) / 2) ** 2
+        + math.cos(lat1) * math.cos(lat2) * math.sin((lon2 - lon1) / 2) ** 2
+    )
     straight = 2 * 6371008.8 * math.asin(math.sqrt(h)) / 8.0 + 300
     assert leg.duration == math.ceil(straight * 2 + 120)  # factor 2, offset 2 minutes
     assert leg.start_time == when
