@@ -495,7 +495,8 @@ class FlexPreferences:
     ``use_reservation_services`` / ``use_eligibility_services``: whether services
     that must be booked / that are restricted to eligible riders may be used.
     ``flag_stop_buffer_size``: how far (metres) from a route with continuous pickup
-    or drop-off a rider may be picked up or set down.
+    or drop-off a rider may be picked up or set down; flag stops are not routed, so
+    :func:`otpa.plan` refuses a value above 0 on a network with flex services.
     """
 
     flag_stop_buffer_size: float = 0.0
