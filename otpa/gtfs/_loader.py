@@ -94,14 +94,14 @@ class FeedFiles:
         return [i for name in SPECS if name in self._reports for i in self._reports[name]]
 
     def flex_extras(self, report: ValidationReport) -> dict[str, Any]:
-        """``locations.geojson`` (dict) and the booking_rules / location_groups frames."""
+        """``locations.geojson`` (dict) and the booking_rules / location_groups(_stops) frames."""
         extras: dict[str, Any] = {}
         if "locations.geojson" in self.src:
             try:
                 extras["locations"] = json.loads(self.src.read_bytes("locations.geojson"))
             except (ValueError, UnicodeDecodeError) as exc:
                 report.add("warning", "locations.geojson", f"unreadable GeoJSON ({exc}); ignored")
-        for name in ("booking_rules", "location_groups"):
+        for name in ("booking_rules", "location_groups", "location_group_stops"):
             if f"{name}.txt" in self.src:
                 raw = read_raw_table(self.src, f"{name}.txt", report)
                 extras[name] = to_frame(raw.table, {})

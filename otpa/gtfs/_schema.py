@@ -105,7 +105,8 @@ SPECS: dict[str, FileSpec] = {
             | _strs("route_url", "route_color", "route_text_color")
             | {"route_sort_order": _i(32), "continuous_pickup": _i(8, 1)}
             | {"continuous_drop_off": _i(8, 1)}
-            | _strs("network_id"),
+            | _strs("network_id")
+            | {"eligibility_restricted": _i(8)},
             ("route_id", "route_type"),
             required_file=True,
         ),
@@ -129,7 +130,10 @@ SPECS: dict[str, FileSpec] = {
             | {"pickup_type": _i(8, 0), "drop_off_type": _i(8, 0)}
             | {"continuous_pickup": _i(8), "continuous_drop_off": _i(8)}
             | {"shape_dist_traveled": F, "timepoint": _i(8, 1)}
-            | _strs("pickup_booking_rule_id", "drop_off_booking_rule_id"),
+            | _strs("pickup_booking_rule_id", "drop_off_booking_rule_id")
+            # GTFS-Flex duration factors: numbers, offsets in minutes or HH:MM:SS (drafts)
+            | _strs("mean_duration_factor", "mean_duration_offset")
+            | _strs("safe_duration_factor", "safe_duration_offset"),
             ("trip_id", "stop_sequence"),
             required_file=True,
             aliases={

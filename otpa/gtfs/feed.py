@@ -9,6 +9,7 @@ import pandas as pd
 
 from otpa.errors import UnknownIdError
 from otpa.gtfs.calendar import ServiceCalendar
+from otpa.gtfs.flex import FlexData
 from otpa.gtfs.ids import scoped_id
 from otpa.gtfs.report import ValidationReport
 
@@ -40,6 +41,9 @@ class GtfsFeed:
         ``locations.geojson`` parsed, or ``None``.
     booking_rules, location_groups
         Those GTFS-Flex files as text columns, or ``None``.
+    flex
+        The GTFS-Flex data validated and normalised (:func:`otpa.gtfs.flex.read_flex`):
+        zones, location groups, booking rules and the usable flex trips.
     """
 
     feed_id: str
@@ -62,6 +66,7 @@ class GtfsFeed:
     locations: dict[str, Any] | None = None
     booking_rules: pd.DataFrame | None = None
     location_groups: pd.DataFrame | None = None
+    flex: FlexData = field(default_factory=FlexData)
     _cache: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
 
     def __repr__(self) -> str:

@@ -25,6 +25,7 @@ from otpa.gtfs._service_tables import clean_calendar, clean_calendar_dates, serv
 from otpa.gtfs._source import FeedSource
 from otpa.gtfs._stop_times import StopTimesResult, clean_stop_times
 from otpa.gtfs.feed import GtfsFeed
+from otpa.gtfs.flex import read_flex
 from otpa.gtfs.ids import default_feed_id, sanitize_feed_id
 from otpa.gtfs.report import ValidationReport
 from otpa.types import PathLike
@@ -61,6 +62,13 @@ _FLEX_COLUMNS = (
     "drop_off_booking_rule_id",
     "shape_dist_traveled",
     "timepoint",
+    "stop_headsign",
+    "continuous_pickup",
+    "continuous_drop_off",
+    "mean_duration_factor",
+    "mean_duration_offset",
+    "safe_duration_factor",
+    "safe_duration_offset",
 )
 _INDEX = ColumnSpec("int", 32, 0)
 _STOP_TIMES_SPECS = SPECS["stop_times.txt"].columns | {
@@ -220,4 +228,13 @@ def _build(
         locations=extras.get("locations"),
         booking_rules=extras.get("booking_rules"),
         location_groups=extras.get("location_groups"),
+        flex=read_flex(
+            locations=extras.get("locations"),
+            location_groups=extras.get("location_groups"),
+            location_group_stops=extras.get("location_group_stops"),
+            booking_rules=extras.get("booking_rules"),
+            flex_stop_times=flex_stop_times,
+            stop_ids=set(stops.col("stop_id").to_pylist()),
+            report=report,
+        ),
     )

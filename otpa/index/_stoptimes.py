@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
+from otpa.gtfs.flex import FlexData
 from otpa.index.model import Pattern, Stop, StopTimesInPattern, Trip, TripTime
 from otpa.transit.model import TransitModel
 from otpa.types import BoolArray, Int32Array, IntArray
@@ -220,8 +221,6 @@ class Timetable:
     def of_trip(self, model_trip: int, date: dt.date | None) -> list[TripTime]:
         """A model trip's times at each of its stops (``service_day`` 0 without a date)."""
         p = int(self._trip_pattern[model_trip])
-        if p < 0:
-            return []
         service_day = 0
         if date is not None:
             day = date.toordinal() - self._transit.service_first_day
@@ -230,6 +229,8 @@ class Timetable:
             if service < 0 or not 0 <= day < self._n_days or not active[service, day]:
                 return []
             service_day = self._clock.start(date.toordinal(), int(self._trip_tz[model_trip]))
+        if p < 0:  # a GTFS-Flex trip (or none): its rows
+            return self._flex_times(model_trip, service_day)
         layout = self._layout(p)
         k = int(self._trip_position[model_trip])
         trip_id = self._trips[self._trip_gtfs[model_trip]].id
@@ -240,6 +241,50 @@ class Timetable:
             )
         ]
         return list(self._made(calls))
+
+    def _flex_times(self, model_trip: int, service_day: int) -> list[TripTime]:
+        """A flex trip's rows as trip times (windows for zones), [] for other trips."""
+        row = self._transit.trips.iloc[model_trip]
+        feed = str(self._transit.feeds["feed_id"].iloc[int(row["feed"])])
+        raw = str(row["raw_id"])
+        doc = self._transit.flex.get(feed)
+        if doc is None or raw not in (doc.get("trips") or {}):
+            return []
+        data = FlexData.from_json({"zones": doc.get("zones"), "trips": {raw: doc["trips"][raw]}})
+        trip = self._trips[self._trip_gtfs[model_trip]]
+        rows = data.trips[raw]
+        out = []
+        for k, r in enumerate(rows):
+            place = r.stop_id or r.location_id or r.group_id
+            zone = data.zones.get(r.location_id) if r.location_id else None
+            area = None
+            if zone is not None:
+                area = tuple(
+                    (float(y), float(x))
+                    for poly in zone["polygons"]
+                    for ring in poly
+                    for x, y in ring
+                )
+            out.append(
+                TripTime(
+                    stop_id=f"{feed}:{place}",
+                    stop_index=k,
+                    stop_count=len(rows),
+                    scheduled_arrival=r.start_s,
+                    scheduled_departure=r.end_s,
+                    service_day=service_day,
+                    trip_id=trip.id,
+                    block_id=trip.block_id,
+                    headsign=r.stop_headsign or trip.trip_headsign,
+                    pickup_type=r.pickup_type,
+                    drop_off_type=r.drop_off_type,
+                    timepoint=r.timed,
+                    continuous_pickup=r.continuous_pickup,
+                    continuous_drop_off=r.continuous_drop_off,
+                    service_area=area,
+                )
+            )
+        return out
 
     def departing(self, patterns: Iterable[int], date: dt.date, departure_s: int) -> list[int]:
         """Model trips of some model patterns running on a service day that leave their first

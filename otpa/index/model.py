@@ -263,6 +263,10 @@ class TripTime:
         (``SCHEDULED``, ``UPDATED``, ``CANCELED``).
     realtime_arrival, realtime_departure
         The updated times (service-day seconds); None: as scheduled.
+    continuous_pickup, continuous_drop_off, service_area
+        GTFS-Flex trips (no pattern): one time per row, at a stop or a zone; a zone's
+        row is served during its window (``scheduled_arrival`` .. ``scheduled_departure``)
+        and ``service_area`` is the zone's boundary.
     """
 
     stop_id: str
@@ -281,6 +285,11 @@ class TripTime:
     realtime_state: str = "SCHEDULED"
     realtime_arrival: int | None = None
     realtime_departure: int | None = None
+    #: GTFS-Flex rows (the ibi fork's fields): continuous pickup / drop-off, and the
+    #: zone served as ``(lat, lon)`` boundary points (``stop_id`` is then the zone's id)
+    continuous_pickup: int | None = None
+    continuous_drop_off: int | None = None
+    service_area: tuple[tuple[float, float], ...] | None = None
 
 
 @dataclass(frozen=True)

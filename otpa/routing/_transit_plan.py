@@ -21,6 +21,7 @@ from otpa.routing._access import (
     walk_limit,
     walk_overage_cost,
 )
+from otpa.routing._flex import FlexEnds, access_flex_legs, egress_flex_legs, flex_enabled, flex_ends
 from otpa.routing._interlining import stay_seated
 from otpa.routing._itinerary import make_itinerary
 from otpa.routing._legs import stop_place, street_leg, to_datetime, transit_leg
@@ -252,12 +253,27 @@ def _accessibility_score(
     return sum(_SCORE.get(v, 0.5) for v in values) / len(values)
 
 
+def _flex_legs(s: TransitSearch, flex: FlexEnds, leg: object, epoch: int) -> list[Leg] | None:
+    """The legs of a flex access or egress; None for any other leg ([]: no time fits)."""
+    if isinstance(leg, AccessLeg) and leg.index >= flex.n_walk_access:
+        window = (float(epoch + leg.start), float(epoch + leg.end))
+        ep = s.origin.endpoint
+        return access_flex_legs(s.network, s.request, flex, leg.index, window, ep, s.tz)
+    if isinstance(leg, EgressLeg) and leg.index >= flex.n_walk_egress:
+        window = (float(epoch + leg.start), float(epoch + leg.end))
+        ep = s.destination.endpoint
+        return egress_flex_legs(s.network, s.request, flex, leg.index, window, ep, s.tz)
+    return None
+
+
 def _journey_legs(
     s: TransitSearch,
     timetable: RaptorTimetable,
     journey: RaptorJourney,
     ends: tuple[Access, Access],
+    flex: FlexEnds | None = None,
 ) -> tuple[list[Leg], bool]:
+    """The legs of a journey ([] when a flex ride in it finds no time in its windows)."""
     tz, epoch, net = s.tz, timetable.epoch, s.network
     date = dt.datetime.fromtimestamp(epoch + 12 * 3600, tz).date()
     legs: list[Leg] = []
@@ -265,7 +281,12 @@ def _journey_legs(
     mode = s.options.mode
     delayed = False  # legs on the on-board vehicle run late by the on-board delay
     for leg in journey.legs:
-        if isinstance(leg, AccessLeg):
+        flegs = None if flex is None else _flex_legs(s, flex, leg, epoch)
+        if flegs is not None:  # a flex ride (and a walk) to or from the transit
+            if not flegs:
+                return [], too_sloped
+            legs.extend(flegs)
+        elif isinstance(leg, AccessLeg):
             if leg.duration_s == 0 and s.origin.endpoint.stop == leg.stop:
                 continue
             start, end = to_datetime(epoch + leg.start, tz), to_datetime(epoch + leg.end, tz)
@@ -367,6 +388,12 @@ def transit_itineraries(s: TransitSearch) -> list[Itinerary]:
     if limit is not None and limit < max_walk:  # the soft walk limit
         access = replace(access, cost=access.cost + walk_overage_cost(access.distance_m, limit))
         egress = replace(egress, cost=egress.cost + walk_overage_cost(egress.distance_m, limit))
+    flex = None
+    if flex_enabled(s.network, req):  # flex rides to and from stops: more access and egress
+        ends = (s.origin.endpoint, s.destination.endpoint)
+        access, egress, flex = flex_ends(
+            s.network, req, s.when, *ends, access, egress, onboard=s.onboard is not None
+        )
     if (access.stops.size == 0 and s.onboard is None) or egress.stops.size == 0:
         return []
     # the service day of the requested time (a late-night search also sees the
@@ -374,7 +401,9 @@ def transit_itineraries(s: TransitSearch) -> list[Itinerary]:
     timetable = search_timetable(s.network, s.realtime, s.when.astimezone(s.tz).date(), s.tz.key)
     out: list[Itinerary] = []
     for journey in _search_journeys(s, timetable, access, egress):
-        legs, too_sloped = _journey_legs(s, timetable, journey, (access, egress))
+        legs, too_sloped = _journey_legs(s, timetable, journey, (access, egress), flex)
+        if not legs:
+            continue
         out.append(
             make_itinerary(
                 s.network,

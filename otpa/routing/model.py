@@ -239,6 +239,15 @@ class Leg:
     rented_vehicle: bool = False
     hailed_car: bool = False
     flex_drt_advance_book_min: float = 0.0
+    #: GTFS-Flex (the ibi fork's leg fields): an on-demand (zone) ride; the booking
+    #: rule's messages; the window the vehicle may pick up / drop off in (deviated routes)
+    call_and_ride: bool | None = None
+    flex_drt_pickup_message: str | None = None
+    flex_drt_drop_off_message: str | None = None
+    flex_flag_stop_pickup_message: str | None = None
+    flex_flag_stop_drop_off_message: str | None = None
+    flex_call_and_ride_max_start_time: dt.datetime | None = None
+    flex_call_and_ride_min_end_time: dt.datetime | None = None
     accessibility_score: float | None = None
     elevation_gained: float = 0.0
     elevation_lost: float = 0.0

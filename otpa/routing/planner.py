@@ -22,6 +22,7 @@ from otpa.network import TransportNetwork
 from otpa.realtime import TimetableSnapshot, current_snapshot
 from otpa.routing._access import walk_limit, walk_overage_cost
 from otpa.routing._alerts import with_alerts
+from otpa.routing._flex import direct_flex_legs, flex_enabled
 from otpa.routing._itinerary import filter_and_sort, make_itinerary
 from otpa.routing._legs import street_leg
 from otpa.routing._onboard import OnBoardStart, onboard_start
@@ -156,6 +157,15 @@ def _plan_pair(
     if modes.transit:
         search = TransitSearch(network, request, when, o_end, d_end, options, tz, onboard, realtime)
         itineraries = transit_itineraries(search)
+        if onboard is None and flex_enabled(network, request):  # flex rides door to door
+            for leg in direct_flex_legs(network, request, when, origin, destination, tz):
+                # its cost: the time from the requested time to the end of the ride
+                cost = abs((leg.start_time if request.arrive_by else leg.end_time) - when)
+                direct_flex = make_itinerary(
+                    network, [leg], request=request, generalized_cost=cost.total_seconds()
+                )
+                itineraries.append(direct_flex)
+            itineraries.sort(key=lambda it: it.generalized_cost or 0.0)
     if onboard is None and mode in modes.street and not request.transit.only_transit_trips:
         # kept only when it is at least as good as the best transit itinerary
         best_transit = min((it.generalized_cost or 0.0 for it in itineraries), default=None)
@@ -203,7 +213,9 @@ def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
     NoPathsAfterFilteringError
         Itineraries were found, but the filters removed them all.
     InvalidRequestError
-        ``start_transit_trip_id`` names no trip (or no transit mode is allowed).
+        ``start_transit_trip_id`` names no trip (or no transit mode is allowed);
+        ``flexFlagStopBufferSize`` above 0 on a network with flex services (flag
+        stops are not routed).
     """
     t0 = time.perf_counter()
     tz = ZoneInfo(network.time_zone)
@@ -218,6 +230,12 @@ def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
             raise InvalidRequestError(msg, parameter="startTransitTripId")
         _check_service_period(network, when)
         onboard = onboard_start(network, request, when, tz, realtime)
+    if request.flex.flag_stop_buffer_size > 0 and flex_enabled(network, request):
+        msg = (
+            "flexFlagStopBufferSize: boarding at flag stops along continuous-pickup routes "
+            "is not supported (flex zones and deviated routes are); leave it at 0"
+        )
+        raise InvalidRequestError(msg, parameter="flexFlagStopBufferSize")
     origin, destination = _resolve(network, request, onboard)
     if (origin.stop is not None and origin.stop == destination.stop) or (
         float(haversine_m(origin.lat, origin.lon, destination.lat, destination.lon))

@@ -11,6 +11,7 @@ OTP parameter, so no search ever sees a value it cannot hold safely.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -485,12 +486,25 @@ class MicromobilityPreferences:
 
 @dataclass(frozen=True)
 class FlexPreferences:
-    """GTFS-Flex options (routing flex services is a later feature)."""
+    """GTFS-Flex options (the ibi fork's ``flex*`` parameters).
+
+    ``enabled``: ride flex services (on-demand zones, deviated routes) as access,
+    egress and direct trips when the network has them.  ``booking_time``: when
+    the ride is booked (default: the moment of planning), for the booking rules'
+    prior notice, which ``ignore_drt_advance_book_min`` lifts.
+    ``use_reservation_services`` / ``use_eligibility_services``: whether services
+    that must be booked / that are restricted to eligible riders may be used.
+    ``flag_stop_buffer_size``: how far (metres) from a route with continuous pickup
+    or drop-off a rider may be picked up or set down; flag stops are not routed, so
+    :func:`otpa.plan` refuses a value above 0 on a network with flex services.
+    """
 
     flag_stop_buffer_size: float = 0.0
     use_reservation_services: bool = True
     use_eligibility_services: bool = True
     ignore_drt_advance_book_min: bool = False
+    enabled: bool = True
+    booking_time: dt.datetime | None = None
 
     def __post_init__(self) -> None:
         check_range("flexFlagStopBufferSize", self.flag_stop_buffer_size)

@@ -324,6 +324,30 @@ def _flex_locations(feeds: Sequence[GtfsFeed]) -> dict[str, Any]:
     return {"type": "FeatureCollection", "features": features} if features else {}
 
 
+def _flex_services(feeds: Sequence[GtfsFeed]) -> dict[str, Any]:
+    """Each feed's GTFS-Flex data (raw ids) and its routes' continuous / eligibility values."""
+    out: dict[str, Any] = {}
+    for feed in feeds:
+        flex = feed.flex
+        routes = feed.routes
+        extra: dict[str, dict[str, int]] = {}
+        if len(routes):
+            cols = {
+                c: routes[c]
+                for c in ("continuous_pickup", "continuous_drop_off", "eligibility_restricted")
+                if c in routes
+            }
+            for k, rid in enumerate(routes["route_id"].astype(str)):
+                values = {c: col.iloc[k] for c, col in cols.items()}
+                row = {c: int(v) for c, v in values.items() if not pd.isna(v)}
+                continuous = (row.get("continuous_pickup", 1), row.get("continuous_drop_off", 1))
+                if continuous != (1, 1) or row.get("eligibility_restricted", 0) == 1:
+                    extra[rid] = row
+        if flex.trips or extra:
+            out[feed.feed_id] = {**flex.to_json(), "routes": extra}
+    return out
+
+
 def build_transit_model(feeds: Sequence[GtfsFeed]) -> TransitModel:
     """Merge parsed feeds into one transit model.
 
@@ -388,6 +412,7 @@ def build_transit_model(feeds: Sequence[GtfsFeed]) -> TransitModel:
         shape_lon=shapes["lon"],
         shape_dist_m=shapes["dist"],
         flex_locations=_flex_locations(feeds),
+        flex=_flex_services(feeds),
     )
 
 

@@ -88,6 +88,10 @@ class TransitModel:
     #: GTFS-Flex zones of every feed (``locations.geojson``) as one GeoJSON FeatureCollection
     #: whose feature ids are feed-scoped (``feedId:locationId``); saved as a JSON member.
     flex_locations: dict[str, Any] = field(default_factory=dict)
+    #: GTFS-Flex services per feed id: :meth:`otpa.gtfs.flex.FlexData.to_json` with raw ids,
+    #: plus ``"routes"`` (route id -> continuous pickup/drop-off, eligibility_restricted);
+    #: saved as a JSON member.
+    flex: dict[str, Any] = field(default_factory=dict)
 
     # -- sizes ------------------------------------------------------------------------
     @property
@@ -175,6 +179,8 @@ class TransitModel:
         }
         if self.flex_locations:
             docs["transit.flex_locations"] = self.flex_locations
+        if self.flex:
+            docs["transit.flex"] = self.flex
         for name in _TABLES:
             a, d = frame_to_members(f"transit.{name}", getattr(self, name))
             arrays.update(a)
@@ -199,6 +205,8 @@ class TransitModel:
         }
         flex = documents.get("transit.flex_locations", {})  # absent from older graphs
         kwargs["flex_locations"] = flex if isinstance(flex, dict) else {}
+        services = documents.get("transit.flex", {})  # absent from older graphs
+        kwargs["flex"] = services if isinstance(services, dict) else {}
         for name in _TABLES:
             kwargs[name] = frame_from_members(f"transit.{name}", arrays, documents)
         for f in fields(cls):

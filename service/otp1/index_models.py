@@ -252,6 +252,19 @@ def trip_time_short(time: TripTime, *, with_trip: bool = True) -> JsonDict:
         "tripId": time.trip_id if with_trip else None,
         "blockId": time.block_id,
         "headsign": time.headsign,
+        # the ibi fork's flex fields (GTFS-Flex trips only)
+        "continuousPickup": time.continuous_pickup,
+        "continuousDropOff": time.continuous_drop_off,
+        "serviceArea": (
+            {
+                "points": encode_polyline(
+                    [p[0] for p in time.service_area], [p[1] for p in time.service_area]
+                ),
+                "length": len(time.service_area),
+            }
+            if time.service_area
+            else None
+        ),
     }
 
 

@@ -123,7 +123,11 @@ def test_flex_rows_go_to_flex_stop_times(tmp_path: Path) -> None:
         "T1,08:30:00,08:30:00,S2,2,,\n"
         "T2,09:00:00,09:00:00,S1,1,,\nT2,09:10:00,09:10:00,S2,2,,\n"
     )
-    locations = '{"type": "FeatureCollection", "features": [{"id": "zone_1", "type": "Feature"}]}'
+    ring = "[[9.0, 48.0], [9.02, 48.0], [9.02, 48.02], [9.0, 48.0]]"
+    locations = (
+        '{"type": "FeatureCollection", "features": [{"id": "zone_1", "type": "Feature", '
+        f'"geometry": {{"type": "Polygon", "coordinates": [{ring}]}}}}]}}'
+    )
     feed = read_gtfs(write_feed(tmp_path, {"stop_times.txt": header + rows,
                                            "locations.geojson": locations}))  # fmt: skip
     assert feed.report.ok

@@ -1,0 +1,144 @@
+"""GET /plan with GTFS-Flex services: the ibi fork's leg fields over HTTP (OTP 1.x JSON).
+
+The service loads a saved Cobb County graph; the expected itinerary is the library's
+plan for the same request on the same network (the library's own times are checked
+against the feed's windows and the street time in tests/otpa/routing/test_plan_flex.py).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import urllib.parse
+from collections.abc import Iterator
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+from _fakes import Service
+
+from otpa import plan
+from otpa.network import TransportNetwork
+from otpa.routing import Location, PlanRequest
+from otpa.routing.preferences import FlexPreferences
+from service.config import ServiceConfig
+from service.server import start_in_thread
+from tests.conftest import DATA_ROOT, require_data
+from tests.fixtures.networks import built_network
+
+pytestmark = pytest.mark.http
+
+IN_ZONE = "33.86456,-84.62386"  # inside CobbLinc's Flex Zone 1
+MARTA_STOP = "MARTA:78002"
+
+
+@pytest.fixture(scope="module")
+def cobb() -> TransportNetwork:
+    require_data("tiny", "cobb-flex")
+    return built_network(DATA_ROOT, "tiny/cobb-flex")
+
+
+@pytest.fixture(scope="module")
+def svc(cobb: TransportNetwork, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+    graphs = tmp_path_factory.mktemp("graphs")
+    cobb.save(graphs / "cobb" / "graph")
+    url, stop = start_in_thread(ServiceConfig(port=0, graphs_dir=Path(graphs)))
+    yield Service(url.removesuffix("/otp/routers/default"), url, None, stop)
+    stop()
+
+
+def _plan(svc: Service, **extra: str) -> dict[str, object]:
+    # 05:00 in the router's time zone (America/Denver, the first feed's) is 07:00 in Atlanta
+    query = {"fromPlace": IN_ZONE, "toPlace": MARTA_STOP, "date": "2021-12-14", "time": "05:00"}
+    resp = svc.get(f"/otp/routers/cobb/plan?{urllib.parse.urlencode({**query, **extra})}")
+    assert resp.status == 200, resp.text
+    body = resp.json()
+    assert isinstance(body, dict)
+    return body
+
+
+def _ms(when: dt.datetime) -> int:
+    return int(when.timestamp() * 1000)
+
+
+def test_flex_leg_fields_over_http(svc: Service, cobb: TransportNetwork) -> None:
+    body = _plan(svc, flexIgnoreDrtAdvanceBookMin="true")
+    plan_json = body["plan"]
+    assert isinstance(plan_json, dict)
+    legs = plan_json["itineraries"][0]["legs"]
+    ride, bus = legs[0], legs[1]
+    when = dt.datetime(2021, 12, 14, 7, tzinfo=ZoneInfo("America/New_York"))
+    lib = plan(
+        cobb,
+        PlanRequest(
+            Location(33.86456, -84.62386),
+            Location(label=MARTA_STOP),
+            when,
+            flex=FlexPreferences(ignore_drt_advance_book_min=True),
+        ),
+    )
+    expected = lib.itineraries[0].legs[0]
+    assert (ride["startTime"], ride["endTime"]) == (
+        _ms(expected.start_time),
+        _ms(expected.end_time),
+    )
+    assert ride["tripId"] == expected.trip_id
+    assert ride["tripId"].startswith("cobblinc-scheduled-deviated-flex:")
+    assert ride["mode"] == "BUS"
+    assert ride["transitLeg"] is True
+    assert ride["flexDrtAdvanceBookMin"] == 120.0
+    assert ride["flexDrtPickupMessage"] == "Call reservationist to schedule."
+    assert ride["flexDrtDropOffMessage"] == "Call reservationist to schedule."
+    assert ride["boardRule"] == "mustPhone"
+    assert "callAndRide" not in ride  # a deviated route, not call-and-ride
+    assert ride["from"]["boardAlightType"] == "DEVIATED"
+    assert "flagStopArea" in ride["from"]  # the zone's boundary
+    assert ride["flexCallAndRideMaxStartTime"] >= ride["startTime"]
+    assert bus["route"] == "30"
+    assert bus["from"]["boardAlightType"] == "DEFAULT"
+    assert bus["startTime"] == ride["endTime"]
+    assert legs[-1]["to"]["stopId"] == MARTA_STOP
+
+
+def test_booking_now_for_a_past_day_gets_no_flex_leg(svc: Service) -> None:
+    # the booking time is the moment of the request: a 2021 ride can no longer be booked
+    body = _plan(svc)
+    assert "plan" not in body or not body.get("plan")
+    error = body["error"]
+    assert isinstance(error, dict)
+    assert error["id"] == 404  # PATH_NOT_FOUND: without the ride, nothing reaches the bus
+
+
+def test_flag_stop_buffer_is_refused(svc: Service) -> None:
+    body = _plan(svc, flexIgnoreDrtAdvanceBookMin="true", flexFlagStopBufferSize="50")
+    error = body["error"]
+    assert isinstance(error, dict)
+    assert (error["id"], error["message"]) == (413, "BOGUS_PARAMETER")
+    details = error["details"]
+    assert isinstance(details, dict)
+    assert details["parameter"] == "flexFlagStopBufferSize"
+    assert "flag stops" in details["reason"]
+
+
+def test_flex_trip_stoptimes_in_the_index(svc: Service) -> None:
+    trip = "cobblinc-scheduled-deviated-flex:4d838cf4-d44d-4e08-a364-f22c34a8c89e"
+    resp = svc.get(f"/otp/routers/cobb/index/trips/{urllib.parse.quote(trip)}/stoptimes")
+    assert resp.status == 200, resp.text
+    times = resp.json()
+    feed = "cobblinc-scheduled-deviated-flex"
+    # the feed's rows: yz85 07:30, zone_1 07:30-08:00 twice, cujv 08:00
+    assert [t["stopId"] for t in times] == [
+        f"{feed}:yz85",
+        f"{feed}:zone_1",
+        f"{feed}:zone_1",
+        f"{feed}:cujv",
+    ]
+    assert [(t["scheduledArrival"], t["scheduledDeparture"]) for t in times] == [
+        (27000, 27000),
+        (27000, 28800),
+        (27000, 28800),
+        (28800, 28800),
+    ]
+    assert [t["timepoint"] for t in times] == [True, False, False, True]
+    assert "serviceArea" not in times[0]
+    assert times[1]["serviceArea"]["length"] > 3  # the zone's boundary
+    assert all(t["stopCount"] == 4 for t in times)
