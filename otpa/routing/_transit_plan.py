@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import threading
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from zoneinfo import ZoneInfo
 
@@ -79,6 +80,13 @@ class TransitSearch:
     onboard: OnBoardStart | None = None
     #: the real-time snapshot the plan took at its start (None: the scheduled timetable)
     realtime: TimetableSnapshot | None = None
+    #: access and egress found by the caller (rental, parking: ``_mobility_plan``) instead
+    #: of the access mode's street search, and the legs of a stop's access (egress) from
+    #: ``(stop, start, end)``; None from the builder: the ordinary street leg
+    access: Access | None = None
+    egress: Access | None = None
+    access_legs: Callable[[int, dt.datetime, dt.datetime], list[Leg] | None] | None = None
+    egress_legs: Callable[[int, dt.datetime, dt.datetime], list[Leg] | None] | None = None
 
 
 def search_timetable(
@@ -269,6 +277,10 @@ def _journey_legs(
             if leg.duration_s == 0 and s.origin.endpoint.stop == leg.stop:
                 continue
             start, end = to_datetime(epoch + leg.start, tz), to_datetime(epoch + leg.end, tz)
+            custom = None if s.access_legs is None else s.access_legs(leg.stop, start, end)
+            if custom is not None:
+                legs.extend(custom)
+                continue
             slat, slon = _stop_coords(s, leg.stop)
             ep = s.origin.endpoint
             geom, sloped = leg_geometry(
@@ -335,6 +347,10 @@ def _journey_legs(
             if leg.duration_s == 0 and s.destination.endpoint.stop == leg.stop:
                 continue
             start, end = to_datetime(epoch + leg.start, tz), to_datetime(epoch + leg.end, tz)
+            custom = None if s.egress_legs is None else s.egress_legs(leg.stop, start, end)
+            if custom is not None:
+                legs.extend(custom)
+                continue
             slat, slon = _stop_coords(s, leg.stop)
             ep = s.destination.endpoint
             geom, sloped = leg_geometry(
@@ -358,15 +374,23 @@ def transit_itineraries(s: TransitSearch) -> list[Itinerary]:
     """Transit itineraries for a search (possibly none)."""
     req = s.request
     max_walk = access_radius(req)
-    if s.onboard is None:
+    if s.access is not None:
+        access = Access.empty()  # the caller's (below)
+    elif s.onboard is None:
         access = find_access(s.network, s.origin, s.options, max_distance_m=max_walk, reverse=False)
     else:  # on board: the journey starts with the trip (RaptorRequest.onboard)
         access = Access.empty()
-    egress = find_access(s.network, s.destination, s.options, max_distance_m=max_walk, reverse=True)
+    egress = (
+        Access.empty()
+        if s.egress is not None
+        else find_access(s.network, s.destination, s.options, max_distance_m=max_walk, reverse=True)
+    )
     limit = walk_limit(req) if s.options.mode != "CAR" else None  # driving is no walking
     if limit is not None and limit < max_walk:  # the soft walk limit
         access = replace(access, cost=access.cost + walk_overage_cost(access.distance_m, limit))
         egress = replace(egress, cost=egress.cost + walk_overage_cost(egress.distance_m, limit))
+    access = access if s.access is None else s.access
+    egress = egress if s.egress is None else s.egress
     if (access.stops.size == 0 and s.onboard is None) or egress.stops.size == 0:
         return []
     # the service day of the requested time (a late-night search also sees the

@@ -23,6 +23,7 @@ from otpa.realtime import TimetableSnapshot, current_snapshot
 from otpa.routing._access import walk_limit, walk_overage_cost
 from otpa.routing._itinerary import filter_and_sort, make_itinerary
 from otpa.routing._legs import street_leg
+from otpa.routing._mobility_plan import mobility_itineraries, uses_mobility
 from otpa.routing._onboard import OnBoardStart, onboard_start
 from otpa.routing.engine import (
     Endpoint,
@@ -146,6 +147,11 @@ def _plan_pair(
     onboard: OnBoardStart | None = None,
     realtime: TimetableSnapshot | None = None,
 ) -> list[Itinerary]:
+    if onboard is None and uses_mobility(request):
+        # renting, parking or being dropped off on the way (otpa.routing._mobility_plan)
+        found = mobility_itineraries(network, request, origin, destination, when, tz, realtime)
+        if found is not None:
+            return found[: max(request.itineraries.num_itineraries, 1)]
     modes = request.modes
     mode = modes.access_mode
     options = street_options(request, mode)

@@ -1,0 +1,508 @@
+"""Plans that change vehicle on the street: bike rental, park, bike and kiss and ride.
+
+For a request with ``BICYCLE_RENT``, ``CAR_PARK``, ``BICYCLE_PARK`` or ``CAR``
+with transit (:class:`~otpa.routing.RentalPreferences`), the planner hands the
+origin-destination pair to :func:`mobility_itineraries`:
+
+* the chains of :mod:`otpa.routing._rental_search` run once from the origin
+  (and, for rental with transit, once backwards from the destination);
+* their last phase gives every transit stop an access (egress) time and cost;
+  with bike rental the ordinary walk access competes stop by stop (the rider may
+  also just walk), while parking and kiss and ride must leave the vehicle before
+  boarding (OTP 1.x: a car or bike is never taken onto transit here);
+* the transit search (McRAPTOR) runs with those accesses, and builds the legs of a
+  stop reached by a vehicle change from the chain (walk, rented bike, walk...);
+* without ``onlyTransitTrips``, the street-only trips compete: walking, and with
+  bike rental the walk -> rented bike -> walk trip read from the same forward chain.
+
+Times of the legs are the chain's labels (the times RAPTOR used), geometry the
+street paths between the switch places.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass, replace
+from zoneinfo import ZoneInfo
+
+import numpy as np
+
+from otpa.network import TransportNetwork
+from otpa.realtime import TimetableSnapshot
+from otpa.routing._access import (
+    Access,
+    StreetEnd,
+    access_radius,
+    find_access,
+    leg_geometry,
+    path_geometry,
+    street_end,
+    walk_limit,
+    walk_overage_cost,
+)
+from otpa.routing._itinerary import make_itinerary
+from otpa.routing._legs import stop_place, street_leg
+from otpa.routing._mobility_places import (
+    LinkedPlaces,
+    VehiclePlace,
+    link_places,
+    osm_bike_parkings,
+    osm_park_and_rides,
+    osm_rental_stations,
+)
+from otpa.routing._places import Endpoint
+from otpa.routing._rental_search import (
+    BIKE_PARK,
+    BIKE_RENTAL,
+    CAR_PARK,
+    KISS_AND_RIDE,
+    Chain,
+    ChainRoute,
+    Switch,
+    run_chain,
+)
+from otpa.routing._street_core import partial, resolve, snap_directions
+from otpa.routing._street_costs import edge_costs
+from otpa.routing._transit_plan import TransitSearch, transit_itineraries
+from otpa.routing.errors import OutsideBoundsError
+from otpa.routing.model import Itinerary, Leg, Place, VertexType
+from otpa.routing.request import PlanRequest
+from otpa.routing.street_router import Snap, StreetOptions, street_path
+
+__all__ = ["mobility_itineraries", "uses_mobility"]
+
+
+def uses_mobility(request: PlanRequest) -> bool:
+    """Whether a request changes vehicle on the street (rental, park/kiss and ride)."""
+    r = request.rental
+    transit = request.modes.transit
+    return r.bike_rental or (transit and (r.park_and_ride or r.bike_park or r.kiss_and_ride))
+
+
+def rental_stations(network: TransportNetwork) -> tuple[VehiclePlace, ...]:
+    """The bike rental stations a plan may use now."""
+    return osm_rental_stations(network)
+
+
+_PLACE_TYPE = {
+    BIKE_RENTAL: VertexType.BIKESHARE,
+    BIKE_PARK: VertexType.BIKEPARK,
+    CAR_PARK: VertexType.NORMAL,
+    KISS_AND_RIDE: VertexType.NORMAL,
+}
+
+
+@dataclass(frozen=True, eq=False)
+class _Ctx:
+    network: TransportNetwork
+    request: PlanRequest
+    options: dict[str, StreetOptions]
+    tz: ZoneInfo
+
+
+# ---------------------------------------------------------------- chains and accesses
+def _end(network: TransportNetwork, endpoint: Endpoint, mode: str, role: str) -> Snap | int | None:
+    try:
+        return street_end(network, endpoint, mode, role).where
+    except OutsideBoundsError:
+        return None
+
+
+def _chains(
+    ctx: _Ctx, origin: Endpoint, destination: Endpoint
+) -> tuple[list[Chain], list[Chain]]:
+    """The forward chains (from the origin) and backward ones (to the destination)."""
+    net, req = ctx.network, ctx.request
+    graph = net.street
+    assert graph is not None
+    r, transit = req.rental, req.modes.transit
+    max_walk = access_radius(req)
+    max_drive = float(req.car.max_pre_transit_time_s)
+    forward: list[Chain] = []
+    backward: list[Chain] = []
+
+    def add(out: list[Chain], chain: Chain | None) -> None:
+        if chain is not None:
+            out.append(chain)
+
+    if r.bike_rental:
+        stations = link_places(net, rental_stations(net))
+        extra = Switch(float(req.bike.switch_time_s), float(req.bike.switch_cost))
+        o = _end(net, origin, "WALK", "from")
+        if o is not None:
+            chain = run_chain(graph, BIKE_RENTAL, o, ctx.options, stations, reverse=False,
+                              switch_extra=extra, max_walk_m=max_walk)  # fmt: skip
+            add(forward, chain)
+        d = _end(net, destination, "WALK", "to")
+        if transit and d is not None:
+            chain = run_chain(graph, BIKE_RENTAL, d, ctx.options, stations, reverse=True,
+                              switch_extra=extra, max_walk_m=max_walk)  # fmt: skip
+            add(backward, chain)
+    if not transit:
+        return forward, backward
+    lots: list[tuple[str, str, LinkedPlaces]] = []
+    if r.park_and_ride:
+        lots.append((CAR_PARK, "CAR", link_places(net, osm_park_and_rides(net))))
+    if r.bike_park:
+        lots.append((BIKE_PARK, "BICYCLE", link_places(net, osm_bike_parkings(net))))
+    if r.kiss_and_ride and not r.park_and_ride:
+        lots.append((KISS_AND_RIDE, "CAR", LinkedPlaces((), np.zeros(0, dtype=np.int32))))
+    for kind, mode, places in lots:
+        o = _end(net, origin, mode, "from")
+        if o is not None:
+            add(forward, run_chain(graph, kind, o, ctx.options, places, reverse=False,
+                                   max_walk_m=max_walk, max_vehicle_time_s=max_drive))  # fmt: skip
+    return forward, backward
+
+
+@dataclass(frozen=True, eq=False)
+class _Merged:
+    access: Access
+    source: dict[int, Chain]  # stop -> the chain of its access (absent: walking)
+
+
+def _merge(
+    network: TransportNetwork, ctx: _Ctx, walk: Access | None, chains: list[Chain]
+) -> _Merged:
+    """Per stop the cheapest of walking (``walk``) and each chain's last phase."""
+    best: dict[int, tuple[float, int, float, Chain | None]] = {}
+    if walk is not None:
+        for s, t, c, d in zip(walk.stops, walk.time_s, walk.cost, walk.distance_m, strict=True):
+            best[int(s)] = (float(c), int(t), float(d), None)
+    stop_vertex = np.asarray(network.stop_vertex, dtype=np.int64)
+    stops = np.flatnonzero(stop_vertex >= 0)
+    sv = stop_vertex[stops]
+    link = np.nan_to_num(np.asarray(network.stop_link_distance_m, dtype=np.float64)[stops])
+    walk_opts = ctx.options["WALK"]
+    link_t = link / walk_opts.speed_mps
+    for chain in chains:
+        last = chain.last
+        cost = last.cost[sv] + link_t * walk_opts.reluctance
+        time = last.time_s[sv] + np.ceil(link_t)
+        dist = last.distance_m[sv] + link
+        for i in np.flatnonzero(np.isfinite(cost)):
+            s = int(stops[i])
+            c = float(cost[i])
+            if s not in best or c < best[s][0]:
+                best[s] = (c, int(time[i]), float(dist[i]), chain)
+    if not best:
+        return _Merged(Access.empty(), {})
+    keys = sorted(best)
+    arr = np.array(keys, dtype=np.int32)
+    access = Access(
+        arr,
+        np.array([best[k][1] for k in keys], dtype=np.int32),
+        np.array([best[k][0] for k in keys], dtype=np.float64),
+        np.array([best[k][2] for k in keys], dtype=np.float64),
+        {k: i for i, k in enumerate(keys)},
+        None if walk is None else walk.paths,
+    )
+    source = {k: v[3] for k, v in best.items() if v[3] is not None}
+    return _Merged(access, source)
+
+
+def _walk_access(
+    ctx: _Ctx, end: StreetEnd, *, reverse: bool
+) -> Access:
+    req = ctx.request
+    radius = access_radius(req)
+    acc = find_access(ctx.network, end, ctx.options["WALK"], max_distance_m=radius, reverse=reverse)
+    limit = walk_limit(req)
+    if limit is not None and limit < radius:
+        acc = replace(acc, cost=acc.cost + walk_overage_cost(acc.distance_m, limit))
+    return acc
+
+
+# ------------------------------------------------------------------------------ legs
+_NEAR = -1
+_FAR = -2
+
+
+def _durations(route: ChainRoute, far_extra_s: float) -> tuple[list[str], list[float]]:
+    """Leg modes and durations in travel order (switch times in the vehicle's leg)."""
+    ch = route.chain
+    exits = [*route.switches, route.end_vertex]
+    dur: list[float] = []
+    for k, phase in enumerate(ch.phases):
+        t_exit = float(phase.time_s[exits[k]])
+        t_enter = 0.0
+        if k > 0:
+            t_enter = float(ch.phases[k - 1].time_s[exits[k - 1]]) + ch.switches[k - 1].time_s
+        dur.append(t_exit - t_enter)
+    dur[-1] += far_extra_s
+    modes = list(ch.modes)
+    sw = [s.time_s for s in ch.switches]
+    if ch.reverse:
+        dur.reverse()
+        modes.reverse()
+        sw.reverse()
+    for i, s in enumerate(sw):
+        if modes[i] != "WALK":
+            dur[i] += s
+        else:
+            dur[i + 1] += s
+    return modes, dur
+
+
+def _switch_place(
+    ctx: _Ctx, kind: str, vertex: int, place: VehiclePlace | None
+) -> tuple[Place, StreetEnd]:
+    graph = ctx.network.street
+    assert graph is not None
+    lat, lon = float(graph.vertex_lat[vertex]), float(graph.vertex_lon[vertex])
+    name = "Drop-off" if place is None else place.name
+    end = StreetEnd(Endpoint(lat, lon, name, ""), vertex)
+    if place is None:
+        return Place(name=name, lon=lon, lat=lat), end
+    rental = kind == BIKE_RENTAL
+    return (
+        Place(
+            name=place.name,
+            lon=place.lon,
+            lat=place.lat,
+            vertex_type=_PLACE_TYPE[kind],
+            bike_share_id=place.id if rental else None,
+            networks=place.networks if rental else None,
+        ),
+        end,
+    )
+
+
+def _endpoint_place(end: StreetEnd) -> Place:
+    ep = end.endpoint
+    return Place(name=ep.name, lon=ep.lon, lat=ep.lat, orig=ep.orig)
+
+
+def _route_legs(
+    ctx: _Ctx,
+    route: ChainRoute,
+    start: dt.datetime,
+    near: StreetEnd,
+    far: StreetEnd | int,
+    *,
+    far_extra_s: float = 0.0,
+    end: dt.datetime | None = None,
+) -> list[Leg]:
+    """The legs of a chain's trip from ``start`` (the last one ends at ``end`` if given)."""
+    net = ctx.network
+    ch = route.chain
+    modes, dur = _durations(route, far_extra_s)
+    ends: list[tuple[Place, StreetEnd | int]] = []
+    near_place = _endpoint_place(near)
+    far_place = stop_place(net, far) if isinstance(far, int) else _endpoint_place(far)
+    ends.append((near_place, near))
+    for v, p in zip(route.switches, route.places, strict=True):
+        ends.append(_switch_place(ctx, ch.kind, v, p))
+    ends.append((far_place, far))
+    if ch.reverse:
+        ends.reverse()
+    legs: list[Leg] = []
+    t = start
+    for i, mode in enumerate(modes):
+        (pa, a), (pb, b) = ends[i], ends[i + 1]
+        t_end = t + dt.timedelta(seconds=round(dur[i]))
+        if end is not None and i == len(modes) - 1:
+            t_end = max(end, t)
+        coords = (pa.lat, pa.lon, pb.lat, pb.lon)
+        geom, _ = leg_geometry(net, a, b, ctx.options[mode], coords)
+        if mode == "WALK" and t_end == t and geom.distance_m < 1.0:
+            continue  # no walk: the vehicle was taken (left) right there
+        from_p = replace(pa, departure=t, arrival=None)
+        to_p = replace(pb, arrival=t_end, departure=None)
+        leg = street_leg(mode, t, t_end, from_p, to_p, geom)
+        if ch.kind == BIKE_RENTAL and mode == "BICYCLE":
+            leg = replace(leg, rented_bike=True)
+        legs.append(leg)
+        t = t_end
+    return legs
+
+
+# ------------------------------------------------------------------------- street-only
+def _direct_chain(
+    ctx: _Ctx, chain: Chain, destination: StreetEnd, when: dt.datetime, near: StreetEnd
+) -> Itinerary | None:
+    """The street-only trip of a forward chain to the destination (None: not reached)."""
+    graph = ctx.network.street
+    assert graph is not None
+    if destination.where is None:
+        return None
+    dst = resolve(graph, destination.where)
+    last = chain.last
+    cands: list[tuple[float, float, int]] = []
+    if isinstance(dst, Snap):
+        costs = edge_costs(graph, last.options)
+        for g, b in snap_directions(graph, costs, dst):
+            u = int(graph.edge_from[g])
+            w, t, _ = partial(costs, graph, g, b)
+            cands.append((float(last.cost[u]) + w, t, u))
+    else:
+        cands.append((float(last.cost[dst]), 0.0, int(dst)))
+    cands = [c for c in cands if math.isfinite(c[0])]
+    if not cands:
+        return None
+    cost, extra, u = min(cands)
+    route = chain.route(u)
+    if route is None:
+        return None
+    legs = _route_legs(ctx, route, when, near, destination, far_extra_s=extra)
+    if not legs:
+        return None
+    if ctx.request.arrive_by:
+        shift = legs[-1].end_time - when
+        legs = [_shift(leg, shift) for leg in legs]
+    return make_itinerary(ctx.network, legs, request=ctx.request, generalized_cost=cost)
+
+
+def _shift(leg: Leg, by: dt.timedelta) -> Leg:
+    def sp(p: Place) -> Place:
+        return replace(
+            p,
+            arrival=None if p.arrival is None else p.arrival - by,
+            departure=None if p.departure is None else p.departure - by,
+        )
+
+    return replace(
+        leg,
+        start_time=leg.start_time - by,
+        end_time=leg.end_time - by,
+        from_place=sp(leg.from_place),
+        to_place=sp(leg.to_place),
+    )
+
+
+def _direct_walk(
+    ctx: _Ctx, origin: StreetEnd, destination: StreetEnd, when: dt.datetime
+) -> Itinerary | None:
+    if origin.where is None or destination.where is None:
+        return None
+    opts = ctx.options["WALK"]
+    path = street_path(ctx.network, origin.where, destination.where, opts)
+    if path is None:
+        return None
+    cost = path.cost + float(walk_overage_cost(path.distance_m, walk_limit(ctx.request)))
+    duration = dt.timedelta(seconds=round(path.duration_s))
+    start, end = (when - duration, when) if ctx.request.arrive_by else (when, when + duration)
+    geom = path_geometry(ctx.network, path)
+    leg = street_leg(
+        "WALK",
+        start,
+        end,
+        replace(_endpoint_place(origin), departure=start),
+        replace(_endpoint_place(destination), arrival=end),
+        geom,
+    )
+    return make_itinerary(ctx.network, [leg], request=ctx.request, generalized_cost=cost)
+
+
+# ------------------------------------------------------------------------------- plan
+def mobility_itineraries(
+    network: TransportNetwork,
+    request: PlanRequest,
+    origin: Endpoint,
+    destination: Endpoint,
+    when: dt.datetime,
+    tz: ZoneInfo,
+    realtime: TimetableSnapshot | None = None,
+) -> list[Itinerary] | None:
+    """Itineraries of a request that changes vehicle on the street.
+
+    Parameters
+    ----------
+    network, request
+        The network and the request (:func:`uses_mobility` is true for it).
+    origin, destination
+        The resolved places.
+    when
+        The requested time (aware).
+    tz
+        The network's time zone.
+    realtime
+        The real-time snapshot the plan searches.
+
+    Returns
+    -------
+    list of Itinerary or None
+        Best generalized cost first (not yet filtered or sorted); None when the
+        network has no streets (the planner then plans as without the vehicle change).
+    """
+    if network.street is None:
+        return None
+    options = {m: StreetOptions.from_request(request, m) for m in ("WALK", "BICYCLE", "CAR")}
+    ctx = _Ctx(network, request, options, tz)
+    o_walk = street_end(network, origin, "WALK", "from")
+    d_walk = street_end(network, destination, "WALK", "to")
+    forward, backward = _chains(ctx, origin, destination)
+    out: list[Itinerary] = []
+    if request.modes.transit:
+        out = _transit(ctx, forward, backward, o_walk, d_walk, when, realtime)
+    if not request.transit.only_transit_trips:
+        direct: list[Itinerary] = []
+        walk = _direct_walk(ctx, o_walk, d_walk, when)
+        if walk is not None:
+            direct.append(walk)
+        for chain in forward:
+            if chain.kind == BIKE_RENTAL:
+                it = _direct_chain(ctx, chain, d_walk, when, o_walk)
+                if it is not None:
+                    direct.append(it)
+        direct.sort(key=lambda it: it.generalized_cost or 0.0)
+        if request.modes.transit:
+            best = min((it.generalized_cost or 0.0 for it in out), default=math.inf)
+            out = [it for it in direct[:1] if (it.generalized_cost or 0.0) <= best] + out
+        else:
+            out = direct[:1]
+    return out
+
+
+def _transit(
+    ctx: _Ctx,
+    forward: list[Chain],
+    backward: list[Chain],
+    o_walk: StreetEnd,
+    d_walk: StreetEnd,
+    when: dt.datetime,
+    realtime: TimetableSnapshot | None,
+) -> list[Itinerary]:
+    req = ctx.request
+    renting = req.rental.bike_rental
+    # with bike rental the rider may also walk to transit; parking must park first
+    walk_in = _walk_access(ctx, o_walk, reverse=False) if renting or not forward else None
+    walk_out = _walk_access(ctx, d_walk, reverse=True)
+    acc = _merge(ctx.network, ctx, walk_in, forward)
+    egr = _merge(ctx.network, ctx, walk_out, backward)
+    net = ctx.network
+
+    def access_legs(stop: int, start: dt.datetime, end: dt.datetime) -> list[Leg] | None:
+        chain = acc.source.get(stop)
+        if chain is None:
+            return None
+        route = chain.route(int(net.stop_vertex[stop]))
+        if route is None:
+            return None
+        return _route_legs(ctx, route, start, o_walk, stop, end=end)
+
+    def egress_legs(stop: int, start: dt.datetime, end: dt.datetime) -> list[Leg] | None:
+        chain = egr.source.get(stop)
+        if chain is None:
+            return None
+        route = chain.route(int(net.stop_vertex[stop]))
+        if route is None:
+            return None
+        return _route_legs(ctx, route, start, d_walk, stop, end=end)
+
+    search = TransitSearch(
+        net,
+        req,
+        when,
+        o_walk,
+        d_walk,
+        ctx.options["WALK"],
+        ctx.tz,
+        realtime=realtime,
+        access=acc.access,
+        egress=egr.access,
+        access_legs=access_legs,
+        egress_legs=egress_legs,
+    )
+    return transit_itineraries(search)
