@@ -3,34 +3,34 @@
 The routing side of shared mobility reads these as plain tuples of
 :class:`VehiclePlace`, each linked to one street vertex (the nearer end of the
 nearest edge a cyclist may ride or walk, found with the vectorised snap, so the
-shared graph is never split).  The places come from the network's OSM features
-(``amenity=bicycle_rental``, ``amenity=bicycle_parking``, park-and-ride lots), or
-from a rental snapshot handed in by the caller (``otpa.mobility`` feeds):
-availability is a property of the snapshot, the street graph never changes.
-
-OSM rental stations carry no availability: as OTP 1.x's static bike rental, they
-always have a bike to rent and a dock to return one to.
+shared graph is never split).  Rental stations and free-floating vehicles come from
+the :class:`otpa.mobility.RentalState` a plan took at its start (GBFS feeds, or the
+build's OSM stations), parking lots from the build's OSM features
+(:func:`otpa.mobility.parking_lots`): availability is a property of the snapshot,
+the street graph never changes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
+from otpa.mobility import GeofencingZones, RentalState, parking_lots, rental_kind_of
 from otpa.network import TransportNetwork
 from otpa.routing._snap import snap_many
-from otpa.types import Int32Array
+from otpa.street import StreetGraph
+from otpa.types import BoolArray, FloatArray, Int32Array
 
 __all__ = [
     "LinkedPlaces",
     "VehiclePlace",
+    "free_vehicles",
+    "geofence_masks",
     "link_places",
-    "osm_bike_parkings",
-    "osm_park_and_rides",
-    "osm_rental_stations",
+    "parking_places",
+    "rental_stations",
 ]
 
 #: A place farther than this from any street is not usable (metres).
@@ -120,34 +120,132 @@ def link_places(network: TransportNetwork, places: Sequence[VehiclePlace]) -> Li
     return LinkedPlaces(tuple(places), vertex)
 
 
-def _osm_places(features: Sequence[Mapping[str, Any]], kind: str) -> tuple[VehiclePlace, ...]:
+def _count(value: int) -> int | None:
+    return None if int(value) < 0 else int(value)
+
+
+def rental_stations(
+    state: RentalState, kind: str = "BICYCLE", networks: Collection[str] = ()
+) -> tuple[VehiclePlace, ...]:
+    """The docking stations of ``kind`` (an OTP rental kind) in a rental state.
+
+    ``networks``: keep only these rental networks (OTP's ``companies``; empty: all).
+    Availability is the feed's (-1, unknown, counts as available).
+    """
+    st = state.stations
+    pickup, dropoff = st.allow_pickup, st.allow_dropoff
     out = []
-    for f in features:
-        tags = f.get("tags") or {}
-        network = tags.get("network") or tags.get("operator")
-        name = f.get("name") or tags.get("name") or kind
+    for i in range(len(st)):
+        if rental_kind_of(st.form_factor[i]) != kind:
+            continue
+        if networks and st.network[i] not in networks:
+            continue
         out.append(
             VehiclePlace(
-                id=f"osm:{f.get('osm_type', 'node')}:{f.get('osm_id')}",
-                name=str(name),
-                lat=float(f["lat"]),
-                lon=float(f["lon"]),
-                networks=(str(network),) if network and kind == "rental" else (),
+                id=st.ids[i],
+                name=st.names[i] or st.ids[i],
+                lat=float(st.lat[i]),
+                lon=float(st.lon[i]),
+                networks=(st.network[i],),
+                vehicles_available=_count(st.vehicles_available[i]),
+                spaces_available=_count(st.spaces_available[i]),
+                allow_pickup=bool(pickup[i]),
+                allow_dropoff=bool(dropoff[i]),
             )
         )
     return tuple(out)
 
 
-def osm_rental_stations(network: TransportNetwork) -> tuple[VehiclePlace, ...]:
-    """The OSM bike rental stations of a network (availability unknown: always usable)."""
-    return _osm_places(network.features.get("bike_rental", []), "rental")
+def free_vehicles(
+    state: RentalState, kind: str = "BICYCLE", networks: Collection[str] = ()
+) -> tuple[VehiclePlace, ...]:
+    """The available free-floating vehicles of ``kind`` in a rental state."""
+    fv = state.vehicles
+    ok = fv.available_mask()
+    out = []
+    for i in range(len(fv)):
+        if not ok[i] or rental_kind_of(fv.form_factor[i]) != kind:
+            continue
+        if networks and fv.network[i] not in networks:
+            continue
+        out.append(
+            VehiclePlace(
+                id=fv.ids[i],
+                name=fv.ids[i],
+                lat=float(fv.lat[i]),
+                lon=float(fv.lon[i]),
+                networks=(fv.network[i],),
+                vehicles_available=1,
+                spaces_available=0,
+                allow_dropoff=False,
+                floating=True,
+            )
+        )
+    return tuple(out)
 
 
-def osm_bike_parkings(network: TransportNetwork) -> tuple[VehiclePlace, ...]:
-    """The OSM bike parkings of a network."""
-    return _osm_places(network.features.get("bike_parking", []), "Bike parking")
+def parking_places(network: TransportNetwork, kind: str) -> tuple[VehiclePlace, ...]:
+    """The OSM parking lots of ``kind`` (``park_and_ride`` or ``bike_parking``)."""
+    lots = parking_lots(network, kind)
+    default = "Park and ride" if kind == "park_and_ride" else "Bike parking"
+    return tuple(
+        VehiclePlace(
+            id=lots.ids[i],
+            name=lots.names[i] or default,
+            lat=float(lots.lat[i]),
+            lon=float(lots.lon[i]),
+        )
+        for i in range(len(lots))
+    )
 
 
-def osm_park_and_rides(network: TransportNetwork) -> tuple[VehiclePlace, ...]:
-    """The OSM park-and-ride lots of a network."""
-    return _osm_places(network.features.get("park_and_ride", []), "Park and ride")
+def _zone_rules(
+    zones: GeofencingZones, lat: FloatArray, lon: FloatArray, vehicle_type_id: str | None
+) -> tuple[BoolArray, BoolArray]:
+    """Per point: may a vehicle ride through, may it be left there (first zone wins)."""
+    n = lat.shape[0]
+    # a point in no zone (NaN is in no bounding box) gets the global rule
+    default = zones.rules_at([np.nan], [np.nan], vehicle_type_id)[0]
+    through = np.full(n, default.ride_through_allowed, dtype=bool)
+    end = np.full(n, default.ride_end_allowed, dtype=bool)
+    pending = np.ones(n, dtype=bool)
+    for zone in zones.zones:
+        rule = zone.rule_for(vehicle_type_id)
+        if rule is None:
+            continue
+        idx = np.flatnonzero(pending)
+        if idx.size == 0:
+            break
+        inside = np.zeros(n, dtype=bool)
+        inside[idx] = zone.contains(lat[idx], lon[idx])
+        through[inside] = rule.ride_through_allowed
+        end[inside] = rule.ride_end_allowed
+        pending &= ~inside
+    return through, end
+
+
+def geofence_masks(
+    graph: StreetGraph, zones: GeofencingZones, vehicle_type_id: str | None = None
+) -> tuple[BoolArray | None, BoolArray | None]:
+    """Edges a rented vehicle may not enter, and vertices where it may be left.
+
+    An edge is closed when its start, end or middle lies where riding through is not
+    allowed.  ``(None, None)`` when the network has neither zones nor global rules.
+    """
+    if not len(zones) and not zones.global_rules:
+        return None, None
+    key = ("geofence", id(zones), vehicle_type_id)
+    cached = graph._cache.get("geofence")
+    if cached is not None and cached[0] == key and cached[1] is zones:
+        out: tuple[BoolArray, BoolArray] = cached[2]
+        return out
+    v_lat = np.asarray(graph.vertex_lat, dtype=np.float64)
+    v_lon = np.asarray(graph.vertex_lon, dtype=np.float64)
+    through_v, end_v = _zone_rules(zones, v_lat, v_lon, vehicle_type_id)
+    ef, et = np.asarray(graph.edge_from), np.asarray(graph.edge_to)
+    m_lat, m_lon = (v_lat[ef] + v_lat[et]) / 2.0, (v_lon[ef] + v_lon[et]) / 2.0
+    through_m, _ = _zone_rules(zones, m_lat, m_lon, vehicle_type_id)
+    no_ride = ~(through_v[ef] & through_v[et] & through_m)
+    result = (no_ride, end_v)
+    graph._cache["geofence"] = (key, zones, result)
+    return result

@@ -28,6 +28,7 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
+from otpa.mobility import RentalState, current_rental
 from otpa.network import TransportNetwork
 from otpa.realtime import TimetableSnapshot
 from otpa.routing._access import (
@@ -46,16 +47,18 @@ from otpa.routing._legs import stop_place, street_leg
 from otpa.routing._mobility_places import (
     LinkedPlaces,
     VehiclePlace,
+    free_vehicles,
+    geofence_masks,
     link_places,
-    osm_bike_parkings,
-    osm_park_and_rides,
-    osm_rental_stations,
+    parking_places,
+    rental_stations,
 )
 from otpa.routing._places import Endpoint
 from otpa.routing._rental_search import (
     BIKE_PARK,
     BIKE_RENTAL,
     CAR_PARK,
+    FLOATING_RENTAL,
     KISS_AND_RIDE,
     Chain,
     ChainRoute,
@@ -80,13 +83,9 @@ def uses_mobility(request: PlanRequest) -> bool:
     return r.bike_rental or (transit and (r.park_and_ride or r.bike_park or r.kiss_and_ride))
 
 
-def rental_stations(network: TransportNetwork) -> tuple[VehiclePlace, ...]:
-    """The bike rental stations a plan may use now."""
-    return osm_rental_stations(network)
-
-
 _PLACE_TYPE = {
     BIKE_RENTAL: VertexType.BIKESHARE,
+    FLOATING_RENTAL: VertexType.BIKESHARE,
     BIKE_PARK: VertexType.BIKEPARK,
     CAR_PARK: VertexType.NORMAL,
     KISS_AND_RIDE: VertexType.NORMAL,
@@ -99,6 +98,8 @@ class _Ctx:
     request: PlanRequest
     options: dict[str, StreetOptions]
     tz: ZoneInfo
+    rental: RentalState
+    companies: tuple[str, ...]
 
 
 # ---------------------------------------------------------------- chains and accesses
@@ -109,6 +110,42 @@ def _end(network: TransportNetwork, endpoint: Endpoint, mode: str, role: str) ->
         return None
 
 
+def _add(out: list[Chain], chain: Chain | None) -> None:
+    if chain is not None:
+        out.append(chain)
+
+
+def _rental_chains(
+    ctx: _Ctx, origin: Endpoint, destination: Endpoint, forward: list[Chain], backward: list[Chain]
+) -> None:
+    """Bike rental: docked (one chain each way) and free-floating (one per network)."""
+    net, req = ctx.network, ctx.request
+    graph = net.street
+    assert graph is not None
+    transit = req.modes.transit
+    max_walk = access_radius(req)
+    extra = Switch(float(req.bike.switch_time_s), float(req.bike.switch_cost))
+    o = _end(net, origin, "WALK", "from")
+    d = _end(net, destination, "WALK", "to") if transit else None
+    ends = ((o, forward, False), (d, backward, True))
+    stations = link_places(net, rental_stations(ctx.rental, "BICYCLE", ctx.companies))
+    for end, out, back in ends:
+        if end is not None:
+            chain = run_chain(graph, BIKE_RENTAL, end, ctx.options, stations, reverse=back,
+                              switch_extra=extra, max_walk_m=max_walk)  # fmt: skip
+            _add(out, chain)
+    floating = free_vehicles(ctx.rental, "BICYCLE", ctx.companies)
+    for network in sorted({p.networks[0] for p in floating}):
+        mine = link_places(net, [p for p in floating if p.networks[0] == network])
+        no_ride, drop_ok = geofence_masks(graph, ctx.rental.snapshots[network].zones)
+        for end, out, back in ends:
+            if end is not None:
+                chain = run_chain(graph, FLOATING_RENTAL, end, ctx.options, mine, reverse=back,
+                                  switch_extra=extra, max_walk_m=max_walk, no_ride=no_ride,
+                                  drop_ok=drop_ok)  # fmt: skip
+                _add(out, chain)
+
+
 def _chains(
     ctx: _Ctx, origin: Endpoint, destination: Endpoint
 ) -> tuple[list[Chain], list[Chain]]:
@@ -117,42 +154,26 @@ def _chains(
     graph = net.street
     assert graph is not None
     r, transit = req.rental, req.modes.transit
-    max_walk = access_radius(req)
-    max_drive = float(req.car.max_pre_transit_time_s)
     forward: list[Chain] = []
     backward: list[Chain] = []
-
-    def add(out: list[Chain], chain: Chain | None) -> None:
-        if chain is not None:
-            out.append(chain)
-
     if r.bike_rental:
-        stations = link_places(net, rental_stations(net))
-        extra = Switch(float(req.bike.switch_time_s), float(req.bike.switch_cost))
-        o = _end(net, origin, "WALK", "from")
-        if o is not None:
-            chain = run_chain(graph, BIKE_RENTAL, o, ctx.options, stations, reverse=False,
-                              switch_extra=extra, max_walk_m=max_walk)  # fmt: skip
-            add(forward, chain)
-        d = _end(net, destination, "WALK", "to")
-        if transit and d is not None:
-            chain = run_chain(graph, BIKE_RENTAL, d, ctx.options, stations, reverse=True,
-                              switch_extra=extra, max_walk_m=max_walk)  # fmt: skip
-            add(backward, chain)
+        _rental_chains(ctx, origin, destination, forward, backward)
     if not transit:
         return forward, backward
+    max_walk = access_radius(req)
+    max_drive = float(req.car.max_pre_transit_time_s)
     lots: list[tuple[str, str, LinkedPlaces]] = []
     if r.park_and_ride:
-        lots.append((CAR_PARK, "CAR", link_places(net, osm_park_and_rides(net))))
+        lots.append((CAR_PARK, "CAR", link_places(net, parking_places(net, "park_and_ride"))))
     if r.bike_park:
-        lots.append((BIKE_PARK, "BICYCLE", link_places(net, osm_bike_parkings(net))))
+        lots.append((BIKE_PARK, "BICYCLE", link_places(net, parking_places(net, "bike_parking"))))
     if r.kiss_and_ride and not r.park_and_ride:
         lots.append((KISS_AND_RIDE, "CAR", LinkedPlaces((), np.zeros(0, dtype=np.int32))))
     for kind, mode, places in lots:
         o = _end(net, origin, mode, "from")
         if o is not None:
-            add(forward, run_chain(graph, kind, o, ctx.options, places, reverse=False,
-                                   max_walk_m=max_walk, max_vehicle_time_s=max_drive))  # fmt: skip
+            _add(forward, run_chain(graph, kind, o, ctx.options, places, reverse=False,
+                                    max_walk_m=max_walk, max_vehicle_time_s=max_drive))  # fmt: skip
     return forward, backward
 
 
@@ -255,7 +276,7 @@ def _switch_place(
     end = StreetEnd(Endpoint(lat, lon, name, ""), vertex)
     if place is None:
         return Place(name=name, lon=lon, lat=lat), end
-    rental = kind == BIKE_RENTAL
+    rental = kind in (BIKE_RENTAL, FLOATING_RENTAL)
     return (
         Place(
             name=place.name,
@@ -311,7 +332,7 @@ def _route_legs(
         from_p = replace(pa, departure=t, arrival=None)
         to_p = replace(pb, arrival=t_end, departure=None)
         leg = street_leg(mode, t, t_end, from_p, to_p, geom)
-        if ch.kind == BIKE_RENTAL and mode == "BICYCLE":
+        if ch.kind in (BIKE_RENTAL, FLOATING_RENTAL) and mode == "BICYCLE":
             leg = replace(leg, rented_bike=True)
         legs.append(leg)
         t = t_end
@@ -429,7 +450,8 @@ def mobility_itineraries(
     if network.street is None:
         return None
     options = {m: StreetOptions.from_request(request, m) for m in ("WALK", "BICYCLE", "CAR")}
-    ctx = _Ctx(network, request, options, tz)
+    companies = tuple(c for c in request.rental.companies if c != "NOAPI")
+    ctx = _Ctx(network, request, options, tz, current_rental(network), companies)
     o_walk = street_end(network, origin, "WALK", "from")
     d_walk = street_end(network, destination, "WALK", "to")
     forward, backward = _chains(ctx, origin, destination)
@@ -442,7 +464,7 @@ def mobility_itineraries(
         if walk is not None:
             direct.append(walk)
         for chain in forward:
-            if chain.kind == BIKE_RENTAL:
+            if chain.kind in (BIKE_RENTAL, FLOATING_RENTAL):
                 it = _direct_chain(ctx, chain, d_walk, when, o_walk)
                 if it is not None:
                     direct.append(it)

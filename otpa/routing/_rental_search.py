@@ -38,6 +38,7 @@ __all__ = [
     "BIKE_PARK",
     "BIKE_RENTAL",
     "CAR_PARK",
+    "FLOATING_RENTAL",
     "KISS_AND_RIDE",
     "Chain",
     "ChainRoute",
@@ -63,6 +64,8 @@ CAR_PARK_SWITCH = Switch(120.0, 120.0)
 CAR_DROPOFF_SWITCH = Switch(120.0, 120.0)
 
 BIKE_RENTAL = "BIKE_RENTAL"
+#: free-floating vehicles: taken where they stand, left at any vertex the zones allow
+FLOATING_RENTAL = "FLOATING_RENTAL"
 CAR_PARK = "CAR_PARK"
 BIKE_PARK = "BIKE_PARK"
 KISS_AND_RIDE = "KISS_AND_RIDE"
@@ -160,6 +163,8 @@ def run_chain(
     max_time_s: float = math.inf,
     max_vehicle_time_s: float = math.inf,
     no_ride: BoolArray | None = None,
+    drop_ok: BoolArray | None = None,
+    vehicle_mode: str = "BICYCLE",
 ) -> Chain | None:
     """Run the phases of ``kind`` from ``where`` (``reverse``: towards it).
 
@@ -188,6 +193,10 @@ def run_chain(
         Limit on the time spent before leaving the vehicle (``maxPreTransitTime``).
     no_ride
         Edges the rented vehicle may not enter (geofencing).
+    drop_ok
+        Vertices where a free-floating vehicle may be left (None: anywhere).
+    vehicle_mode
+        The street mode of the rented vehicle.
 
     Returns
     -------
@@ -222,6 +231,11 @@ def run_chain(
         )  # fmt: skip
         modes = ("WALK", "BICYCLE", "WALK")
         return Chain(kind, (a, b, c), modes, (table1, table2), (s1, s2), reverse)
+    if kind == FLOATING_RENTAL:
+        return _floating(
+            graph, where, options, places, reverse=reverse, extra=extra, max_walk_m=max_walk_m,
+            max_time_s=max_time_s, no_ride=no_ride, drop_ok=drop_ok, vehicle_mode=vehicle_mode,
+        )  # fmt: skip
     if reverse:
         msg = f"{kind} has no backward chain"
         raise ValueError(msg)
@@ -257,3 +271,58 @@ def run_chain(
     msg = f"unknown vehicle change {kind!r}"
     raise ValueError(msg)
 
+
+
+def _floating(
+    graph: StreetGraph,
+    where: Snap | int,
+    options: dict[str, StreetOptions],
+    places: LinkedPlaces,
+    *,
+    reverse: bool,
+    extra: Switch,
+    max_walk_m: float,
+    max_time_s: float,
+    no_ride: BoolArray | None,
+    drop_ok: BoolArray | None,
+    vehicle_mode: str,
+) -> Chain | None:
+    """Walk, take a free-floating vehicle where it stands, ride, leave it where allowed, walk."""
+    walk = options["WALK"]
+    pick = places.usable(p.can_pick_up for p in places.places)
+    if pick.size == 0:
+        return None
+    pickup = Switch(RENT_PICKUP.time_s + extra.time_s, RENT_PICKUP.cost + extra.cost)
+    dropoff = Switch(RENT_DROPOFF.time_s + extra.time_s, RENT_DROPOFF.cost + extra.cost)
+    allowed = np.ones(graph.n_vertices, dtype=bool) if drop_ok is None else drop_ok
+    a = phase_from_end(
+        graph, where, walk, reverse=reverse, max_time_s=max_time_s, max_distance_m=max_walk_m
+    )
+
+    def anywhere(phase: Phase) -> tuple[np.ndarray, FloatArray, FloatArray]:
+        v = np.flatnonzero(np.isfinite(phase.cost) & allowed & ~phase.at_seed)
+        return v, phase.cost[v] + dropoff.cost, phase.time_s[v] + dropoff.time_s
+
+    if reverse:
+        v1, w1, t1 = anywhere(a)
+        table1: dict[int, VehiclePlace] | None = None
+        s1 = dropoff
+    else:
+        v1, w1, t1, table1 = _switch_seeds(a, places, pick, pickup)
+        s1 = pickup
+    b = phase_from_vertices(
+        graph, options[vehicle_mode], v1, w1, t1, reverse=reverse,
+        max_time_s=max_time_s, no_ride=no_ride,
+    )  # fmt: skip
+    table2: dict[int, VehiclePlace] | None
+    if reverse:
+        v2, w2, t2, table2 = _switch_seeds(b, places, pick, pickup)
+        s2 = pickup
+    else:
+        v2, w2, t2 = anywhere(b)
+        table2, s2 = None, dropoff
+    c = phase_from_vertices(
+        graph, walk, v2, w2, t2, reverse=reverse, max_time_s=max_time_s, max_distance_m=max_walk_m
+    )
+    modes = ("WALK", vehicle_mode, "WALK")
+    return Chain(FLOATING_RENTAL, (a, b, c), modes, (table1, table2), (s1, s2), reverse)
