@@ -65,13 +65,13 @@ from otpa.routing._rental_search import (
     Switch,
     run_chain,
 )
-from otpa.routing._street_core import partial, resolve, snap_directions
+from otpa.routing._street_core import assemble, partial, resolve, snap_directions
 from otpa.routing._street_costs import edge_costs
 from otpa.routing._transit_plan import TransitSearch, transit_itineraries
 from otpa.routing.errors import OutsideBoundsError
 from otpa.routing.model import Itinerary, Leg, Place, VertexType
 from otpa.routing.request import PlanRequest
-from otpa.routing.street_router import Snap, StreetOptions, street_path
+from otpa.routing.street_router import Snap, StreetOptions, StreetPath, street_path
 
 __all__ = ["mobility_itineraries", "uses_mobility"]
 
@@ -290,6 +290,16 @@ def _switch_place(
     )
 
 
+def _phase_path(route: ChainRoute, k: int) -> StreetPath:
+    """The path of phase ``k`` of a route between its two switch vertices."""
+    phase = route.chain.phases[k]
+    exits = [*route.switches, route.end_vertex]
+    seed, exit_v = exits[k - 1], exits[k]
+    edges = phase.path_edges(exit_v)
+    a, b = (exit_v, seed) if phase.reverse else (seed, exit_v)
+    return assemble(phase.graph, phase.costs, phase.inputs, phase.options, a, b, edges, 0.0, 1.0)
+
+
 def _endpoint_place(end: StreetEnd) -> Place:
     ep = end.endpoint
     return Place(name=ep.name, lon=ep.lon, lat=ep.lat, orig=ep.orig)
@@ -325,8 +335,13 @@ def _route_legs(
         t_end = t + dt.timedelta(seconds=round(dur[i]))
         if end is not None and i == len(modes) - 1:
             t_end = max(end, t)
-        coords = (pa.lat, pa.lon, pb.lat, pb.lon)
-        geom, _ = leg_geometry(net, a, b, ctx.options[mode], coords)
+        k = len(modes) - 1 - i if ch.reverse else i
+        if 0 < k < len(modes) - 1:
+            # between two switches: the phase's own path (geofencing shaped it)
+            geom = path_geometry(net, _phase_path(route, k))
+        else:
+            coords = (pa.lat, pa.lon, pb.lat, pb.lon)
+            geom, _ = leg_geometry(net, a, b, ctx.options[mode], coords)
         if mode == "WALK" and t_end == t and geom.distance_m < 1.0:
             continue  # no walk: the vehicle was taken (left) right there
         from_p = replace(pa, departure=t, arrival=None)
