@@ -69,11 +69,11 @@ from otpa.routing._street_core import assemble, partial, resolve, snap_direction
 from otpa.routing._street_costs import edge_costs
 from otpa.routing._transit_plan import TransitSearch, transit_itineraries
 from otpa.routing.errors import OutsideBoundsError
-from otpa.routing.model import Itinerary, Leg, Place, VertexType
+from otpa.routing.model import Itinerary, Leg, Place, RentalInfo, VertexType
 from otpa.routing.request import PlanRequest
 from otpa.routing.street_router import Snap, StreetOptions, StreetPath, street_path
 
-__all__ = ["mobility_itineraries", "uses_mobility"]
+__all__ = ["mobility_itineraries", "rental_info", "uses_mobility"]
 
 
 def uses_mobility(request: PlanRequest) -> bool:
@@ -81,6 +81,64 @@ def uses_mobility(request: PlanRequest) -> bool:
     r = request.rental
     transit = request.modes.transit
     return r.bike_rental or (transit and (r.park_and_ride or r.bike_park or r.kiss_and_ride))
+
+
+#: The snapshot kinds behind each rental-info map (``osm``: the build's static stations).
+_INFO_KINDS = {
+    "bike": ("bike-rental", "osm"),
+    "car": ("car-rental",),
+    "vehicle": ("vehicle-rental",),
+}
+
+
+def _severity(file: str) -> str:
+    if "system_information" in file:
+        return "SYSTEM_INFORMATION"
+    if "geofencing" in file:
+        return "ALL_REGIONS"
+    if "station" in file:
+        return "INDIVIDUAL_DOCKING_STATION"
+    if "vehicle_status" in file or "free_bike" in file:
+        return "INDIVIDUAL_VEHICLE"
+    return "FEED_WIDE"
+
+
+def rental_info(
+    network: TransportNetwork, request: PlanRequest
+) -> dict[str, dict[str, RentalInfo]]:
+    """The ibi fork's rental-info maps of a plan: per allowed rental kind, per network.
+
+    Only the kinds the request allows (``BICYCLE_RENT``, ``CAR_RENT``,
+    ``MICROMOBILITY_RENT``) and the router has data for.
+    """
+    r = request.rental
+    wanted = {"bike": r.bike_rental, "car": r.car_rental, "vehicle": r.vehicle_rental}
+    if not any(wanted.values()):
+        return {}
+    state = current_rental(network)
+    out: dict[str, dict[str, RentalInfo]] = {}
+    for kind, on in wanted.items():
+        if not on:
+            continue
+        infos = {}
+        for name, snap in sorted(state.snapshots.items()):
+            if snap.kind not in _INFO_KINDS[kind]:
+                continue
+            system = snap.system
+            infos[name] = RentalInfo(
+                errors=tuple((m.message, _severity(m.file)) for m in snap.messages),
+                system_information={
+                    "system_id": system.system_id,
+                    "name": system.name,
+                    "operator": system.operator,
+                    "timezone": system.timezone,
+                    "language": system.language,
+                    "url": system.url,
+                },
+            )
+        if infos:
+            out[kind] = infos
+    return out
 
 
 _PLACE_TYPE = {

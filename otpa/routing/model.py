@@ -27,6 +27,7 @@ __all__ = [
     "Money",
     "Place",
     "RelativeDirection",
+    "RentalInfo",
     "TripPlan",
     "VertexType",
     "WalkStep",
@@ -317,6 +318,24 @@ class DebugOutput:
 
 
 @dataclass(frozen=True)
+class RentalInfo:
+    """The state of one rental network as a plan saw it (the ibi fork's ``RentalInfo``).
+
+    Attributes
+    ----------
+    errors
+        ``(message, severity)`` pairs; severity one of FEED_WIDE, SYSTEM_INFORMATION,
+        ALL_STATIONS, ALL_FLOATING_VEHICLES, ALL_REGIONS, INDIVIDUAL_DOCKING_STATION,
+        INDIVIDUAL_VEHICLE.
+    system_information
+        GBFS ``system_information`` fields (``system_id``, ``name``, ``operator``...).
+    """
+
+    errors: tuple[tuple[str, str], ...] = ()
+    system_information: dict[str, str | None] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class TripPlan:
     """The answer to a plan request (OTP ``TripPlan`` plus envelope extras).
 
@@ -335,6 +354,9 @@ class TripPlan:
     realtime_snapshot
         Version of the real-time timetable snapshot the plan searched (``otpa.realtime``);
         None: the scheduled timetable.
+    rental_info
+        By rental kind (``"bike"``, ``"car"``, ``"vehicle"``), the state of each rental
+        network, for the kinds the request allows and the router has.
     """
 
     date: dt.datetime
@@ -344,3 +366,4 @@ class TripPlan:
     debug_output: DebugOutput = field(default_factory=DebugOutput)
     elevation_metadata: ElevationMetadata = field(default_factory=ElevationMetadata)
     realtime_snapshot: int | None = None
+    rental_info: dict[str, dict[str, RentalInfo]] = field(default_factory=dict)

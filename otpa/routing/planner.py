@@ -23,7 +23,7 @@ from otpa.realtime import TimetableSnapshot, current_snapshot
 from otpa.routing._access import walk_limit, walk_overage_cost
 from otpa.routing._itinerary import filter_and_sort, make_itinerary
 from otpa.routing._legs import street_leg
-from otpa.routing._mobility_plan import mobility_itineraries, uses_mobility
+from otpa.routing._mobility_plan import mobility_itineraries, rental_info, uses_mobility
 from otpa.routing._onboard import OnBoardStart, onboard_start
 from otpa.routing.engine import (
     Endpoint,
@@ -281,4 +281,5 @@ def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
             geoid_elevation=request.itineraries.geoid_elevation,
         ),
         realtime_snapshot=None if realtime is None else realtime.version,
+        rental_info=rental_info(network, request),
     )

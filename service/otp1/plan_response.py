@@ -46,6 +46,7 @@ from otpa.routing.model import (
     LocalizedAlert,
     Money,
     Place,
+    RentalInfo,
     TripPlan,
     WalkStep,
 )
@@ -259,11 +260,22 @@ def plan_response(
         The network's time zone, for naive datetimes.
     """
     zone = ZoneInfo(time_zone)
-    return {
+    body = {
         "requestParameters": dict(parameters),
         "plan": trip_plan_json(plan, request, zone),
         "debugOutput": _debug_output(plan.debug_output),
         "elevationMetadata": _elevation_metadata(plan.elevation_metadata, request),
+    }
+    # the ibi fork's bikeRentalInfo / carRentalInfo / vehicleRentalInfo maps
+    for kind, infos in plan.rental_info.items():
+        body[f"{kind}RentalInfo"] = {name: _rental_info(i) for name, i in infos.items()}
+    return body
+
+
+def _rental_info(info: RentalInfo) -> dict[str, Any]:
+    return {
+        "errors": [{"message": m, "severity": s} for m, s in info.errors],
+        "systemInformationData": {k: v for k, v in info.system_information.items() if v},
     }
 
 
@@ -528,6 +540,9 @@ def response_xml(body: Mapping[str, Any]) -> dict[str, Any]:
     """
     out = dict(body)
     out["requestParameters"] = _entries(body.get("requestParameters", {}))
+    for key in ("bikeRentalInfo", "carRentalInfo", "vehicleRentalInfo"):
+        if key in body:  # maps are JAXB entry lists
+            out[key] = _entries(body[key])
     plan = body.get("plan")
     if plan is not None:
         out["plan"] = {
