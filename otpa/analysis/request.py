@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from otpa.routing import Location, PlanRequest
-from otpa.routing.parse import parse_modes
+from otpa.routing.parse import parse_modes, rental_preferences
 from otpa.routing.preferences import (
     MAX_TRANSFERS,
     AccessibilityPreferences,
@@ -161,8 +161,9 @@ class AnalysisRequest:
 
     @property
     def street_mode(self) -> str:
-        """Street mode of access, egress and street-only trips."""
-        return self.request_modes.access_mode
+        """Street mode of access, egress and street-only trips (renting: walking)."""
+        modes = self.request_modes
+        return "WALK" if "BICYCLE_RENT" in modes.qualifiers else modes.access_mode
 
     @property
     def max_access_time_s(self) -> int:
@@ -216,6 +217,7 @@ class AnalysisRequest:
             Departure time (default: the first departure).
         """
         speed = self.bike_speed_mps if self.street_mode == "BICYCLE" else self.walk_speed_mps
+        rental = rental_preferences(self.request_modes)
         return PlanRequest(
             from_place=from_place,
             to_place=to_place,
@@ -233,7 +235,11 @@ class AnalysisRequest:
                 stop=AccessibilityPreferences(only_consider_accessible=True),
             ),
             transit=TransitPreferences(
-                max_transfers=self.max_rides - 1, board_slack_s=self.board_slack_s
+                max_transfers=self.max_rides - 1,
+                board_slack_s=self.board_slack_s,
+                # park and ride, kiss and ride: transit trips only, as OTP 1.x
+                only_transit_trips=rental.park_and_ride or rental.kiss_and_ride,
             ),
             filters=self.filters,
+            rental=rental,
         )

@@ -53,6 +53,7 @@ from otpa.routing._mobility_places import (
     parking_places,
     rental_stations,
 )
+from otpa.routing._phase_search import Phase
 from otpa.routing._places import Endpoint
 from otpa.routing._rental_search import (
     BIKE_PARK,
@@ -72,8 +73,15 @@ from otpa.routing.errors import OutsideBoundsError
 from otpa.routing.model import Itinerary, Leg, Place, RentalInfo, VertexType
 from otpa.routing.request import PlanRequest
 from otpa.routing.street_router import Snap, StreetOptions, StreetPath, street_path
+from otpa.routing.street_tree import StreetTree
 
-__all__ = ["mobility_itineraries", "rental_info", "uses_mobility"]
+__all__ = [
+    "MobilityAccess",
+    "mobility_itineraries",
+    "origin_mobility",
+    "rental_info",
+    "uses_mobility",
+]
 
 
 def uses_mobility(request: PlanRequest) -> bool:
@@ -601,3 +609,67 @@ def _transit(
         egress_legs=egress_legs,
     )
     return transit_itineraries(search)
+
+
+# ----------------------------------------------------------------------------- analysis
+def _phase_tree(phase: Phase) -> StreetTree:
+    """A chain's last phase as a street tree (read at snapped points like a plain search)."""
+    graph, costs = phase.graph, phase.costs
+    none = np.zeros(0)
+    return StreetTree(
+        weight=phase.result.label,
+        time_s=phase.result.time_s,
+        distance_m=phase.result.distance_m,
+        edge_weight=np.asarray(costs.weight, dtype=np.float64),
+        edge_time_s=np.asarray(costs.time_s, dtype=np.float64),
+        edge_time_ceil_s=np.asarray(costs.time_ceil_s, dtype=np.float64),
+        edge_length_m=np.asarray(graph.edge_length_m, dtype=np.float64),
+        edge_reverse=np.asarray(graph.edge_reverse, dtype=np.int32),
+        edge_from=np.asarray(graph.edge_from, dtype=np.int32),
+        edge_to=np.asarray(graph.edge_to, dtype=np.int32),
+        seed_edge=none.astype(np.int32),
+        seed_skip=none,
+        vertex_weight=phase.cost,
+        vertex_time_s=phase.time_s,
+        vertex_distance_m=phase.distance_m,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class MobilityAccess:
+    """What one origin reaches by changing vehicle (for one-to-many analyses).
+
+    Attributes
+    ----------
+    access
+        Per transit stop the better of walking and each vehicle change (times include
+        the switches), as the planner's transit search sees them.
+    street_trees
+        The street-only trips with a vehicle change (bike rental), as street trees to
+        read destinations from (:func:`otpa.routing.street_tree.tree_times`).
+    """
+
+    access: Access
+    street_trees: tuple[StreetTree, ...]
+
+
+def origin_mobility(
+    network: TransportNetwork, request: PlanRequest, origin: Endpoint
+) -> MobilityAccess:
+    """The access stops and street-only trees of an origin under a vehicle-change request."""
+    if network.street is None:
+        return MobilityAccess(Access.empty(), ())
+    options = {m: StreetOptions.from_request(request, m) for m in ("WALK", "BICYCLE", "CAR")}
+    companies = tuple(c for c in request.rental.companies if c != "NOAPI")
+    tz = ZoneInfo(network.time_zone)
+    ctx = _Ctx(network, request, options, tz, current_rental(network), companies)
+    forward, _ = _chains(ctx, origin, origin)
+    o_walk = street_end(network, origin, "WALK", "from")
+    walk = None
+    if request.rental.bike_rental or not forward:
+        walk = _walk_access(ctx, o_walk, reverse=False)
+    merged = _merge(network, ctx, walk, forward)
+    trees = tuple(
+        _phase_tree(c.last) for c in forward if c.kind in (BIKE_RENTAL, FLOATING_RENTAL)
+    )
+    return MobilityAccess(merged.access, trees)
