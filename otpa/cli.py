@@ -57,6 +57,9 @@ def _build(args: argparse.Namespace) -> int:
         "transfers",
         "street_vertices",
         "street_edges",
+        "park_and_ride",
+        "bike_parking",
+        "bike_rental",
     ):
         print(f"  {key:<16}{summary[key]:>10}")
     n_warn = int(network.meta.get("n_warnings", 0))

@@ -19,6 +19,9 @@ Path                                       Methods
 ``/otp/geocode``, ``/otp/municoder``       GET external geocoder; municipality at a point
 ``/otp/scripting/run``                     POST run a Python script (opt-in, ROUTERS role)
 ``/otp/routers/{routerId}/updaters[/{n}]``  GET real-time updater status (router-config updaters)
+``/otp/routers/{routerId}/bike_rental``     GET rental stations; also ``car_``, ``vehicle_rental``
+``/otp/routers/{routerId}/park_and_ride``   GET park-and-ride lots (OSM)
+``.../transportation_network_company/...``  GET ride-hail ``eta_estimate``, ``ride_estimate``
 ``/dashboard/...``                         the scenario-comparison dashboard (when enabled)
 anything else                              404 JSON
 =========================================  ======================================================
@@ -49,10 +52,12 @@ from service.handlers.landing import LandingHandler, LandingLink
 from service.handlers.openapi import OpenApiHandler
 from service.handlers.plan import PlanHandler
 from service.handlers.profile import profile_urls
+from service.handlers.rental import rental_urls
 from service.handlers.routers import RouterHandler, RouterListHandler
 from service.handlers.scenarios import scenario_urls
 from service.handlers.scripting import scripting_urls
 from service.handlers.server_info import ServerInfoHandler
+from service.handlers.tnc import tnc_urls
 from service.handlers.updaters import updater_urls
 from service.handlers.walk_comfort import WalkComfortHandler
 from service.otp1.server_info import read_cpu_info, server_info
@@ -141,6 +146,9 @@ def make_app(
         *geocode_urls(args),
         *scripting_urls(args),
         *updater_urls(args, updaters),
+        # shared mobility: rental stations, park-and-ride lots, ride-hail (otpa.mobility)
+        *rental_urls(args),
+        *tnc_urls(args),
     ]
     if config.dashboard:  # the Panel dashboard at /dashboard, same process and networks
         from service.dashboard import dashboard_rules

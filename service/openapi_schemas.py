@@ -259,3 +259,112 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         },
     ),
 }
+
+# -- shared mobility (service/handlers/rental.py, service/handlers/tnc.py) -------------------
+_STATION_BASE = {
+    "id": _STR,
+    "name": _STR,
+    "x": {"type": "number", "description": "longitude"},
+    "y": {"type": "number", "description": "latitude"},
+    "allowDropoff": _BOOL,
+    "allowPickup": _BOOL,
+    "networks": {"type": "array", "items": _STR},
+    "lastReportedEpochSeconds": _INT,
+}
+_COUNT = {"type": "integer", "description": "2147483647 when the feed does not give it"}
+_RENTAL_ERRORS = {
+    "type": "object",
+    "description": "per network: its feed's problems ({message, severity})",
+    "additionalProperties": {
+        "type": "array",
+        "items": _object({"message": _STR, "severity": _STR}),
+    },
+}
+_SYSTEMS = {
+    "type": "object",
+    "description": "per network: its GBFS system_information",
+    "additionalProperties": _object(
+        {"systemId": _STR, "name": _STR},
+        {"operator": _STR, "timezone": _STR, "language": _STR, "url": _STR},
+    ),
+}
+
+
+def _station_list(station: dict[str, Any]) -> dict[str, Any]:
+    return _object(
+        {"stations": {"type": "array", "items": station}},
+        {"errorsByNetwork": _RENTAL_ERRORS, "systemInformationDataByNetwork": _SYSTEMS},
+    )
+
+
+SCHEMAS.update(
+    {
+        "BikeRentalStation": _object(
+            {
+                **_STATION_BASE,
+                "bikesAvailable": _COUNT,
+                "spacesAvailable": _COUNT,
+                "isFloatingBike": _BOOL,
+                "isCarStation": _BOOL,
+                "realTimeData": _BOOL,
+            }
+        ),
+        "CarRentalStation": _object(
+            {
+                **_STATION_BASE,
+                "carsAvailable": _COUNT,
+                "spacesAvailable": _COUNT,
+                "isFloatingCar": _BOOL,
+                "fuelType": {"enum": ["gasoline", "electric", "unknown"]},
+            },
+            {"address": _STR},
+        ),
+        "VehicleRentalStation": _object(
+            {
+                **_STATION_BASE,
+                "vehiclesAvailable": _COUNT,
+                "spacesAvailable": _COUNT,
+                "isFloatingVehicle": _BOOL,
+            }
+        ),
+        "BikeRentalStationList": _station_list(ref("BikeRentalStation")),
+        "CarRentalStationList": _station_list(ref("CarRentalStation")),
+        "VehicleRentalStationList": _station_list(ref("VehicleRentalStation")),
+        "ParkAndRide": _object({"name": _STR, "x": _NUM, "y": _NUM}),
+        "TncEtaEstimates": _object(
+            {},
+            {
+                "estimates": {
+                    "type": "array",
+                    "items": _object(
+                        {
+                            "company": _STR,
+                            "productId": _STR,
+                            "displayName": _STR,
+                            "estimatedSeconds": _INT,
+                            "wheelchairAccessible": _BOOL,
+                        }
+                    ),
+                },
+                "error": {"type": "string", "description": "why there is no estimate (HTTP 200)"},
+            },
+        ),
+        "TncRideEstimate": _object(
+            {},
+            {
+                "rideEstimate": _object(
+                    {
+                        "company": _STR,
+                        "currency": _STR,
+                        "duration": _INT,
+                        "maxCost": _NUM,
+                        "minCost": _NUM,
+                        "rideType": _STR,
+                        "wheelchairAccessible": _BOOL,
+                    }
+                ),
+                "error": {"type": "string", "description": "why there is no estimate (HTTP 200)"},
+            },
+        ),
+    }
+)

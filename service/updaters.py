@@ -15,6 +15,7 @@ import logging
 import threading
 from pathlib import Path
 
+from otpa.mobility import configure_tnc, with_rental_updaters
 from otpa.network import TransportNetwork
 from otpa.realtime import start_updaters
 from otpa.updaters import PollingUpdater, UpdaterConfigError
@@ -77,7 +78,11 @@ class UpdaterManager:
             if not isinstance(config, dict):
                 msg = f"{ROUTER_CONFIG} is not a JSON object"
                 raise UpdaterConfigError(msg)
-            return start_updaters(network, config, folder, start=False)
+            tnc_error = configure_tnc(network, config)  # ride-hail providers of the router
+            if tnc_error is not None:
+                logger.warning("router %r: no ride-hail provider: %s", router_id, tnc_error)
+            updaters = start_updaters(network, config, folder, start=False)
+            return with_rental_updaters(network, updaters)
         except (OSError, ValueError) as exc:  # JSON and configuration errors are ValueErrors
             logger.warning("router %r: updaters not started: %s", router_id, exc)
             self._errors[router_id] = f"{ROUTER_CONFIG}: {exc}"

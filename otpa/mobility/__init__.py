@@ -7,6 +7,15 @@ A plan takes :func:`current_rental` once at its start.  Parking lots and static 
 stations come from the build's OSM features (:func:`parking_lots`, :func:`osm_rental_snapshot`).
 """
 
+from otpa.mobility.gbfs import (
+    GBFS_FILES,
+    RENTAL_UPDATER_TYPES,
+    GbfsError,
+    discover,
+    load_gbfs,
+    parse_gbfs,
+    rental_applier,
+)
 from otpa.mobility.model import (
     FORM_FACTORS,
     RENTAL_KINDS,
@@ -24,15 +33,42 @@ from otpa.mobility.model import (
     ZoneRule,
     rental_kind_of,
 )
-from otpa.mobility.osm_features import PARKING_KINDS, osm_rental_snapshot, parking_lots
-from otpa.mobility.store import MobilityStore, current_rental, mobility_store_for
+from otpa.mobility.osm_features import (
+    PARKING_KINDS,
+    near_transit,
+    osm_rental_snapshot,
+    parking_lots,
+)
+from otpa.mobility.store import (
+    MobilityStore,
+    current_rental,
+    live_station_count,
+    mobility_store_for,
+)
+from otpa.mobility.tnc import (
+    EtaEstimate,
+    RideEstimate,
+    TncConfigError,
+    TncError,
+    TncProvider,
+    configure_tnc,
+    estimate_eta,
+    estimate_ride,
+    tnc_for,
+    tnc_providers,
+)
+from otpa.mobility.updaters import rental_updater, start_rental_updaters, with_rental_updaters
 
 __all__ = [
     "FORM_FACTORS",
+    "GBFS_FILES",
     "PARKING_KINDS",
     "RENTAL_KINDS",
+    "RENTAL_UPDATER_TYPES",
+    "EtaEstimate",
     "FeedMessage",
     "FreeVehicles",
+    "GbfsError",
     "GeofencingZone",
     "GeofencingZones",
     "MobilityStore",
@@ -41,12 +77,30 @@ __all__ = [
     "RentalSnapshot",
     "RentalState",
     "RentalStations",
+    "RideEstimate",
     "SystemInformation",
+    "TncConfigError",
+    "TncError",
+    "TncProvider",
     "VehicleTypes",
     "ZoneRule",
+    "configure_tnc",
     "current_rental",
+    "discover",
+    "estimate_eta",
+    "estimate_ride",
+    "live_station_count",
+    "load_gbfs",
     "mobility_store_for",
+    "near_transit",
     "osm_rental_snapshot",
     "parking_lots",
+    "parse_gbfs",
+    "rental_applier",
     "rental_kind_of",
+    "rental_updater",
+    "start_rental_updaters",
+    "tnc_for",
+    "tnc_providers",
+    "with_rental_updaters",
 ]

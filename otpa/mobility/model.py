@@ -174,6 +174,8 @@ class RentalStations:
         Per station, count per vehicle type (``vehicle_types_available``; empty when absent).
     form_factor
         Per station, the form factor of what it rents (``BICYCLE`` unless its types say otherwise).
+    address
+        Per station, its ``address`` (None when the feed gives none).
     """
 
     ids: tuple[str, ...] = ()
@@ -191,6 +193,7 @@ class RentalStations:
     vehicle_type_ids: tuple[tuple[str, ...], ...] = ()
     vehicle_types_available: tuple[Mapping[str, int], ...] = ()
     form_factor: tuple[str, ...] = ()
+    address: tuple[str | None, ...] = ()
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -244,6 +247,7 @@ class RentalStations:
                 dict(r.get("vehicle_types_available", {})) for r in rows
             ),
             form_factor=tuple(str(r.get("form_factor", "BICYCLE")) for r in rows),
+            address=tuple(r.get("address") for r in rows),
         )
 
     @staticmethod
@@ -276,6 +280,7 @@ class RentalStations:
             vehicle_type_ids=tup("vehicle_type_ids"),
             vehicle_types_available=tup("vehicle_types_available"),
             form_factor=tup("form_factor"),
+            address=tup("address"),
         )
 
 

@@ -7,11 +7,18 @@ from typing import Any
 
 import numpy as np
 
-from otpa.mobility.model import ParkingLots, RentalSnapshot, RentalStations, SystemInformation
+from otpa.mobility.model import (
+    BoolArray,
+    ParkingLots,
+    RentalSnapshot,
+    RentalStations,
+    SystemInformation,
+)
 from otpa.network import TransportNetwork
 from otpa.util.cache import OwnerCache
+from otpa.util.geo import haversine_m
 
-__all__ = ["PARKING_KINDS", "osm_rental_snapshot", "parking_lots"]
+__all__ = ["PARKING_KINDS", "near_transit", "osm_rental_snapshot", "parking_lots"]
 
 #: The parking kinds of the build's OSM features.
 PARKING_KINDS = ("park_and_ride", "bike_parking")
@@ -105,3 +112,22 @@ def osm_rental_snapshot(network: TransportNetwork) -> RentalSnapshot | None:
     out: RentalSnapshot | None = _CACHE.get_or_build(network, "rental", build)
     return out
 
+
+
+def near_transit(network: TransportNetwork, lots: ParkingLots, max_distance_m: float) -> BoolArray:
+    """Which lots have a transit stop within ``max_distance_m`` (great-circle distance).
+
+    Used by ``/park_and_ride``'s ``maxTransitDistance``; a network without stops keeps none.
+    """
+    out = np.zeros(len(lots), dtype=np.bool_)
+    stops = network.transit.stops
+    if len(lots) == 0 or len(stops) == 0:
+        return out
+    slat = stops.lat.to_numpy(float)
+    slon = stops.lon.to_numpy(float)
+    ok = np.isfinite(slat) & np.isfinite(slon)
+    slat, slon = slat[ok], slon[ok]
+    for i in range(len(lots)):
+        d = haversine_m(lots.lat[i], lots.lon[i], slat, slon)
+        out[i] = bool(np.any(d <= max_distance_m))
+    return out

@@ -9,7 +9,7 @@ from otpa.mobility.model import RentalSnapshot, RentalState
 from otpa.mobility.osm_features import osm_rental_snapshot
 from otpa.network import TransportNetwork
 
-__all__ = ["MobilityStore", "current_rental", "mobility_store_for"]
+__all__ = ["MobilityStore", "current_rental", "live_station_count", "mobility_store_for"]
 
 
 class MobilityStore:
@@ -22,6 +22,7 @@ class MobilityStore:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._parts: dict[str, RentalSnapshot] = {}
+        self._errors: dict[str, tuple[str, str]] = {}
         self._state = RentalState({}, version=0)
 
     @property
@@ -64,7 +65,24 @@ class MobilityStore:
         """Drop one source's snapshot (an updater that was removed)."""
         with self._lock:
             self._parts.pop(source, None)
+            self._errors.pop(source, None)
             return self._swap()
+
+    def set_error(self, source: str, network: str, message: str | None) -> None:
+        """Record (or, with None, clear) why a source's last poll failed."""
+        with self._lock:
+            if message is None:
+                self._errors.pop(source, None)
+            else:
+                self._errors[source] = (network, message)
+
+    def errors(self) -> dict[str, list[str]]:
+        """The last poll error of each failing source, by network name."""
+        with self._lock:
+            out: dict[str, list[str]] = {}
+            for network, message in self._errors.values():
+                out.setdefault(network, []).append(message)
+            return out
 
 
 _STORES: weakref.WeakKeyDictionary[TransportNetwork, MobilityStore] = weakref.WeakKeyDictionary()
@@ -98,7 +116,10 @@ def current_rental(network: TransportNetwork, *, include_osm: bool = True) -> Re
     RentalState
         Version 0 and no snapshots when there is neither feed nor OSM station.
     """
-    store = _STORES.get(network)
+    try:
+        store = _STORES.get(network)
+    except TypeError:  # not weakly referenceable (a stand-in network): no feed
+        store = None
     state = store.state if store is not None else RentalState({}, version=0)
     if not include_osm or any(s.kind == "bike-rental" for s in state.snapshots.values()):
         return state
@@ -108,3 +129,17 @@ def current_rental(network: TransportNetwork, *, include_osm: bool = True) -> Re
     snaps = dict(state.snapshots)
     snaps.setdefault(osm.network, osm)
     return RentalState(snaps, version=state.version)
+
+
+def live_station_count(network: object, kind: str = "bike-rental") -> int:
+    """Docking stations the live feeds of one kind hold now (0 without a feed).
+
+    ``network`` may be any object (0 for one that has no rental store).
+    """
+    try:
+        store = _STORES.get(network)  # type: ignore[call-overload]
+    except TypeError:  # not weakly referenceable: never had a store
+        return 0
+    if store is None:
+        return 0
+    return sum(len(s.stations) for s in store.state.snapshots.values() if s.kind == kind)

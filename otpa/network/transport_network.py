@@ -330,6 +330,10 @@ class TransportNetwork:
             "street_vertices": 0 if self.street is None else self.street.n_vertices,
             "street_edges": 0 if self.street is None else self.street.n_edges,
             "warnings": len(self.meta.get("warnings", [])),
+            # OSM point features (parking, rental): the build keeps them in ``features``
+            "park_and_ride": len(self.features.get("park_and_ride", [])),
+            "bike_parking": len(self.features.get("bike_parking", [])),
+            "bike_rental": len(self.features.get("bike_rental", [])),
         }
 
     # -- shipping to other processes (dask.distributed workers) -------------------------

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from otpa.errors import OtpaError
+from otpa.testing._demo_gbfs import GBFS_DIRNAME, ROUTER_CONFIG_FILENAME, write_gbfs
 from otpa.testing._demo_gtfs import TIMEZONE, write_gtfs
 from otpa.testing._demo_model import CENTER_LAT, CENTER_LON, CityPlan, to_latlon
 from otpa.testing._demo_osm import write_osm
@@ -38,8 +39,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEMO_CITY_VERSION",
+    "GBFS_DIRNAME",
     "GTFS_FILENAME",
     "OSM_FILENAME",
+    "ROUTER_CONFIG_FILENAME",
     "DemoCity",
     "demo_city_dir",
     "demo_network",
@@ -47,7 +50,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the generated files change; part of the cache folder name.
-DEMO_CITY_VERSION = "1"
+DEMO_CITY_VERSION = "2"
 OSM_FILENAME = "demo-city.osm"
 GTFS_FILENAME = "demo-city-gtfs.zip"
 _MAX_SCALE = 100
@@ -84,6 +87,11 @@ class DemoCity:
         The feed's agency timezone.
     sample_date
         A weekday with regular service (2026-03-04, a Wednesday).
+    gbfs_dir, n_bike_stations
+        The bike share's GBFS v2.3 feed (``directory / "gbfs"``, one station per OSM
+        ``amenity=bicycle_rental`` node) and its station count; ``directory /
+        "router-config.json"`` runs it as a ``bike-rental`` updater (network ``DemoBike``)
+        and configures the built-in ride-hail estimator (``NOAPI``).
     """
 
     directory: Path
@@ -100,6 +108,8 @@ class DemoCity:
     scale: int = 1
     timezone: str = TIMEZONE
     sample_date: date = date(2026, 3, 4)
+    gbfs_dir: Path | None = None
+    n_bike_stations: int = 0
 
 
 def _check_args(seed: int, size: str, scale: int) -> None:
@@ -180,7 +190,7 @@ def write_demo_city(
     ...     city = write_demo_city(tmp)
     ...     names = sorted(p.name for p in city.directory.iterdir())
     >>> names
-    ['demo-city-gtfs.zip', 'demo-city.osm']
+    ['demo-city-gtfs.zip', 'demo-city.osm', 'gbfs', 'router-config.json']
     >>> city.n_routes, "Central Station" in city.places
     (8, True)
     """
@@ -202,6 +212,7 @@ def write_demo_city(
     osm_path, gtfs_path = out / OSM_FILENAME, out / GTFS_FILENAME
     write_osm(plan, osm_path, bounds, f"otpa {version}")
     counts = write_gtfs(plan, gtfs_path, seed=seed, version=version)
+    gbfs_dir, n_bike_stations = write_gbfs(plan, out)
 
     names = list(plan.places)
     pxy = np.array([plan.places[n] for n in names])
@@ -223,6 +234,8 @@ def write_demo_city(
         seed=seed,
         size=size,
         scale=scale,
+        gbfs_dir=gbfs_dir,
+        n_bike_stations=n_bike_stations,
     )
 
 
@@ -235,7 +248,8 @@ def _default_cache_root() -> Path:
 
 
 def _complete(folder: Path) -> bool:
-    return (folder / OSM_FILENAME).is_file() and (folder / GTFS_FILENAME).is_file()
+    files = (OSM_FILENAME, GTFS_FILENAME, ROUTER_CONFIG_FILENAME, f"{GBFS_DIRNAME}/gbfs.json")
+    return all((folder / name).is_file() for name in files)
 
 
 def demo_city_dir(cache_root: PathLike | None = None) -> Path:
@@ -264,7 +278,7 @@ def demo_city_dir(cache_root: PathLike | None = None) -> Path:
     ...     folder = demo_city_dir(tmp)
     ...     again = demo_city_dir(tmp)
     ...     print(folder.name, folder == again, (folder / "demo-city.osm").is_file())
-    demo-city-1 True True
+    demo-city-2 True True
     """
     root = Path(cache_root) if cache_root is not None else _default_cache_root()
     target = root / f"demo-city-{DEMO_CITY_VERSION}"

@@ -33,7 +33,7 @@ UPDATER_TYPES: Mapping[str, frozenset[str]] = {
 }
 
 #: Types this version runs (the others are configuration only, reported as such).
-_RUNNABLE = frozenset({"stop-time-updater"})
+_RUNNABLE = frozenset({"stop-time-updater", "bike-rental", "vehicle-rental", "car-rental"})
 
 #: OTP 1.x's default polling period.
 DEFAULT_FREQUENCY_S = 60.0

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import tornado.web
 from tornado.ioloop import IOLoop
 
+from otpa.mobility import live_station_count
 from service.auth import check_credentials, parse_basic_authorization
 from service.config import ServiceConfig
 from service.otp1.errors import WWW_AUTHENTICATE, ApiError, error_body, status_for_exception
@@ -203,6 +204,9 @@ class BaseHandler(tornado.web.RequestHandler):
             cached = await self.run_blocking(router_info, router_id, network)
             with contextlib.suppress(TypeError):  # unhashable or not weak-referenceable
                 self.ctx.info_cache[network] = cached
+        live = live_station_count(network)  # GBFS stations arrive after the graph loads
+        if live and not cached["hasBikeSharing"]:
+            cached = await self.run_blocking(router_info, router_id, network, live)
         return {**cached, "routerId": router_id}
 
     def _cached_info(self, network: TransportNetwork) -> dict[str, Any] | None:

@@ -166,7 +166,9 @@ def polygon_gml(geometry: Mapping[str, Any] | None) -> str | None:
     return f"<{kind}>{text}</{kind}>"
 
 
-def router_info(router_id: str, network: RouterInfoSource) -> dict[str, Any]:
+def router_info(
+    router_id: str, network: RouterInfoSource, live_bike_stations: int = 0
+) -> dict[str, Any]:
     """Return the RouterInfo of one router, every field of OTP 1.x in its order.
 
     Parameters
@@ -175,6 +177,9 @@ def router_info(router_id: str, network: RouterInfoSource) -> dict[str, Any]:
         The router's id.
     network
         The loaded transport network.
+    live_bike_stations
+        Docking stations of the router's live ``bike-rental`` feeds (bike sharing exists
+        when there is one, or more than one OSM station).
 
     Returns
     -------
@@ -186,7 +191,8 @@ def router_info(router_id: str, network: RouterInfoSource) -> dict[str, Any]:
     service_range = network.transit_service_range
     starts, ends = (LONG_MAX, 0) if service_range is None else (int(v) for v in service_range)
     modes = [str(m) for m in network.transit_modes]
-    has_bike_sharing = int(network.bike_rental_station_count) > 1
+    # OSM stations (OTP 1.x: more than one), or live GBFS bike-rental stations
+    has_bike_sharing = int(network.bike_rental_station_count) > 1 or live_bike_stations > 0
     has_bike_park = bool(network.has_bike_park)
     has_park_ride = bool(network.has_park_ride)
     return {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import json
 import math
 import zipfile
 from collections import Counter
@@ -108,9 +109,14 @@ def test_other_seed_changes_geometry_not_structure(tmp_path: Path) -> None:
     assert a.places.keys() == b.places.keys()
 
 
-def test_writes_only_the_two_files(tmp_path: Path) -> None:
+def test_writes_osm_gtfs_gbfs_and_router_config(tmp_path: Path) -> None:
     city = write_demo_city(tmp_path / "new" / "folder")
-    assert sorted(p.name for p in city.directory.iterdir()) == [GTFS_FILENAME, OSM_FILENAME]
+    assert sorted(p.name for p in city.directory.iterdir()) == [
+        GTFS_FILENAME,
+        OSM_FILENAME,
+        "gbfs",
+        "router-config.json",
+    ]
     assert city.osm_path == tmp_path / "new" / "folder" / OSM_FILENAME
 
 
@@ -439,3 +445,31 @@ def test_demo_city_dir_replaces_an_incomplete_folder(tmp_path: Path) -> None:
     folder = demo_city_dir(tmp_path)
     assert (folder / GTFS_FILENAME).is_file()
     assert (folder / OSM_FILENAME).read_text(encoding="utf-8").startswith("<?xml")
+
+
+def test_gbfs_feed_holds_the_osm_bike_share_stations(city: DemoCity, osm: _Collect) -> None:
+    """Each OSM ``amenity=bicycle_rental`` node is a GBFS station at the same place."""
+    from otpa.mobility import load_gbfs
+
+    rental = {
+        nid: (lat, lon, tags)
+        for nid, (lat, lon, tags) in osm.nodes.items()
+        if tags.get("amenity") == "bicycle_rental"
+    }
+    assert city.gbfs_dir is not None
+    snap = load_gbfs(city.gbfs_dir)
+    assert city.n_bike_stations == len(rental) == len(snap.stations) >= 2
+    assert (snap.network, snap.version, snap.messages) == ("DemoBike", "2.3", ())
+    for i, sid in enumerate(snap.stations.ids):
+        lat, lon, tags = rental[int(sid.removeprefix("station-"))]
+        assert snap.stations.names[i] == tags["name"]
+        assert abs(snap.stations.lat[i] - lat) < 1e-6
+        assert abs(snap.stations.lon[i] - lon) < 1e-6
+        cap = int(tags["capacity"])
+        assert snap.stations.capacity[i] == cap
+        assert snap.stations.vehicles_available[i] == cap * 2 // 5 > 0
+        assert snap.stations.spaces_available[i] == cap - cap * 2 // 5
+    assert snap.pricing_plans[0].per_min == ((0.0, 0.1, 1.0, None),)
+    config = json.loads((city.directory / "router-config.json").read_text(encoding="utf-8"))
+    assert config["updaters"][0]["file"] == "gbfs"
+    assert config["transportationNetworkCompanies"][0]["sourceType"] == "no-api"

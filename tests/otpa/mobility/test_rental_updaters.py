@@ -1,0 +1,162 @@
+"""``bike-rental`` updaters (``sourceType: gbfs``) polling a real Tornado server on loopback.
+
+The server serves OTP's Helsinki GBFS v1 sample (its ``gbfs.json`` lists ``file:`` URLs of
+another machine, so the files are read next to ``gbfs.json`` on the server); the test
+changes a station's status, breaks a file, then stops the server: the store follows the
+good feeds and keeps the last good snapshot otherwise, the status says why.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tornado.web
+from tornado.httpserver import HTTPServer
+from tornado.netutil import bind_sockets
+
+from otpa.mobility import current_rental, start_rental_updaters
+from otpa.network import BuildConfig, TransportNetwork, build_network
+from tests.conftest import require_data
+
+pytestmark = pytest.mark.http
+
+
+class _Files(tornado.web.RequestHandler):
+    def initialize(self, files: dict[str, bytes]) -> None:
+        self.files = files
+
+    def get(self, name: str) -> None:
+        if name not in self.files:
+            raise tornado.web.HTTPError(404)
+        self.set_header("Content-Type", "application/json")
+        self.finish(self.files[name])
+
+
+def _serve(app: tornado.web.Application) -> tuple[str, Callable[[], None]]:
+    started = threading.Event()
+    state: dict[str, Any] = {}
+
+    async def main() -> None:
+        sockets = bind_sockets(0, "127.0.0.1")
+        server = HTTPServer(app)
+        server.add_sockets(sockets)
+        state["stop"] = stop = asyncio.Event()
+        state["loop"] = asyncio.get_running_loop()
+        state["base"] = f"http://127.0.0.1:{sockets[0].getsockname()[1]}"
+        started.set()
+        await stop.wait()
+        server.stop()
+        await server.close_all_connections()
+
+    thread = threading.Thread(target=lambda: asyncio.run(main()), daemon=True)
+    thread.start()
+    assert started.wait(10)
+
+    def stop() -> None:
+        state["loop"].call_soon_threadsafe(state["stop"].set)
+        thread.join(10)
+
+    return state["base"], stop
+
+
+@pytest.fixture(scope="module")
+def network() -> TransportNetwork:
+    data = require_data("tiny", "mmri")
+    return build_network(data / "3b", config=BuildConfig(max_transfer_distance_m=0.0))
+
+
+def test_http_feed_is_followed_and_a_feed_that_goes_away_keeps_the_last_data(
+    network: TransportNetwork, tmp_path: Path
+) -> None:
+    folder = require_data("extras", "gbfs", "helsinki")
+    files = {p.name: p.read_bytes() for p in folder.glob("*.json")}
+    base, stop = _serve(tornado.web.Application([(r"/gbfs/(.*)", _Files, {"files": files})]))
+    stopped = False
+    try:
+        config = {
+            "updaters": [
+                {
+                    "type": "bike-rental",
+                    "sourceType": "gbfs",
+                    "url": f"{base}/gbfs/gbfs.json",
+                    "frequencySec": 1,
+                    "network": "hsl",
+                }
+            ]
+        }
+        (updater,) = start_rental_updaters(network, config, tmp_path, start=False)
+        assert updater.poll_once()
+        state = current_rental(network, include_osm=False)
+        assert state.networks == ("hsl",)
+        stations = state.snapshots["hsl"].stations
+        first = (len(stations), stations.ids[0], int(stations.vehicles_available[0]))
+        assert first == (7, "001", 2)
+        assert set(stations.network) == {"hsl"}
+        report = updater.status().last_report
+        assert report is not None
+        counts = (report.applied, report.details["stations"], report.snapshot)
+        assert counts == (7, 7, state.version)
+        assert any("station '010' has no valid position" in m for m in report.messages)
+
+        # station 001 runs empty: the next poll publishes it
+        status = json.loads(files["station_status.json"])
+        status["data"]["stations"][0]["num_bikes_available"] = 0
+        files["station_status.json"] = json.dumps(status).encode()
+        assert updater.poll_once()
+        state2 = current_rental(network, include_osm=False)
+        assert state2.version == state.version + 1
+        assert state2.stations.vehicles_available[0] == 0
+        assert not state2.stations.pickup_mask()[0]
+        assert state2.stations.pickup_mask()[1]
+
+        # a broken station file: nothing is published, the status names the file
+        files["station_status.json"] = b"{oops"
+        assert not updater.poll_once()
+        assert current_rental(network, include_osm=False).version == state2.version
+        err = updater.status().last_error
+        assert err is not None
+        assert err.startswith("GbfsError: station_status: station_status.json is not JSON")
+
+        # the server goes away: the last good data keeps serving
+        stop()
+        stopped = True
+        assert not updater.poll_once()
+        st = updater.status()
+        assert st.last_error is not None
+        assert "gbfs.json cannot be read" in st.last_error
+        assert (st.successes, st.failures, st.consecutive_failures) == (2, 2, 2)
+        kept = current_rental(network, include_osm=False)
+        assert kept.version == state2.version
+        assert kept is current_rental(network, include_osm=False)
+        assert kept.stations.vehicles_available[0] == 0
+    finally:
+        if not stopped:
+            stop()
+
+
+def test_file_source_folder_and_unknown_files(network: TransportNetwork, tmp_path: Path) -> None:
+    shutil.copytree(require_data("extras", "gbfs", "ridecheck", "almere"), tmp_path / "almere")
+    config = {
+        "updaters": [
+            {"type": "vehicle-rental", "sourceType": "gbfs", "file": "almere", "frequencySec": 0}
+        ]
+    }
+    (updater,) = start_rental_updaters(network, config, tmp_path, start=False)
+    assert updater.config.supported
+    assert updater.poll_once()
+    snap = current_rental(network, include_osm=False).snapshots["check_almere"]
+    assert (snap.kind, len(snap.vehicles), len(snap.zones)) == ("vehicle-rental", 6, 14)
+    # the listed file disappears: free-floating data is core, so the poll fails
+    (tmp_path / "almere" / "vehicle_status.json").unlink()
+    assert not updater.poll_once()
+    err = updater.status().last_error
+    assert err is not None
+    assert "vehicle_status: cannot be read" in err
+    assert len(current_rental(network, include_osm=False).snapshots["check_almere"].vehicles) == 6

@@ -1,0 +1,343 @@
+"""Over HTTP: rental stations, park-and-ride lots and ride-hail estimates of the demo city.
+
+The demo city (its generator writes a GBFS feed for its two OSM bike-share stations and a
+``router-config.json``) is served with that configuration plus a ``vehicle-rental`` updater
+on OTP's Almere GBFS v3 sample and a ``car-rental`` updater on a feed this test writes.
+Every updater polls files each second; the expected values come from the feed files.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _fakes import Service
+
+from otpa.network import TransportNetwork
+from otpa.testing.demo import demo_city_dir, demo_network
+from tests.conftest import require_data
+
+pytestmark = pytest.mark.http
+
+UNSET = 2147483647
+
+
+def _wait(predicate: Callable[[], bool], timeout_s: float = 30.0) -> None:
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        if predicate():
+            return
+        time.sleep(0.1)
+    raise AssertionError("condition not reached in time")
+
+
+def _write_car_feed(folder: Path) -> None:
+    """A GBFS v3 car-share feed: one station (two cars docked), one free-floating car."""
+    folder.mkdir(parents=True)
+
+    def doc(data: Any) -> str:
+        return json.dumps(
+            {"last_updated": "2026-01-01T00:00:00Z", "ttl": 60, "version": "3.0", "data": data}
+        )
+
+    feeds = [
+        {"name": n, "url": f"{n}.json"}
+        for n in (
+            "system_information",
+            "vehicle_types",
+            "station_information",
+            "station_status",
+            "vehicle_status",
+        )
+    ]
+    files = {
+        "gbfs": doc({"feeds": feeds}),
+        "system_information": doc(
+            {"system_id": "democar", "name": [{"text": "Demo Car", "language": "en"}]}
+        ),
+        "vehicle_types": doc(
+            {
+                "vehicle_types": [
+                    {"vehicle_type_id": "ev", "form_factor": "car", "propulsion_type": "electric"}
+                ]
+            }
+        ),
+        "station_information": doc(
+            {
+                "stations": [
+                    {
+                        "station_id": "car-1",
+                        "name": [{"text": "Harbour Cars", "language": "en"}],
+                        "lat": 53.301,
+                        "lon": 4.202,
+                        "address": "1 Harbour Street",
+                        "capacity": 4,
+                    }
+                ]
+            }
+        ),
+        "station_status": doc(
+            {
+                "stations": [
+                    {
+                        "station_id": "car-1",
+                        "num_vehicles_available": 2,
+                        "vehicle_types_available": [{"vehicle_type_id": "ev", "count": 2}],
+                        "num_docks_available": 2,
+                        "is_installed": True,
+                        "is_renting": True,
+                        "is_returning": False,
+                    }
+                ]
+            }
+        ),
+        "vehicle_status": doc(
+            {
+                "vehicles": [
+                    {
+                        "vehicle_id": "car-free-1",
+                        "lat": 53.305,
+                        "lon": 4.21,
+                        "vehicle_type_id": "ev",
+                        "is_reserved": False,
+                        "is_disabled": False,
+                    },
+                    {"vehicle_id": "car-docked-1", "station_id": "car-1", "vehicle_type_id": "ev"},
+                ]
+            }
+        ),
+    }
+    for name, text in files.items():
+        (folder / f"{name}.json").write_text(text, encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def demo() -> TransportNetwork:
+    return demo_network()
+
+
+@pytest.fixture
+def served(tmp_path: Path, make_service: Any, demo: TransportNetwork) -> tuple[Service, Path]:
+    city = demo_city_dir()
+    router = tmp_path / "graphs" / "demo"
+    router.mkdir(parents=True)
+    shutil.copytree(city / "gbfs", router / "gbfs")
+    shutil.copytree(require_data("extras", "gbfs", "ridecheck", "almere"), router / "almere")
+    _write_car_feed(router / "cars")
+    config = json.loads((city / "router-config.json").read_text(encoding="utf-8"))
+    config["updaters"][0]["frequencySec"] = 1
+    config["updaters"] += [
+        {"type": "vehicle-rental", "sourceType": "gbfs", "file": "almere", "frequencySec": 1},
+        {"type": "car-rental", "sourceType": "gbfs", "file": "cars/gbfs.json", "frequencySec": 1},
+    ]
+    (router / "router-config.json").write_text(json.dumps(config), encoding="utf-8")
+    service = make_service(loader=None, graphs_dir=tmp_path / "graphs", networks={"demo": demo})
+    _wait(lambda: all(u["successes"] >= 1 for u in _updaters(service).values()))
+    return service, router
+
+
+def _updaters(service: Service) -> dict[str, Any]:
+    resp = service.get("/otp/routers/demo/updaters")
+    assert resp.status == 200, resp.text
+    out: dict[str, Any] = resp.json()
+    return out
+
+
+def _json(service: Service, path: str) -> Any:
+    resp = service.get(path)
+    assert resp.status == 200, resp.text
+    return resp.json()
+
+
+def test_bike_rental_lists_the_gbfs_stations_and_follows_the_feed(
+    served: tuple[Service, Path],
+) -> None:
+    service, router = served
+    info = json.loads((router / "gbfs" / "station_information.json").read_text())["data"]
+    status = json.loads((router / "gbfs" / "station_status.json").read_text())["data"]
+    body = _json(service, "/otp/routers/demo/bike_rental")
+    stations = {s["id"]: s for s in body["stations"]}
+    assert set(stations) == {s["station_id"] for s in info["stations"]}
+    for row in status["stations"]:
+        st = stations[row["station_id"]]
+        assert (st["bikesAvailable"], st["spacesAvailable"]) == (
+            row["num_bikes_available"],
+            row["num_docks_available"],
+        )
+        assert (st["networks"], st["realTimeData"], st["isFloatingBike"]) == (
+            ["DemoBike"],
+            True,
+            False,
+        )
+        assert (st["allowPickup"], st["allowDropoff"], st["isCarStation"]) == (True, True, False)
+    first = info["stations"][0]
+    assert (stations[first["station_id"]]["x"], stations[first["station_id"]]["y"]) == (
+        first["lon"],
+        first["lat"],
+    )
+    assert body["systemInformationDataByNetwork"]["DemoBike"]["name"] == "Demo City Bikes"
+    assert body["errorsByNetwork"] == {}
+    # a box around the first station only
+    lat, lon = first["lat"], first["lon"]
+    box = f"lowerLeft={lat - 1e-4},{lon - 1e-4}&upperRight={lat + 1e-4},{lon + 1e-4}"
+    boxed = _json(service, f"/otp/routers/demo/bike_rental?{box}")
+    assert [s["id"] for s in boxed["stations"]] == [first["station_id"]]
+    # the XML form of OTP 1.x
+    resp = service.get("/otp/routers/demo/bike_rental", Accept="application/xml")
+    root = ET.fromstring(resp.body)
+    assert root.tag == "BikeRentalStationList"
+    assert len(root.findall("stations")) == len(info["stations"])
+    # the feed changes: the first station runs empty
+    status["stations"][0]["num_bikes_available"] = 0
+    path = router / "gbfs" / "station_status.json"
+    doc = json.loads(path.read_text())
+    doc["data"] = status
+    path.write_text(json.dumps(doc))
+    sid = status["stations"][0]["station_id"]
+
+    def emptied() -> bool:
+        rows = _json(service, "/otp/routers/demo/bike_rental")["stations"]
+        return any(s["id"] == sid and s["bikesAvailable"] == 0 for s in rows)
+
+    _wait(emptied)
+    # the feed goes away: the last good data keeps serving, /updaters and the list say why
+    shutil.rmtree(router / "gbfs")
+    _wait(lambda: _updaters(service)["0"].get("lastError") is not None)
+    assert "gbfs.json cannot be read" in _updaters(service)["0"]["lastError"]
+    body = _json(service, "/otp/routers/demo/bike_rental")
+    assert {s["id"] for s in body["stations"]} == {s["station_id"] for s in info["stations"]}
+    (error,) = body["errorsByNetwork"]["DemoBike"]
+    assert error["severity"] == "FEED_WIDE"
+    assert "gbfs.json cannot be read" in error["message"]
+
+
+def test_vehicle_and_car_rental(served: tuple[Service, Path]) -> None:
+    service, router = served
+    raw = json.loads((router / "almere" / "vehicle_status.json").read_text())["data"]["vehicles"]
+    body = _json(service, "/otp/routers/demo/vehicle_rental")
+    free = [s for s in body["stations"] if s["isFloatingVehicle"]]
+    assert sorted(s["id"] for s in free) == sorted(
+        v["vehicle_id"] for v in raw if not v["is_reserved"] and not v["is_disabled"]
+    )
+    assert {tuple(s["networks"]) for s in free} == {("check_almere",)}
+    assert "check_almere" in body["systemInformationDataByNetwork"]
+    assert _json(service, "/otp/routers/demo/vehicle_rental?company=other")["stations"] == []
+    cars = _json(service, "/otp/routers/demo/car_rental?company=democar")["stations"]
+    by_id = {c["id"]: c for c in cars}
+    assert set(by_id) == {"car-1", "car-free-1"}  # the docked car counts at its station
+    station = by_id["car-1"]
+    assert (station["carsAvailable"], station["spacesAvailable"], station["allowDropoff"]) == (
+        2,
+        2,
+        False,
+    )
+    assert (station["fuelType"], station["address"], station["name"]) == (
+        "electric",
+        "1 Harbour Street",
+        "Harbour Cars",
+    )
+    assert (by_id["car-free-1"]["isFloatingCar"], by_id["car-free-1"]["fuelType"]) == (
+        True,
+        "electric",
+    )
+
+
+def test_park_and_ride_and_router_info(
+    served: tuple[Service, Path], demo: TransportNetwork
+) -> None:
+    service, _ = served
+    lots = _json(service, "/otp/routers/demo/park_and_ride")
+    assert [lot["name"] for lot in lots] == [f["name"] for f in demo.features["park_and_ride"]]
+    assert lots == [
+        {"name": "Westgate P+R", "x": lots[0]["x"], "y": lots[0]["y"]},
+    ]
+    assert _json(service, "/otp/routers/demo/park_and_ride?maxTransitDistance=1") == []
+    assert _json(service, "/otp/routers/demo/park_and_ride?maxTransitDistance=1000") == lots
+    info = _json(service, "/otp/routers/demo")
+    assert (info["hasParkRide"], info["hasBikePark"], info["hasBikeSharing"]) == (True, True, True)
+    names = [o["name"] for o in info["travelOptions"]]
+    assert {"PARKRIDE", "BIKERIDE", "BICYCLERENT"} <= set(names)
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("lowerLeft=53.3,4.2", "lowerLeft and upperRight go together"),
+        ("lowerLeft=a,b&upperRight=53.4,4.3", "lowerLeft"),
+    ],
+)
+def test_bad_boxes_are_400(served: tuple[Service, Path], query: str, message: str) -> None:
+    service, _ = served
+    for what in ("bike_rental", "car_rental", "vehicle_rental", "park_and_ride"):
+        resp = service.get(f"/otp/routers/demo/{what}?{query}")
+        assert resp.status == 400, (what, resp.text)
+        assert message in resp.json()["message"]
+    resp = service.get("/otp/routers/demo/park_and_ride?maxTransitDistance=-3")
+    assert resp.status == 400
+    assert service.get("/otp/routers/nope/bike_rental").status == 404
+
+
+def test_tnc_estimates_from_the_built_in_estimator(served: tuple[Service, Path]) -> None:
+    service, router = served
+    tnc = json.loads((router / "router-config.json").read_text())["transportationNetworkCompanies"][
+        0
+    ]
+    base = "/otp/routers/demo/transportation_network_company"
+    eta = _json(service, f"{base}/eta_estimate?from=53.30,4.20&companies=NOAPI")
+    assert eta == {
+        "estimates": [
+            {
+                "company": "NOAPI",
+                "productId": "no-api-tnc-service",
+                "displayName": "no-api-tnc-service",
+                "estimatedSeconds": tnc["defaultArrivalTimeSeconds"],
+                "wheelchairAccessible": False,
+            }
+        ]
+    }
+    ride = _json(
+        service,
+        f"{base}/ride_estimate?from=53.30,4.20&to=53.31,4.21&company=NOAPI&rideType=x",
+    )["rideEstimate"]
+    assert (ride["company"], ride["currency"]) == ("NOAPI", tnc["currency"])
+    assert tnc["minimumFare"] * 0.9 <= ride["minCost"] < ride["maxCost"]
+    assert ride["duration"] > 0
+    unsupported, exception = "UnsupportedOperationException: ", "Exception: "
+    errors = {
+        "eta_estimate?from=53.30,4.20": unsupported + "companies parameter is required",
+        "eta_estimate?companies=NOAPI": unsupported + "from parameter is required",
+        "eta_estimate?from=x&companies=NOAPI": exception
+        + "Invalid format of from parameter.  Should be `lat,lon`.",
+        "eta_estimate?from=53.3,4.2&companies=UBER": "TncError: company UBER is not "
+        "configured for this router (configured: NOAPI)",
+        "ride_estimate?from=53.3,4.2&to=53.4,4.3&company=NOAPI": unsupported
+        + "rideType parameter is required",
+    }
+    for path, text in errors.items():
+        resp = service.get(f"{base}/{path}")
+        assert (resp.status, resp.json()) == (200, {"error": text}), path
+    resp = service.get(
+        f"{base}/eta_estimate?from=53.30,4.20&companies=NOAPI", Accept="application/xml"
+    )
+    assert ET.fromstring(resp.body).find("estimates/estimatedSeconds").text == str(  # type: ignore[union-attr]
+        tnc["defaultArrivalTimeSeconds"]
+    )
+
+
+def test_tnc_unconfigured_router(make_service: Any, demo: TransportNetwork, tmp_path: Path) -> None:
+    (tmp_path / "g").mkdir()
+    service = make_service(loader=None, graphs_dir=tmp_path / "g", networks={"plain": demo})
+    resp = service.get(
+        "/otp/routers/plain/transportation_network_company/eta_estimate?from=53.3,4.2&companies=NOAPI"
+    )
+    assert resp.status == 200
+    assert resp.json() == {
+        "error": "UnsupportedOperationException: Unconfigured Transportation Network Company "
+        "service for router with id: plain"
+    }
