@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import numpy as np
 
-from otpa.routing.preferences import Optimize, TriangleFactors
+from otpa.routing.preferences import (
+    MAX_SLOPE,
+    STAIRS_RELUCTANCE,
+    WALK_RELUCTANCE,
+    Optimize,
+    TriangleFactors,
+)
+from otpa.street import WALK_SPEED_MPS
 from otpa.types import BoolArray, FloatArray, Int32Array
 
 if TYPE_CHECKING:
@@ -71,11 +78,11 @@ class StreetOptions:
     optimize: Optimize = Optimize.QUICK
     triangle: TriangleFactors | None = None
     wheelchair: bool = False
-    max_slope: float = 0.0833333333333
-    stairs_reluctance: float = 2.0
+    max_slope: float = MAX_SLOPE
+    stairs_reluctance: float = STAIRS_RELUCTANCE
     turn_restrictions: bool = True
-    walk_speed_mps: float = 1.33
-    walk_reluctance: float = 2.0
+    walk_speed_mps: float = WALK_SPEED_MPS
+    walk_reluctance: float = WALK_RELUCTANCE
     turn_costs: bool = True
     drive_on_right: bool = True
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import threading
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from zoneinfo import ZoneInfo
@@ -50,20 +48,16 @@ from otpa.transit.raptor.api import (
 )
 from otpa.transit.raptor.spi import RaptorTimetable, TransferRules
 from otpa.transit.raptor_data import raptor_timetable, transfer_rules
+from otpa.util.cache import OwnerCache
 
 __all__ = ["TransitSearch", "raptor_request", "transit_itineraries"]
 
-_RULES: weakref.WeakKeyDictionary[TransitModel, TransferRules] = weakref.WeakKeyDictionary()
-_RULES_LOCK = threading.Lock()
+_RULES: OwnerCache[str, TransferRules] = OwnerCache()
 
 
 def _rules(model: TransitModel) -> TransferRules:
     """transfers.txt rules of a model, prepared once."""
-    with _RULES_LOCK:
-        rules = _RULES.get(model)
-        if rules is None:
-            rules = _RULES[model] = transfer_rules(model)
-        return rules
+    return _RULES.get_or_build(model, "rules", lambda: transfer_rules(model))
 
 
 @dataclass(frozen=True)

@@ -16,15 +16,19 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from otpa.routing.errors import InvalidRequestError
+from otpa.street import BIKE_SPEED_MPS, WALK_SPEED_MPS
 
 __all__ = [
     "MAX_COST",
     "MAX_FACTOR",
     "MAX_ITINERARIES",
     "MAX_SLACK_S",
+    "MAX_SLOPE",
     "MAX_TRANSFERS",
     "PARAMETER_RANGES",
+    "STAIRS_RELUCTANCE",
     "TRIANGLE_TOLERANCE",
+    "WALK_RELUCTANCE",
     "AccessibilityPreferences",
     "BikePreferences",
     "CarPreferences",
@@ -41,6 +45,12 @@ __all__ = [
     "wheelchair_accessibility_config",
 ]
 
+#: OTP 1.x defaults shared by the request and the street router (the speeds are the
+#: street layer's, :data:`otpa.street.WALK_SPEED_MPS` and :data:`otpa.street.BIKE_SPEED_MPS`).
+WALK_RELUCTANCE = 2.0
+STAIRS_RELUCTANCE = 2.0
+#: OTP 1.x ``maxSlope`` (8.33 %, the ADA ramp limit).
+MAX_SLOPE = 0.0833333333333
 #: OTP 1.x replaces an unlimited ``maxWalkDistance`` by this for transit searches.
 DEFAULT_MAX_WALK_M = 2000.0
 #: OTP 1.x clamps ``maxWalkDistance`` to this.
@@ -212,11 +222,11 @@ class WalkPreferences:
     limit is hard (the analysis functions' access limit).
     """
 
-    speed_mps: float = 1.33
-    reluctance: float = 2.0
+    speed_mps: float = WALK_SPEED_MPS
+    reluctance: float = WALK_RELUCTANCE
     board_cost: float = 600.0
     max_distance_m: float | None = None
-    stairs_reluctance: float = 2.0
+    stairs_reluctance: float = STAIRS_RELUCTANCE
     soft_limit: bool = True
 
     def __post_init__(self) -> None:
@@ -243,7 +253,7 @@ class WalkPreferences:
 class BikePreferences:
     """Cycling: speed, board cost, what to optimise."""
 
-    speed_mps: float = 5.0
+    speed_mps: float = BIKE_SPEED_MPS
     board_cost: float = 600.0
     optimize: Optimize = Optimize.QUICK
     triangle: TriangleFactors | None = None
@@ -340,7 +350,7 @@ class WheelchairPreferences:
     """
 
     enabled: bool = False
-    max_slope: float = 0.0833333333333
+    max_slope: float = MAX_SLOPE
     trip: AccessibilityPreferences = field(default_factory=AccessibilityPreferences)
     stop: AccessibilityPreferences = field(default_factory=AccessibilityPreferences)
     elevator: AccessibilityPreferences = field(default_factory=_default_elevator)

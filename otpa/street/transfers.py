@@ -77,7 +77,8 @@ def walk_transfers(
     else:
         bans = (np.zeros(graph.n_edges + 1, np.int64), np.zeros(0, np.int32), np.zeros(0, np.uint8))
     src_row, to_stop, _, dist = many_to_many(
-        graph.out_indptr, graph.edge_to, cost, graph.edge_length_m, graph.edge_perm,
+        graph.out_indptr, graph.in_indptr, graph.in_edges, graph.edge_from, graph.edge_to,
+        cost, graph.edge_length_m, graph.edge_perm,
         int(walk), graph.vertex_barrier, *bans, edge_based, sources,
         target_indptr, target_ids, float(max_distance_m),
     )  # fmt: skip
