@@ -254,6 +254,20 @@ def _accessibility_score(
     return sum(_SCORE.get(v, 0.5) for v in values) / len(values)
 
 
+def _caller_legs(s: TransitSearch, leg: object, epoch: int) -> list[Leg] | None:
+    """The legs the caller builds for an access or egress (None: the ordinary street leg)."""
+    build = None
+    if isinstance(leg, AccessLeg):
+        build = s.access_legs
+    elif isinstance(leg, EgressLeg):
+        build = s.egress_legs
+    if build is None:
+        return None
+    assert isinstance(leg, (AccessLeg, EgressLeg))
+    start, end = to_datetime(epoch + leg.start, s.tz), to_datetime(epoch + leg.end, s.tz)
+    return build(leg.stop, start, end)
+
+
 def _journey_legs(
     s: TransitSearch,
     timetable: RaptorTimetable,
@@ -267,14 +281,14 @@ def _journey_legs(
     mode = s.options.mode
     delayed = False  # legs on the on-board vehicle run late by the on-board delay
     for leg in journey.legs:
+        custom = _caller_legs(s, leg, epoch)
+        if custom is not None:  # access/egress by a vehicle change (``_mobility_plan``)
+            legs.extend(custom)
+            continue
         if isinstance(leg, AccessLeg):
             if leg.duration_s == 0 and s.origin.endpoint.stop == leg.stop:
                 continue
             start, end = to_datetime(epoch + leg.start, tz), to_datetime(epoch + leg.end, tz)
-            custom = None if s.access_legs is None else s.access_legs(leg.stop, start, end)
-            if custom is not None:
-                legs.extend(custom)
-                continue
             slat, slon = _stop_coords(s, leg.stop)
             ep = s.origin.endpoint
             geom, sloped = leg_geometry(
@@ -341,10 +355,6 @@ def _journey_legs(
             if leg.duration_s == 0 and s.destination.endpoint.stop == leg.stop:
                 continue
             start, end = to_datetime(epoch + leg.start, tz), to_datetime(epoch + leg.end, tz)
-            custom = None if s.egress_legs is None else s.egress_legs(leg.stop, start, end)
-            if custom is not None:
-                legs.extend(custom)
-                continue
             slat, slon = _stop_coords(s, leg.stop)
             ep = s.destination.endpoint
             geom, sloped = leg_geometry(
