@@ -21,7 +21,7 @@ phase (the walk limit of a walking phase), time limits on the total.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -59,6 +59,8 @@ class Phase:
     distance_m: FloatArray
     is_seed: BoolArray
     at_seed: BoolArray
+    #: first phase from a snapped point: the share of each seed edge before the point
+    skip: dict[int, float] = field(default_factory=dict)
 
     def source(self, vertex: int) -> int:
         """The seed vertex of the label of ``vertex`` (-1 when it started at the trip end)."""
@@ -130,8 +132,9 @@ def _run(
     max_distance_m: float,
     max_weight: float,
     no_ride: BoolArray | None,
+    costs: EdgeCosts | None,
 ) -> tuple[EdgeCosts, SearchInputs, SearchResult]:
-    costs = edge_costs(graph, options)
+    costs = edge_costs(graph, options) if costs is None else costs
     inputs = search_inputs(graph, options, costs)
     if no_ride is not None and no_ride.any():
         # geofencing: the phase's vehicle may not enter these edges
@@ -161,11 +164,15 @@ def phase_from_end(
     reverse: bool,
     max_time_s: float = math.inf,
     max_distance_m: float = math.inf,
+    costs: EdgeCosts | None = None,
 ) -> Phase:
-    """The first phase: from a trip's origin (``reverse``: to its destination)."""
+    """The first phase: from a trip's origin (``reverse``: to its destination).
+
+    ``costs``: edge costs other than ``options``' (micromobility).
+    """
     start = resolve(graph, where)
-    costs = edge_costs(graph, options)
-    seeds, _ = start_states(graph, costs, start, reverse=reverse)
+    costs = edge_costs(graph, options) if costs is None else costs
+    seeds, skip = start_states(graph, costs, start, reverse=reverse)
     costs, inputs, res = _run(
         graph,
         options,
@@ -175,6 +182,7 @@ def phase_from_end(
         max_distance_m=max_distance_m,
         max_weight=math.inf,
         no_ride=None,
+        costs=costs,
     )
     cost, time, dist = res.cost_v.copy(), res.time_v.copy(), res.dist_v.copy()
     if not isinstance(start, Snap):
@@ -183,7 +191,9 @@ def phase_from_end(
     at_seed = np.zeros(graph.n_vertices, dtype=bool)
     if not isinstance(start, Snap):
         at_seed[start] = True
-    return Phase(graph, options, costs, inputs, res, reverse, cost, time, dist, is_seed, at_seed)
+    return Phase(
+        graph, options, costs, inputs, res, reverse, cost, time, dist, is_seed, at_seed, skip
+    )  # fmt: skip
 
 
 def phase_from_vertices(
@@ -198,12 +208,14 @@ def phase_from_vertices(
     max_distance_m: float = math.inf,
     max_weight: float = math.inf,
     no_ride: BoolArray | None = None,
+    costs: EdgeCosts | None = None,
 ) -> Phase:
     """A later phase, seeded at ``vertices`` with the weight and time reached there.
 
-    ``no_ride``: edges this phase's vehicle may not use (geofencing).
+    ``no_ride``: edges this phase's vehicle may not use (geofencing); ``costs``: edge
+    costs other than ``options``' (micromobility).
     """
-    costs = edge_costs(graph, options)
+    costs = edge_costs(graph, options) if costs is None else costs
     seeds = vertex_seeds(graph, costs, vertices, weight, time_s, reverse=reverse)
     costs, inputs, res = _run(
         graph,
@@ -214,6 +226,7 @@ def phase_from_vertices(
         max_distance_m=max_distance_m,
         max_weight=max_weight,
         no_ride=no_ride,
+        costs=costs,
     )
     cost, time, dist = res.cost_v.copy(), res.time_v.copy(), res.dist_v.copy()
     v = np.asarray(vertices, dtype=np.int64)
