@@ -41,9 +41,11 @@ from otpa.routing._access import (
     street_end,
     walk_limit,
     walk_overage_cost,
+    with_stop_link,
 )
 from otpa.routing._itinerary import make_itinerary
-from otpa.routing._legs import stop_place, street_leg
+from otpa.routing._legs import StreetLegGeometry, stop_place, street_leg
+from otpa.routing._micromobility import micromobility_costs
 from otpa.routing._mobility_places import (
     LinkedPlaces,
     VehiclePlace,
@@ -61,13 +63,14 @@ from otpa.routing._rental_search import (
     CAR_PARK,
     FLOATING_RENTAL,
     KISS_AND_RIDE,
+    OWN_VEHICLE,
     Chain,
     ChainRoute,
     Switch,
     run_chain,
 )
 from otpa.routing._street_core import assemble, partial, resolve, snap_directions
-from otpa.routing._street_costs import edge_costs
+from otpa.routing._street_costs import EdgeCosts
 from otpa.routing._transit_plan import TransitSearch, transit_itineraries
 from otpa.routing.errors import OutsideBoundsError
 from otpa.routing.model import Itinerary, Leg, Place, RentalInfo, VertexType
@@ -88,7 +91,12 @@ def uses_mobility(request: PlanRequest) -> bool:
     """Whether a request changes vehicle on the street (rental, park/kiss and ride)."""
     r = request.rental
     transit = request.modes.transit
-    return r.bike_rental or (transit and (r.park_and_ride or r.bike_park or r.kiss_and_ride))
+    micro = "MICROMOBILITY" in request.modes.street or r.vehicle_rental
+    return (
+        micro
+        or r.bike_rental
+        or (transit and (r.park_and_ride or r.bike_park or r.kiss_and_ride))
+    )
 
 
 #: The snapshot kinds behind each rental-info map (``osm``: the build's static stations).
@@ -167,8 +175,21 @@ class _Ctx:
     rental: RentalState
     companies: tuple[str, ...]
 
+    def micromobility_costs(self) -> EdgeCosts:
+        """Edge costs of a micromobility vehicle under the request's physics."""
+        assert self.network.street is not None
+        bike = self.options["BICYCLE"]
+        return micromobility_costs(self.network.street, bike, self.request.micromobility)
+
 
 # ---------------------------------------------------------------- chains and accesses
+def _options(request: PlanRequest) -> dict[str, StreetOptions]:
+    """Street options by mode; MICROMOBILITY rides with the BICYCLE options' rules."""
+    options = {m: StreetOptions.from_request(request, m) for m in ("WALK", "BICYCLE", "CAR")}
+    options["MICROMOBILITY"] = options["BICYCLE"]
+    return options
+
+
 def _end(network: TransportNetwork, endpoint: Endpoint, mode: str, role: str) -> Snap | int | None:
     try:
         return street_end(network, endpoint, mode, role).where
@@ -182,25 +203,32 @@ def _add(out: list[Chain], chain: Chain | None) -> None:
 
 
 def _rental_chains(
-    ctx: _Ctx, origin: Endpoint, destination: Endpoint, forward: list[Chain], backward: list[Chain]
+    ctx: _Ctx,
+    origin: Endpoint,
+    destination: Endpoint,
+    forward: list[Chain],
+    backward: list[Chain],
+    kind: str = "BICYCLE",
 ) -> None:
-    """Bike rental: docked (one chain each way) and free-floating (one per network)."""
+    """Rental of ``kind`` (BICYCLE, MICROMOBILITY): docked (a chain each way), free-floating."""
     net, req = ctx.network, ctx.request
     graph = net.street
     assert graph is not None
     transit = req.modes.transit
     max_walk = access_radius(req)
     extra = Switch(float(req.bike.switch_time_s), float(req.bike.switch_cost))
+    costs = ctx.micromobility_costs() if kind == "MICROMOBILITY" else None
     o = _end(net, origin, "WALK", "from")
     d = _end(net, destination, "WALK", "to") if transit else None
     ends = ((o, forward, False), (d, backward, True))
-    stations = link_places(net, rental_stations(ctx.rental, "BICYCLE", ctx.companies))
+    stations = link_places(net, rental_stations(ctx.rental, kind, ctx.companies))
     for end, out, back in ends:
         if end is not None:
             chain = run_chain(graph, BIKE_RENTAL, end, ctx.options, stations, reverse=back,
-                              switch_extra=extra, max_walk_m=max_walk)  # fmt: skip
+                              switch_extra=extra, max_walk_m=max_walk, vehicle_mode=kind,
+                              vehicle_costs=costs)  # fmt: skip
             _add(out, chain)
-    floating = free_vehicles(ctx.rental, "BICYCLE", ctx.companies)
+    floating = free_vehicles(ctx.rental, kind, ctx.companies)
     for network in sorted({p.networks[0] for p in floating}):
         mine = link_places(net, [p for p in floating if p.networks[0] == network])
         no_ride, drop_ok = geofence_masks(graph, ctx.rental.snapshots[network].zones)
@@ -208,8 +236,30 @@ def _rental_chains(
             if end is not None:
                 chain = run_chain(graph, FLOATING_RENTAL, end, ctx.options, mine, reverse=back,
                                   switch_extra=extra, max_walk_m=max_walk, no_ride=no_ride,
-                                  drop_ok=drop_ok)  # fmt: skip
+                                  drop_ok=drop_ok, vehicle_mode=kind,
+                                  vehicle_costs=costs)  # fmt: skip
                 _add(out, chain)
+
+
+def _own_vehicle_chains(
+    ctx: _Ctx, origin: Endpoint, destination: Endpoint, forward: list[Chain], backward: list[Chain]
+) -> None:
+    """One's own micromobility vehicle: one phase from the origin (and to the destination)."""
+    net = ctx.network
+    graph = net.street
+    assert graph is not None
+    costs = ctx.micromobility_costs()
+    o = _end(net, origin, "BICYCLE", "from")
+    d = _end(net, destination, "BICYCLE", "to") if ctx.request.modes.transit else None
+    for end, out, back in ((o, forward, False), (d, backward, True)):
+        if end is not None:
+            chain = run_chain(graph, OWN_VEHICLE, end, ctx.options, LinkedPlaces((), _NONE),
+                              reverse=back, max_walk_m=0.0, vehicle_mode="MICROMOBILITY",
+                              vehicle_costs=costs)  # fmt: skip
+            _add(out, chain)
+
+
+_NONE = np.zeros(0, dtype=np.int32)
 
 
 def _chains(
@@ -224,6 +274,10 @@ def _chains(
     backward: list[Chain] = []
     if r.bike_rental:
         _rental_chains(ctx, origin, destination, forward, backward)
+    if r.vehicle_rental:
+        _rental_chains(ctx, origin, destination, forward, backward, "MICROMOBILITY")
+    elif "MICROMOBILITY" in req.modes.street:
+        _own_vehicle_chains(ctx, origin, destination, forward, backward)
     if not transit:
         return forward, backward
     max_walk = access_radius(req)
@@ -333,7 +387,7 @@ def _durations(route: ChainRoute, far_extra_s: float) -> tuple[list[str], list[f
 
 
 def _switch_place(
-    ctx: _Ctx, kind: str, vertex: int, place: VehiclePlace | None
+    ctx: _Ctx, chain: Chain, vertex: int, place: VehiclePlace | None
 ) -> tuple[Place, StreetEnd]:
     graph = ctx.network.street
     assert graph is not None
@@ -342,13 +396,17 @@ def _switch_place(
     end = StreetEnd(Endpoint(lat, lon, name, ""), vertex)
     if place is None:
         return Place(name=name, lon=lon, lat=lat), end
+    kind = chain.kind
     rental = kind in (BIKE_RENTAL, FLOATING_RENTAL)
+    vertex_type = _PLACE_TYPE[kind]
+    if rental and "MICROMOBILITY" in chain.modes:
+        vertex_type = VertexType.VEHICLERENTAL
     return (
         Place(
             name=place.name,
             lon=place.lon,
             lat=place.lat,
-            vertex_type=_PLACE_TYPE[kind],
+            vertex_type=vertex_type,
             bike_share_id=place.id if rental else None,
             networks=place.networks if rental else None,
         ),
@@ -366,6 +424,39 @@ def _phase_path(route: ChainRoute, k: int) -> StreetPath:
     return assemble(phase.graph, phase.costs, phase.inputs, phase.options, a, b, edges, 0.0, 1.0)
 
 
+def _single_phase_geometry(
+    ctx: _Ctx,
+    route: ChainRoute,
+    near: StreetEnd,
+    far: StreetEnd | int,
+    tail: tuple[int, float] | None,
+) -> StreetLegGeometry:
+    """Geometry of a one-phase chain's trip from its own labels (snapped ends, stop link)."""
+    phase = route.chain.phases[0]
+    net = ctx.network
+    edges = phase.path_edges(route.end_vertex)
+    start, end = 0.0, 1.0
+    if phase.reverse:
+        if edges.size:
+            end = phase.skip.get(int(edges[-1]), 1.0)
+    else:
+        if edges.size:
+            start = phase.skip.get(int(edges[0]), 0.0)
+        if tail is not None:
+            edges = np.append(edges, np.int32(tail[0])).astype(np.int32)
+            end = tail[1]
+    v = route.end_vertex
+    far_where: Snap | int = v if isinstance(far, int) or far.where is None else far.where
+    near_where: Snap | int = v if near.where is None else near.where
+    a, b = (v, near_where) if phase.reverse else (near_where, far_where)
+    path = assemble(phase.graph, phase.costs, phase.inputs, phase.options, a, b, edges, start, end)
+    geom = path_geometry(net, path)
+    if isinstance(far, int):
+        ends = (far, near) if phase.reverse else (near, far)
+        geom = with_stop_link(net, geom, *ends)
+    return geom
+
+
 def _endpoint_place(end: StreetEnd) -> Place:
     ep = end.endpoint
     return Place(name=ep.name, lon=ep.lon, lat=ep.lat, orig=ep.orig)
@@ -380,8 +471,12 @@ def _route_legs(
     *,
     far_extra_s: float = 0.0,
     end: dt.datetime | None = None,
+    tail: tuple[int, float] | None = None,
 ) -> list[Leg]:
-    """The legs of a chain's trip from ``start`` (the last one ends at ``end`` if given)."""
+    """The legs of a chain's trip from ``start`` (the last one ends at ``end`` if given).
+
+    ``tail``: the edge and fraction a street-only trip ends on after the chain's last vertex.
+    """
     net = ctx.network
     ch = route.chain
     modes, dur = _durations(route, far_extra_s)
@@ -390,7 +485,7 @@ def _route_legs(
     far_place = stop_place(net, far) if isinstance(far, int) else _endpoint_place(far)
     ends.append((near_place, near))
     for v, p in zip(route.switches, route.places, strict=True):
-        ends.append(_switch_place(ctx, ch.kind, v, p))
+        ends.append(_switch_place(ctx, ch, v, p))
     ends.append((far_place, far))
     if ch.reverse:
         ends.reverse()
@@ -405,6 +500,8 @@ def _route_legs(
         if 0 < k < len(modes) - 1:
             # between two switches: the phase's own path (geofencing shaped it)
             geom = path_geometry(net, _phase_path(route, k))
+        elif len(modes) == 1:  # one vehicle all the way (micromobility): its own costs
+            geom = _single_phase_geometry(ctx, route, near, far, tail)
         else:
             coords = (pa.lat, pa.lon, pb.lat, pb.lon)
             geom, _ = leg_geometry(net, a, b, ctx.options[mode], coords)
@@ -415,6 +512,8 @@ def _route_legs(
         leg = street_leg(mode, t, t_end, from_p, to_p, geom)
         if ch.kind in (BIKE_RENTAL, FLOATING_RENTAL) and mode == "BICYCLE":
             leg = replace(leg, rented_bike=True)
+        elif ch.kind in (BIKE_RENTAL, FLOATING_RENTAL) and mode == "MICROMOBILITY":
+            leg = replace(leg, rented_vehicle=True)
         legs.append(leg)
         t = t_end
     return legs
@@ -431,23 +530,23 @@ def _direct_chain(
         return None
     dst = resolve(graph, destination.where)
     last = chain.last
-    cands: list[tuple[float, float, int]] = []
+    cands: list[tuple[float, float, int, tuple[int, float] | None]] = []
     if isinstance(dst, Snap):
-        costs = edge_costs(graph, last.options)
+        costs = last.costs
         for g, b in snap_directions(graph, costs, dst):
             u = int(graph.edge_from[g])
             w, t, _ = partial(costs, graph, g, b)
-            cands.append((float(last.cost[u]) + w, t, u))
+            cands.append((float(last.cost[u]) + w, t, u, (g, b)))
     else:
-        cands.append((float(last.cost[dst]), 0.0, int(dst)))
+        cands.append((float(last.cost[dst]), 0.0, int(dst), None))
     cands = [c for c in cands if math.isfinite(c[0])]
     if not cands:
         return None
-    cost, extra, u = min(cands)
+    cost, extra, u, tail = min(cands, key=lambda c: c[0])
     route = chain.route(u)
     if route is None:
         return None
-    legs = _route_legs(ctx, route, when, near, destination, far_extra_s=extra)
+    legs = _route_legs(ctx, route, when, near, destination, far_extra_s=extra, tail=tail)
     if not legs:
         return None
     if ctx.request.arrive_by:
@@ -530,7 +629,7 @@ def mobility_itineraries(
     """
     if network.street is None:
         return None
-    options = {m: StreetOptions.from_request(request, m) for m in ("WALK", "BICYCLE", "CAR")}
+    options = _options(request)
     companies = tuple(c for c in request.rental.companies if c != "NOAPI")
     ctx = _Ctx(network, request, options, tz, current_rental(network), companies)
     o_walk = street_end(network, origin, "WALK", "from")
@@ -541,11 +640,11 @@ def mobility_itineraries(
         out = _transit(ctx, forward, backward, o_walk, d_walk, when, realtime)
     if not request.transit.only_transit_trips:
         direct: list[Itinerary] = []
-        walk = _direct_walk(ctx, o_walk, d_walk, when)
+        walk = _direct_walk(ctx, o_walk, d_walk, when) if "WALK" in request.modes.street else None
         if walk is not None:
             direct.append(walk)
         for chain in forward:
-            if chain.kind in (BIKE_RENTAL, FLOATING_RENTAL):
+            if chain.kind in (BIKE_RENTAL, FLOATING_RENTAL, OWN_VEHICLE):
                 it = _direct_chain(ctx, chain, d_walk, when, o_walk)
                 if it is not None:
                     direct.append(it)
@@ -568,7 +667,7 @@ def _transit(
     realtime: TimetableSnapshot | None,
 ) -> list[Itinerary]:
     req = ctx.request
-    renting = req.rental.bike_rental
+    renting = req.rental.bike_rental or req.rental.vehicle_rental
     # with bike rental the rider may also walk to transit; parking must park first
     walk_in = _walk_access(ctx, o_walk, reverse=False) if renting or not forward else None
     walk_out = _walk_access(ctx, d_walk, reverse=True)
@@ -659,17 +758,19 @@ def origin_mobility(
     """The access stops and street-only trees of an origin under a vehicle-change request."""
     if network.street is None:
         return MobilityAccess(Access.empty(), ())
-    options = {m: StreetOptions.from_request(request, m) for m in ("WALK", "BICYCLE", "CAR")}
+    options = _options(request)
     companies = tuple(c for c in request.rental.companies if c != "NOAPI")
     tz = ZoneInfo(network.time_zone)
     ctx = _Ctx(network, request, options, tz, current_rental(network), companies)
     forward, _ = _chains(ctx, origin, origin)
     o_walk = street_end(network, origin, "WALK", "from")
     walk = None
-    if request.rental.bike_rental or not forward:
+    if request.rental.bike_rental or request.rental.vehicle_rental or not forward:
         walk = _walk_access(ctx, o_walk, reverse=False)
     merged = _merge(network, ctx, walk, forward)
     trees = tuple(
-        _phase_tree(c.last) for c in forward if c.kind in (BIKE_RENTAL, FLOATING_RENTAL)
+        _phase_tree(c.last)
+        for c in forward
+        if c.kind in (BIKE_RENTAL, FLOATING_RENTAL, OWN_VEHICLE)
     )
     return MobilityAccess(merged.access, trees)

@@ -30,6 +30,7 @@ import numpy as np
 
 from otpa.routing._mobility_places import LinkedPlaces, VehiclePlace
 from otpa.routing._phase_search import Phase, phase_from_end, phase_from_vertices
+from otpa.routing._street_costs import EdgeCosts
 from otpa.routing._street_types import Snap, StreetOptions
 from otpa.street import StreetGraph
 from otpa.types import BoolArray, FloatArray
@@ -40,6 +41,7 @@ __all__ = [
     "CAR_PARK",
     "FLOATING_RENTAL",
     "KISS_AND_RIDE",
+    "OWN_VEHICLE",
     "Chain",
     "ChainRoute",
     "Switch",
@@ -66,6 +68,8 @@ CAR_DROPOFF_SWITCH = Switch(120.0, 120.0)
 BIKE_RENTAL = "BIKE_RENTAL"
 #: free-floating vehicles: taken where they stand, left at any vertex the zones allow
 FLOATING_RENTAL = "FLOATING_RENTAL"
+#: one's own micromobility vehicle all the way (one phase, the vehicle's own costs)
+OWN_VEHICLE = "OWN_VEHICLE"
 CAR_PARK = "CAR_PARK"
 BIKE_PARK = "BIKE_PARK"
 KISS_AND_RIDE = "KISS_AND_RIDE"
@@ -165,6 +169,7 @@ def run_chain(
     no_ride: BoolArray | None = None,
     drop_ok: BoolArray | None = None,
     vehicle_mode: str = "BICYCLE",
+    vehicle_costs: EdgeCosts | None = None,
 ) -> Chain | None:
     """Run the phases of ``kind`` from ``where`` (``reverse``: towards it).
 
@@ -197,6 +202,8 @@ def run_chain(
         Vertices where a free-floating vehicle may be left (None: anywhere).
     vehicle_mode
         The street mode of the rented vehicle.
+    vehicle_costs
+        Its edge costs when not those of ``options[vehicle_mode]`` (micromobility).
 
     Returns
     -------
@@ -205,6 +212,10 @@ def run_chain(
     """
     walk = options["WALK"]
     extra = switch_extra
+    if kind == OWN_VEHICLE:
+        a = phase_from_end(graph, where, options[vehicle_mode], reverse=reverse,
+                           max_time_s=max_time_s, costs=vehicle_costs)  # fmt: skip
+        return Chain(kind, (a,), (vehicle_mode,), (), (), reverse)
     if kind == BIKE_RENTAL:
         pick = places.usable(p.can_pick_up for p in places.places)
         drop = places.usable(p.can_drop_off for p in places.places)
@@ -219,8 +230,8 @@ def run_chain(
         )
         v1, w1, t1, table1 = _switch_seeds(a, places, first, s1)
         b = phase_from_vertices(
-            graph, options["BICYCLE"], v1, w1, t1, reverse=reverse,
-            max_time_s=max_time_s, no_ride=no_ride,
+            graph, options[vehicle_mode], v1, w1, t1, reverse=reverse,
+            max_time_s=max_time_s, no_ride=no_ride, costs=vehicle_costs,
         )  # fmt: skip
         v2, w2, t2, table2 = _switch_seeds(b, places, second, s2)
         # a bike is not returned where it was taken
@@ -229,12 +240,13 @@ def run_chain(
             graph, walk, v2, w2, t2, reverse=reverse,
             max_time_s=max_time_s, max_distance_m=max_walk_m,
         )  # fmt: skip
-        modes = ("WALK", "BICYCLE", "WALK")
+        modes = ("WALK", vehicle_mode, "WALK")
         return Chain(kind, (a, b, c), modes, (table1, table2), (s1, s2), reverse)
     if kind == FLOATING_RENTAL:
         return _floating(
             graph, where, options, places, reverse=reverse, extra=extra, max_walk_m=max_walk_m,
             max_time_s=max_time_s, no_ride=no_ride, drop_ok=drop_ok, vehicle_mode=vehicle_mode,
+            vehicle_costs=vehicle_costs,
         )  # fmt: skip
     if reverse:
         msg = f"{kind} has no backward chain"
@@ -286,6 +298,7 @@ def _floating(
     no_ride: BoolArray | None,
     drop_ok: BoolArray | None,
     vehicle_mode: str,
+    vehicle_costs: EdgeCosts | None,
 ) -> Chain | None:
     """Walk, take a free-floating vehicle where it stands, ride, leave it where allowed, walk."""
     walk = options["WALK"]
@@ -312,7 +325,7 @@ def _floating(
         s1 = pickup
     b = phase_from_vertices(
         graph, options[vehicle_mode], v1, w1, t1, reverse=reverse,
-        max_time_s=max_time_s, no_ride=no_ride,
+        max_time_s=max_time_s, no_ride=no_ride, costs=vehicle_costs,
     )  # fmt: skip
     table2: dict[int, VehiclePlace] | None
     if reverse:

@@ -195,11 +195,7 @@ def _banned_trips(parameter: str, raw: str) -> dict[str, tuple[int, ...]]:
 
 
 def _modes(parameter: str, raw: str) -> RequestModes:
-    modes = parse_modes(raw)
-    if "MICROMOBILITY" in modes.street:
-        msg = f"mode={raw}: MICROMOBILITY routing is not available in this version"
-        raise InvalidRequestError(msg, parameter=parameter)
-    return modes
+    return parse_modes(raw)
 
 
 def _feed_scoped_id(parameter: str, raw: str) -> str:

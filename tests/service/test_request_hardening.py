@@ -141,8 +141,6 @@ def test_max_transfers_bomb_on_analysis_endpoints(svc: Service, path: str, value
         ("transferPenalty=-1", "transferPenalty"),
         ("nonpreferredTransferPenalty=-1", "nonpreferredTransferPenalty"),
         ("walkSpeed=1e-9", "walkSpeed"),
-        ("mode=MICROMOBILITY", "mode"),
-        ("mode=MICROMOBILITY_RENT,TRANSIT", "mode"),
     ],
 )
 def test_plan_parameters_that_crashed(svc: Service, extra: str, parameter: str) -> None:
