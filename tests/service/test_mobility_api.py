@@ -330,9 +330,10 @@ def test_tnc_estimates_from_the_built_in_estimator(served: tuple[Service, Path])
     )
 
 
-def test_tnc_unconfigured_router(make_service: Any, demo: TransportNetwork, tmp_path: Path) -> None:
+def test_tnc_unconfigured_router(make_service: Any, tmp_path: Path) -> None:
     (tmp_path / "g").mkdir()
-    service = make_service(loader=None, graphs_dir=tmp_path / "g", networks={"plain": demo})
+    plain = demo_network()  # a network of its own: providers are kept per network
+    service = make_service(loader=None, graphs_dir=tmp_path / "g", networks={"plain": plain})
     resp = service.get(
         "/otp/routers/plain/transportation_network_company/eta_estimate?from=53.3,4.2&companies=NOAPI"
     )
