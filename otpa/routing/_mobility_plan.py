@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from zoneinfo import ZoneInfo
 
 import numpy as np
@@ -62,6 +62,7 @@ from otpa.routing._rental_search import (
     BIKE_RENTAL,
     CAR_PARK,
     FLOATING_RENTAL,
+    HAIL,
     KISS_AND_RIDE,
     OWN_VEHICLE,
     Chain,
@@ -69,6 +70,7 @@ from otpa.routing._rental_search import (
     Switch,
     run_chain,
 )
+from otpa.routing._ride_hail import Hail, hail_check, ride_data
 from otpa.routing._street_core import assemble, partial, resolve, snap_directions
 from otpa.routing._street_costs import EdgeCosts
 from otpa.routing._transit_plan import TransitSearch, transit_itineraries
@@ -94,6 +96,7 @@ def uses_mobility(request: PlanRequest) -> bool:
     micro = "MICROMOBILITY" in request.modes.street or r.vehicle_rental
     return (
         micro
+        or "CAR_HAIL" in request.modes.qualifiers
         or r.bike_rental
         or (transit and (r.park_and_ride or r.bike_park or r.kiss_and_ride))
     )
@@ -163,6 +166,7 @@ _PLACE_TYPE = {
     BIKE_PARK: VertexType.BIKEPARK,
     CAR_PARK: VertexType.NORMAL,
     KISS_AND_RIDE: VertexType.NORMAL,
+    HAIL: VertexType.NORMAL,
 }
 
 
@@ -174,6 +178,9 @@ class _Ctx:
     tz: ZoneInfo
     rental: RentalState
     companies: tuple[str, ...]
+    hail: Hail | None = None
+    #: what the plan leaves out and why (a ride-hail provider that failed)
+    notices: list[str] = field(default_factory=list)
 
     def micromobility_costs(self) -> EdgeCosts:
         """Edge costs of a micromobility vehicle under the request's physics."""
@@ -288,7 +295,9 @@ def _chains(
     if r.bike_park:
         lots.append((BIKE_PARK, "BICYCLE", link_places(net, parking_places(net, "bike_parking"))))
     if r.kiss_and_ride and not r.park_and_ride:
-        lots.append((KISS_AND_RIDE, "CAR", LinkedPlaces((), np.zeros(0, dtype=np.int32))))
+        lots.append((KISS_AND_RIDE, "CAR", LinkedPlaces((), _NONE)))
+    if ctx.hail is not None:
+        lots.append((HAIL, "CAR", LinkedPlaces((), _NONE)))
     for kind, mode, places in lots:
         o = _end(net, origin, mode, "from")
         if o is not None:
@@ -321,6 +330,9 @@ def _merge(
         last = chain.last
         cost = last.cost[sv] + link_t * walk_opts.reluctance
         time = last.time_s[sv] + np.ceil(link_t)
+        if chain.kind == HAIL and ctx.hail is not None:  # waiting for the car
+            cost = cost + ctx.hail.wait_s * ctx.request.transit.wait_reluctance
+            time = time + ctx.hail.wait_s
         dist = last.distance_m[sv] + link
         for i in np.flatnonzero(np.isfinite(cost)):
             s = int(stops[i])
@@ -514,6 +526,8 @@ def _route_legs(
             leg = replace(leg, rented_bike=True)
         elif ch.kind in (BIKE_RENTAL, FLOATING_RENTAL) and mode == "MICROMOBILITY":
             leg = replace(leg, rented_vehicle=True)
+        elif ch.kind == HAIL and mode == "CAR":
+            leg = _hailed(ctx, leg)
         legs.append(leg)
         t = t_end
     return legs
@@ -553,6 +567,46 @@ def _direct_chain(
         shift = legs[-1].end_time - when
         legs = [_shift(leg, shift) for leg in legs]
     return make_itinerary(ctx.network, legs, request=ctx.request, generalized_cost=cost)
+
+
+def _hailed(ctx: _Ctx, leg: Leg) -> Leg:
+    """A CAR leg as a hailed ride, with the provider's estimate of it."""
+    assert ctx.hail is not None
+    a, b = leg.from_place, leg.to_place
+    data, why = ride_data(ctx.hail, a.lat, a.lon, b.lat, b.lon)
+    if why is not None:
+        ctx.notices.append(why)
+    return replace(leg, hailed_car=True, tnc_data=data)
+
+
+def _direct_car(
+    ctx: _Ctx, origin: Endpoint, destination: Endpoint, when: dt.datetime, *, hail: bool
+) -> Itinerary | None:
+    """The street-only drive; ``hail``: a hailed ride (wait for the car, then drive)."""
+    net = ctx.network
+    o, d = _end(net, origin, "CAR", "from"), _end(net, destination, "CAR", "to")
+    if o is None or d is None:
+        return None
+    opts = ctx.options["CAR"]
+    path = street_path(net, o, d, opts)
+    if path is None:
+        return None
+    wait = ctx.hail.wait_s if hail and ctx.hail is not None else 0
+    duration = dt.timedelta(seconds=round(path.duration_s))
+    start = (when - duration if ctx.request.arrive_by else when + dt.timedelta(seconds=wait))
+    end = start + duration
+    o_end, d_end = StreetEnd(origin, o), StreetEnd(destination, d)
+    leg = street_leg(
+        "CAR",
+        start,
+        end,
+        replace(_endpoint_place(o_end), departure=start),
+        replace(_endpoint_place(d_end), arrival=end),
+        path_geometry(net, path),
+    )
+    cost = path.cost + wait * ctx.request.transit.wait_reluctance
+    leg = _hailed(ctx, leg) if hail else leg
+    return make_itinerary(net, [leg], request=ctx.request, generalized_cost=cost)
 
 
 def _shift(leg: Leg, by: dt.timedelta) -> Leg:
@@ -605,6 +659,7 @@ def mobility_itineraries(
     when: dt.datetime,
     tz: ZoneInfo,
     realtime: TimetableSnapshot | None = None,
+    notices: list[str] | None = None,
 ) -> list[Itinerary] | None:
     """Itineraries of a request that changes vehicle on the street.
 
@@ -620,6 +675,8 @@ def mobility_itineraries(
         The network's time zone.
     realtime
         The real-time snapshot the plan searches.
+    notices
+        Receives what the plan leaves out and why (a ride-hail provider that failed).
 
     Returns
     -------
@@ -634,27 +691,52 @@ def mobility_itineraries(
     ctx = _Ctx(network, request, options, tz, current_rental(network), companies)
     o_walk = street_end(network, origin, "WALK", "from")
     d_walk = street_end(network, destination, "WALK", "to")
+    if "CAR_HAIL" in request.modes.qualifiers:
+        hail, why = hail_check(network, request, origin.lat, origin.lon)
+        ctx = replace(ctx, hail=hail)
+        if why is not None:
+            ctx.notices.append(why)
     forward, backward = _chains(ctx, origin, destination)
     out: list[Itinerary] = []
     if request.modes.transit:
         out = _transit(ctx, forward, backward, o_walk, d_walk, when, realtime)
     if not request.transit.only_transit_trips:
-        direct: list[Itinerary] = []
-        walk = _direct_walk(ctx, o_walk, d_walk, when) if "WALK" in request.modes.street else None
-        if walk is not None:
-            direct.append(walk)
-        for chain in forward:
-            if chain.kind in (BIKE_RENTAL, FLOATING_RENTAL, OWN_VEHICLE):
-                it = _direct_chain(ctx, chain, d_walk, when, o_walk)
-                if it is not None:
-                    direct.append(it)
-        direct.sort(key=lambda it: it.generalized_cost or 0.0)
+        direct = _street_only(ctx, forward, origin, destination, o_walk, d_walk, when)
         if request.modes.transit:
             best = min((it.generalized_cost or 0.0 for it in out), default=math.inf)
             out = [it for it in direct[:1] if (it.generalized_cost or 0.0) <= best] + out
         else:
             out = direct[:1]
+    if notices is not None:
+        notices.extend(dict.fromkeys(ctx.notices))
     return out
+
+
+def _street_only(
+    ctx: _Ctx,
+    forward: list[Chain],
+    origin: Endpoint,
+    destination: Endpoint,
+    o_walk: StreetEnd,
+    d_walk: StreetEnd,
+    when: dt.datetime,
+) -> list[Itinerary]:
+    """The street-only candidates (walking, renting, one's own vehicle, hailing), best first."""
+    request = ctx.request
+    direct: list[Itinerary | None] = []
+    if "WALK" in request.modes.street:
+        direct.append(_direct_walk(ctx, o_walk, d_walk, when))
+    for chain in forward:
+        if chain.kind in (BIKE_RENTAL, FLOATING_RENTAL, OWN_VEHICLE):
+            direct.append(_direct_chain(ctx, chain, d_walk, when, o_walk))
+    if ctx.hail is not None:
+        direct.append(_direct_car(ctx, origin, destination, when, hail=True))
+    elif "CAR_HAIL" in request.modes.qualifiers and not request.modes.transit:
+        # no hail option: OTP 1.x's CAR_HAIL without transit is plain driving
+        direct.append(_direct_car(ctx, origin, destination, when, hail=False))
+    found = [it for it in direct if it is not None]
+    found.sort(key=lambda it: it.generalized_cost or 0.0)
+    return found
 
 
 def _transit(
@@ -682,6 +764,8 @@ def _transit(
         route = chain.route(int(net.stop_vertex[stop]))
         if route is None:
             return None
+        if chain.kind == HAIL and ctx.hail is not None:
+            start = start + dt.timedelta(seconds=ctx.hail.wait_s)
         return _route_legs(ctx, route, start, o_walk, stop, end=end)
 
     def egress_legs(stop: int, start: dt.datetime, end: dt.datetime) -> list[Leg] | None:

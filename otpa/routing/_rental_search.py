@@ -40,6 +40,7 @@ __all__ = [
     "BIKE_RENTAL",
     "CAR_PARK",
     "FLOATING_RENTAL",
+    "HAIL",
     "KISS_AND_RIDE",
     "OWN_VEHICLE",
     "Chain",
@@ -73,6 +74,8 @@ OWN_VEHICLE = "OWN_VEHICLE"
 CAR_PARK = "CAR_PARK"
 BIKE_PARK = "BIKE_PARK"
 KISS_AND_RIDE = "KISS_AND_RIDE"
+#: a hailed car (CAR_HAIL): driven like kiss and ride, after the car's wait
+HAIL = "HAIL"
 
 
 @dataclass(frozen=True, eq=False)
@@ -267,7 +270,7 @@ def run_chain(
             max_time_s=max_time_s, max_distance_m=max_walk_m,
         )  # fmt: skip
         return Chain(kind, (a, c), (mode, "WALK"), (table1,), (switch,), reverse)
-    if kind == KISS_AND_RIDE:
+    if kind in (KISS_AND_RIDE, HAIL):
         a = phase_from_end(
             graph, where, options["CAR"], reverse=False,
             max_time_s=min(max_time_s, max_vehicle_time_s),

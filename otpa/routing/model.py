@@ -28,6 +28,7 @@ __all__ = [
     "Place",
     "RelativeDirection",
     "RentalInfo",
+    "TncData",
     "TripPlan",
     "VertexType",
     "WalkStep",
@@ -195,6 +196,23 @@ class Fare:
 
 
 @dataclass(frozen=True)
+class TncData:
+    """A hailed ride's estimate (the ibi fork's leg ``tncData``).
+
+    ``estimated_arrival`` is the pick-up wait in seconds, ``travel_duration`` the ride's.
+    """
+
+    company: str
+    currency: str
+    travel_duration: int
+    max_cost: float
+    min_cost: float
+    product_id: str
+    display_name: str
+    estimated_arrival: int
+
+
+@dataclass(frozen=True)
 class Leg:
     """One part of an itinerary travelled in one mode (OTP ``Leg``)."""
 
@@ -239,6 +257,7 @@ class Leg:
     rented_car: bool = False
     rented_vehicle: bool = False
     hailed_car: bool = False
+    tnc_data: TncData | None = None
     flex_drt_advance_book_min: float = 0.0
     accessibility_score: float | None = None
     elevation_gained: float = 0.0
@@ -367,3 +386,5 @@ class TripPlan:
     elevation_metadata: ElevationMetadata = field(default_factory=ElevationMetadata)
     realtime_snapshot: int | None = None
     rental_info: dict[str, dict[str, RentalInfo]] = field(default_factory=dict)
+    #: why an option the request asked for is missing (a ride-hail provider that failed)
+    notices: tuple[str, ...] = ()

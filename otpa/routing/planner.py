@@ -146,10 +146,13 @@ def _plan_pair(
     tz: ZoneInfo,
     onboard: OnBoardStart | None = None,
     realtime: TimetableSnapshot | None = None,
+    notices: list[str] | None = None,
 ) -> list[Itinerary]:
     if onboard is None and uses_mobility(request):
-        # renting, parking or being dropped off on the way (otpa.routing._mobility_plan)
-        found = mobility_itineraries(network, request, origin, destination, when, tz, realtime)
+        # renting, parking, hailing or being dropped off on the way (_mobility_plan)
+        found = mobility_itineraries(
+            network, request, origin, destination, when, tz, realtime, notices
+        )
         if found is not None:
             return found[: max(request.itineraries.num_itineraries, 1)]
     modes = request.modes
@@ -233,6 +236,7 @@ def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
         _check_service_period(network, when)
     t1 = time.perf_counter()
     vias = [resolve_location(network, v, "to", "Via") for v in request.intermediate_places]
+    notices: list[str] = []  # what the plan leaves out and why (a failed ride-hail provider)
     if vias:
         stops = [origin, *vias, destination]
         single = replace(request, itineraries=replace(request.itineraries, num_itineraries=1))
@@ -243,7 +247,9 @@ def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
         t = when
         for a, b in pairs:
             first = a is origin and not request.arrive_by
-            found = _plan_pair(network, single, a, b, t, tz, onboard if first else None, realtime)
+            found = _plan_pair(
+                network, single, a, b, t, tz, onboard if first else None, realtime, notices
+            )
             if not found:
                 parts = []
                 break
@@ -254,7 +260,9 @@ def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
             parts.reverse()
         itineraries = [_chain(parts, network, request)] if parts else []
     else:
-        itineraries = _plan_pair(network, request, origin, destination, when, tz, onboard, realtime)
+        itineraries = _plan_pair(
+            network, request, origin, destination, when, tz, onboard, realtime, notices
+        )
     t2 = time.perf_counter()
     if not itineraries:
         msg = "no itinerary found for this request"
@@ -282,4 +290,5 @@ def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
         ),
         realtime_snapshot=None if realtime is None else realtime.version,
         rental_info=rental_info(network, request),
+        notices=tuple(notices),
     )
