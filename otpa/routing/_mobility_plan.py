@@ -96,6 +96,7 @@ def uses_mobility(request: PlanRequest) -> bool:
     micro = "MICROMOBILITY" in request.modes.street or r.vehicle_rental
     return (
         micro
+        or r.car_rental
         or "CAR_HAIL" in request.modes.qualifiers
         or r.bike_rental
         or (transit and (r.park_and_ride or r.bike_park or r.kiss_and_ride))
@@ -217,13 +218,15 @@ def _rental_chains(
     backward: list[Chain],
     kind: str = "BICYCLE",
 ) -> None:
-    """Rental of ``kind`` (BICYCLE, MICROMOBILITY): docked (a chain each way), free-floating."""
+    """Rental of ``kind`` (BICYCLE, MICROMOBILITY, CAR): docked (a chain each way), floating."""
     net, req = ctx.network, ctx.request
     graph = net.street
     assert graph is not None
     transit = req.modes.transit
     max_walk = access_radius(req)
-    extra = Switch(float(req.bike.switch_time_s), float(req.bike.switch_cost))
+    extra = Switch(0.0, 0.0)
+    if kind == "BICYCLE":  # bikeSwitchTime / bikeSwitchCost
+        extra = Switch(float(req.bike.switch_time_s), float(req.bike.switch_cost))
     costs = ctx.micromobility_costs() if kind == "MICROMOBILITY" else None
     o = _end(net, origin, "WALK", "from")
     d = _end(net, destination, "WALK", "to") if transit else None
@@ -281,6 +284,8 @@ def _chains(
     backward: list[Chain] = []
     if r.bike_rental:
         _rental_chains(ctx, origin, destination, forward, backward)
+    if r.car_rental:
+        _rental_chains(ctx, origin, destination, forward, backward, "CAR")
     if r.vehicle_rental:
         _rental_chains(ctx, origin, destination, forward, backward, "MICROMOBILITY")
     elif "MICROMOBILITY" in req.modes.street:
@@ -413,6 +418,8 @@ def _switch_place(
     vertex_type = _PLACE_TYPE[kind]
     if rental and "MICROMOBILITY" in chain.modes:
         vertex_type = VertexType.VEHICLERENTAL
+    elif rental and "CAR" in chain.modes:
+        vertex_type = VertexType.CARSHARE
     return (
         Place(
             name=place.name,
@@ -526,6 +533,8 @@ def _route_legs(
             leg = replace(leg, rented_bike=True)
         elif ch.kind in (BIKE_RENTAL, FLOATING_RENTAL) and mode == "MICROMOBILITY":
             leg = replace(leg, rented_vehicle=True)
+        elif ch.kind in (BIKE_RENTAL, FLOATING_RENTAL) and mode == "CAR":
+            leg = replace(leg, rented_car=True)
         elif ch.kind == HAIL and mode == "CAR":
             leg = _hailed(ctx, leg)
         legs.append(leg)
@@ -749,7 +758,7 @@ def _transit(
     realtime: TimetableSnapshot | None,
 ) -> list[Itinerary]:
     req = ctx.request
-    renting = req.rental.bike_rental or req.rental.vehicle_rental
+    renting = req.rental.bike_rental or req.rental.vehicle_rental or req.rental.car_rental
     # with bike rental the rider may also walk to transit; parking must park first
     walk_in = _walk_access(ctx, o_walk, reverse=False) if renting or not forward else None
     walk_out = _walk_access(ctx, d_walk, reverse=True)
@@ -849,7 +858,8 @@ def origin_mobility(
     forward, _ = _chains(ctx, origin, origin)
     o_walk = street_end(network, origin, "WALK", "from")
     walk = None
-    if request.rental.bike_rental or request.rental.vehicle_rental or not forward:
+    r = request.rental
+    if r.bike_rental or r.vehicle_rental or r.car_rental or not forward:
         walk = _walk_access(ctx, o_walk, reverse=False)
     merged = _merge(network, ctx, walk, forward)
     trees = tuple(

@@ -61,6 +61,19 @@ class Switch:
 #: OTP 1.x ``bikeRentalPickupTime/Cost`` and ``bikeRentalDropoffTime/Cost``.
 RENT_PICKUP = Switch(60.0, 120.0)
 RENT_DROPOFF = Switch(30.0, 30.0)
+#: OTP 1.x ``carRentalPickupTime/Cost`` and ``carRentalDropoffTime/Cost``.
+CAR_RENT_PICKUP = Switch(120.0, 120.0)
+CAR_RENT_DROPOFF = Switch(120.0, 30.0)
+
+
+def _rent_switches(vehicle_mode: str, extra: Switch) -> tuple[Switch, Switch]:
+    """Renting and returning a vehicle of ``vehicle_mode``, plus ``extra`` each time."""
+    base = (CAR_RENT_PICKUP, CAR_RENT_DROPOFF) if vehicle_mode == "CAR" else (
+        RENT_PICKUP, RENT_DROPOFF)  # fmt: skip
+    return (
+        Switch(base[0].time_s + extra.time_s, base[0].cost + extra.cost),
+        Switch(base[1].time_s + extra.time_s, base[1].cost + extra.cost),
+    )
 #: OTP 1.x ``bikeParkTime/Cost``, ``carParkTime/Cost`` and ``carDropoffTime``.
 BIKE_PARK_SWITCH = Switch(60.0, 120.0)
 CAR_PARK_SWITCH = Switch(120.0, 120.0)
@@ -224,8 +237,7 @@ def run_chain(
         drop = places.usable(p.can_drop_off for p in places.places)
         if pick.size == 0 or drop.size == 0:
             return None
-        pickup = Switch(RENT_PICKUP.time_s + extra.time_s, RENT_PICKUP.cost + extra.cost)
-        dropoff = Switch(RENT_DROPOFF.time_s + extra.time_s, RENT_DROPOFF.cost + extra.cost)
+        pickup, dropoff = _rent_switches(vehicle_mode, extra)
         first, second = (drop, pick) if reverse else (pick, drop)
         s1, s2 = (dropoff, pickup) if reverse else (pickup, dropoff)
         a = phase_from_end(
@@ -308,8 +320,7 @@ def _floating(
     pick = places.usable(p.can_pick_up for p in places.places)
     if pick.size == 0:
         return None
-    pickup = Switch(RENT_PICKUP.time_s + extra.time_s, RENT_PICKUP.cost + extra.cost)
-    dropoff = Switch(RENT_DROPOFF.time_s + extra.time_s, RENT_DROPOFF.cost + extra.cost)
+    pickup, dropoff = _rent_switches(vehicle_mode, extra)
     allowed = np.ones(graph.n_vertices, dtype=bool) if drop_ok is None else drop_ok
     a = phase_from_end(
         graph, where, walk, reverse=reverse, max_time_s=max_time_s, max_distance_m=max_walk_m
