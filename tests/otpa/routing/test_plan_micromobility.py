@@ -65,13 +65,13 @@ def test_micromobility_rides_at_the_speed_bounds(net: TransportNetwork) -> None:
 
 
 def test_power_and_weight_set_the_speed_below_the_maximum(net: TransportNetwork) -> None:
-    fast = _ride(plan(net, _request("MICROMOBILITY", max_speed_mps=50.0)).itineraries[0])
+    fast = _ride(plan(net, _request("MICROMOBILITY", max_speed_mps=30.0)).itineraries[0])
     weak = _ride(
-        plan(net, _request("MICROMOBILITY", watts=60.0, max_speed_mps=50.0)).itineraries[0]
+        plan(net, _request("MICROMOBILITY", watts=60.0, max_speed_mps=30.0)).itineraries[0]
     )
     heavy = _ride(
         plan(
-            net, _request("MICROMOBILITY", watts=60.0, weight_kg=300.0, max_speed_mps=50.0)
+            net, _request("MICROMOBILITY", watts=60.0, weight_kg=300.0, max_speed_mps=30.0)
         ).itineraries[0]
     )
     # on the flat, rolling resistance grows with weight: 60 W moves 300 kg slower than 105 kg
@@ -79,7 +79,7 @@ def test_power_and_weight_set_the_speed_below_the_maximum(net: TransportNetwork)
     # the minimum speed is a floor however weak the vehicle
     floor = _ride(
         plan(
-            net, _request("MICROMOBILITY", watts=1.0, min_speed_mps=4.0, max_speed_mps=50.0)
+            net, _request("MICROMOBILITY", watts=1.0, min_speed_mps=4.0, max_speed_mps=30.0)
         ).itineraries[0]
     )
     assert floor[0] <= floor[1] / 4.0 + 90
