@@ -161,6 +161,10 @@ def rental_info(
     return out
 
 
+#: With transit, a vehicle change is access or egress: at most this long (OTP 2's default
+#: ``maxAccessEgressDuration``, 45 minutes), the street-only trip included.
+MAX_ACCESS_EGRESS_S = 45 * 60.0
+
 _PLACE_TYPE = {
     BIKE_RENTAL: VertexType.BIKESHARE,
     FLOATING_RENTAL: VertexType.BIKESHARE,
@@ -228,6 +232,8 @@ def _rental_chains(
     if kind == "BICYCLE":  # bikeSwitchTime / bikeSwitchCost
         extra = Switch(float(req.bike.switch_time_s), float(req.bike.switch_cost))
     costs = ctx.micromobility_costs() if kind == "MICROMOBILITY" else None
+    # with transit, renting is a way to and from stops: OTP 2's maxAccessEgressDuration
+    limit = MAX_ACCESS_EGRESS_S if transit else math.inf
     o = _end(net, origin, "WALK", "from")
     d = _end(net, destination, "WALK", "to") if transit else None
     ends = ((o, forward, False), (d, backward, True))
@@ -235,7 +241,8 @@ def _rental_chains(
     for end, out, back in ends:
         if end is not None:
             chain = run_chain(graph, BIKE_RENTAL, end, ctx.options, stations, reverse=back,
-                              switch_extra=extra, max_walk_m=max_walk, vehicle_mode=kind,
+                              switch_extra=extra, max_walk_m=max_walk, max_time_s=limit,
+                              vehicle_mode=kind,
                               vehicle_costs=costs)  # fmt: skip
             _add(out, chain)
     floating = free_vehicles(ctx.rental, kind, ctx.companies)
@@ -246,6 +253,7 @@ def _rental_chains(
             if end is not None:
                 chain = run_chain(graph, FLOATING_RENTAL, end, ctx.options, mine, reverse=back,
                                   switch_extra=extra, max_walk_m=max_walk, no_ride=no_ride,
+                                  max_time_s=limit,
                                   drop_ok=drop_ok, vehicle_mode=kind,
                                   vehicle_costs=costs)  # fmt: skip
                 _add(out, chain)
@@ -259,12 +267,14 @@ def _own_vehicle_chains(
     graph = net.street
     assert graph is not None
     costs = ctx.micromobility_costs()
+    limit = MAX_ACCESS_EGRESS_S if ctx.request.modes.transit else math.inf
     o = _end(net, origin, "BICYCLE", "from")
     d = _end(net, destination, "BICYCLE", "to") if ctx.request.modes.transit else None
     for end, out, back in ((o, forward, False), (d, backward, True)):
         if end is not None:
             chain = run_chain(graph, OWN_VEHICLE, end, ctx.options, LinkedPlaces((), _NONE),
                               reverse=back, max_walk_m=0.0, vehicle_mode="MICROMOBILITY",
+                              max_time_s=limit,
                               vehicle_costs=costs)  # fmt: skip
             _add(out, chain)
 

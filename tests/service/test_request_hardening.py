@@ -171,7 +171,7 @@ def test_dates_out_of_range(svc: Service, date_time: str, parameter: str | None)
 
 @pytest.mark.parametrize(
     "extra",
-    ["walkSpeed=1e-9", "mode=MICROMOBILITY", "date=9999-12-31", "date=0001-01-01"],
+    ["walkSpeed=1e-9", "date=9999-12-31", "date=0001-01-01"],
 )
 @pytest.mark.parametrize("endpoint", ["isochrone?cutoffSec=600&", "timegrid?maxTimeSec=600&"])
 def test_analysis_parameters_that_crashed(svc: Service, endpoint: str, extra: str) -> None:
