@@ -55,7 +55,7 @@ from otpa.routing._mobility_places import (
     parking_places,
     rental_stations,
 )
-from otpa.routing._phase_search import Phase
+from otpa.routing._phase_search import Phase, phase_from_end
 from otpa.routing._places import Endpoint
 from otpa.routing._rental_search import (
     BIKE_PARK,
@@ -184,6 +184,8 @@ class _Ctx:
     rental: RentalState
     companies: tuple[str, ...]
     hail: Hail | None = None
+    #: one origin to every destination (analysis): no search stops at one destination
+    to_all: bool = False
     #: what the plan leaves out and why (a ride-hail provider that failed)
     notices: list[str] = field(default_factory=list)
 
@@ -238,12 +240,18 @@ def _rental_chains(
     d = _end(net, destination, "WALK", "to") if transit else None
     ends = ((o, forward, False), (d, backward, True))
     stations = link_places(net, rental_stations(ctx.rental, kind, ctx.companies))
+    toward = None
+    d_street = None if transit or ctx.to_all else _end(net, destination, "WALK", "to")
+    if d_street is not None:  # street-only: an A* ride toward the destination
+        walk_back = phase_from_end(graph, d_street, ctx.options["WALK"], reverse=True,
+                                   max_distance_m=max_walk)  # fmt: skip
+        toward = (walk_back, destination.lat, destination.lon)
     for end, out, back in ends:
         if end is not None:
             chain = run_chain(graph, BIKE_RENTAL, end, ctx.options, stations, reverse=back,
                               switch_extra=extra, max_walk_m=max_walk, max_time_s=limit,
-                              vehicle_mode=kind,
-                              vehicle_costs=costs)  # fmt: skip
+                              vehicle_mode=kind, vehicle_costs=costs,
+                              toward=None if back else toward)  # fmt: skip
             _add(out, chain)
     floating = free_vehicles(ctx.rental, kind, ctx.companies)
     for network in sorted({p.networks[0] for p in floating}):
@@ -864,7 +872,7 @@ def origin_mobility(
     options = _options(request)
     companies = tuple(c for c in request.rental.companies if c != "NOAPI")
     tz = ZoneInfo(network.time_zone)
-    ctx = _Ctx(network, request, options, tz, current_rental(network), companies)
+    ctx = _Ctx(network, request, options, tz, current_rental(network), companies, to_all=True)
     forward, _ = _chains(ctx, origin, origin)
     o_walk = street_end(network, origin, "WALK", "from")
     walk = None

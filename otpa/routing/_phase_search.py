@@ -133,6 +133,8 @@ def _run(
     max_weight: float,
     no_ride: BoolArray | None,
     costs: EdgeCosts | None,
+    targets: Seeds | None = None,
+    goal: tuple[float, float] | None = None,
 ) -> tuple[EdgeCosts, SearchInputs, SearchResult]:
     costs = edge_costs(graph, options) if costs is None else costs
     inputs = search_inputs(graph, options, costs)
@@ -152,6 +154,8 @@ def _run(
         max_distance_m=max_distance_m,
         max_weight=max_weight,
         vertex_labels=True,
+        targets=targets,
+        goal=goal,
     )
     return costs, inputs, res
 
@@ -209,11 +213,15 @@ def phase_from_vertices(
     max_weight: float = math.inf,
     no_ride: BoolArray | None = None,
     costs: EdgeCosts | None = None,
+    targets: Seeds | None = None,
+    goal: tuple[float, float] | None = None,
 ) -> Phase:
     """A later phase, seeded at ``vertices`` with the weight and time reached there.
 
     ``no_ride``: edges this phase's vehicle may not use (geofencing); ``costs``: edge
-    costs other than ``options``' (micromobility).
+    costs other than ``options``' (micromobility).  ``targets`` (edges entered from their
+    start vertex, with the rest of the trip's weight) and ``goal`` (where they all lead,
+    for an A* bound) stop the phase at the best target (``result.best_target``).
     """
     costs = edge_costs(graph, options) if costs is None else costs
     seeds = vertex_seeds(graph, costs, vertices, weight, time_s, reverse=reverse)
@@ -227,6 +235,8 @@ def phase_from_vertices(
         max_weight=max_weight,
         no_ride=no_ride,
         costs=costs,
+        targets=targets,
+        goal=goal,
     )
     cost, time, dist = res.cost_v.copy(), res.time_v.copy(), res.dist_v.copy()
     v = np.asarray(vertices, dtype=np.int64)

@@ -30,7 +30,8 @@ import numpy as np
 
 from otpa.routing._mobility_places import LinkedPlaces, VehiclePlace
 from otpa.routing._phase_search import Phase, phase_from_end, phase_from_vertices
-from otpa.routing._street_costs import EdgeCosts
+from otpa.routing._street_costs import EdgeCosts, edge_costs
+from otpa.routing._street_search import Seeds
 from otpa.routing._street_types import Snap, StreetOptions
 from otpa.street import StreetGraph
 from otpa.types import BoolArray, FloatArray
@@ -186,6 +187,7 @@ def run_chain(
     drop_ok: BoolArray | None = None,
     vehicle_mode: str = "BICYCLE",
     vehicle_costs: EdgeCosts | None = None,
+    toward: tuple[Phase, float, float] | None = None,
 ) -> Chain | None:
     """Run the phases of ``kind`` from ``where`` (``reverse``: towards it).
 
@@ -220,6 +222,11 @@ def run_chain(
         The street mode of the rented vehicle.
     vehicle_costs
         Its edge costs when not those of ``options[vehicle_mode]`` (micromobility).
+    toward
+        For a street-only docked rental: the backward walking phase from the destination
+        and the destination's ``lat, lon``.  The ride is then an A* search that stops at
+        the best return station (the walk from it included), and the last phase walks
+        from that station only.
 
     Returns
     -------
@@ -244,10 +251,22 @@ def run_chain(
             graph, where, walk, reverse=reverse, max_time_s=max_time_s, max_distance_m=max_walk_m
         )
         v1, w1, t1, table1 = _switch_seeds(a, places, first, s1)
+        targets, goal = None, None
+        if toward is not None and not reverse:
+            targets = _return_targets(graph, options[vehicle_mode], vehicle_costs, places,
+                                      second, s2, toward[0])  # fmt: skip
+            goal = (toward[1], toward[2])
         b = phase_from_vertices(
             graph, options[vehicle_mode], v1, w1, t1, reverse=reverse,
             max_time_s=max_time_s, no_ride=no_ride, costs=vehicle_costs,
+            targets=targets, goal=goal,
         )  # fmt: skip
+        if targets is not None:  # only the best return station
+            j = b.result.best_target
+            if j < 0:
+                return None
+            best_v = int(graph.edge_from[int(targets.edge[j])])
+            second = second[places.vertex[second] == best_v]
         v2, w2, t2, table2 = _switch_seeds(b, places, second, s2)
         # a bike is not returned where it was taken
         w2 = np.where(b.at_seed[v2], np.inf, w2)
@@ -353,3 +372,32 @@ def _floating(
     )
     modes = ("WALK", vehicle_mode, "WALK")
     return Chain(FLOATING_RENTAL, (a, b, c), modes, (table1, table2), (s1, s2), reverse)
+
+
+def _return_targets(
+    graph: StreetGraph,
+    options: StreetOptions,
+    costs: EdgeCosts | None,
+    places: LinkedPlaces,
+    drop: np.ndarray,
+    dropoff: Switch,
+    back: Phase,
+) -> Seeds:
+    """Target edges of the return stations: leaving each, with the rest of the trip's weight.
+
+    The weight is returning the vehicle plus walking from the station to the destination
+    (``back``'s label); every usable edge leaving the station's vertex stands for it.
+    """
+    c = edge_costs(graph, options) if costs is None else costs
+    rows: list[tuple[int, float, float, float]] = []
+    seen: set[int] = set()
+    for i in drop:
+        v = int(places.vertex[int(i)])
+        rest = float(back.cost[v])
+        if v in seen or not np.isfinite(rest):
+            continue
+        seen.add(v)
+        for g in range(int(graph.out_indptr[v]), int(graph.out_indptr[v + 1])):
+            if np.isfinite(c.weight[g]):  # any way out (no U-turn onto the arrival edge)
+                rows.append((g, rest + dropoff.cost, float(back.time_s[v]) + dropoff.time_s, 0.0))
+    return Seeds.of(rows)
