@@ -14,7 +14,9 @@ vertices of the largest WALK component, weekday 08:00, as ``bench_plan.py``):
   0-8 bikes and 0-8 free docks (some empty: they must be skipped), published as a GBFS
   snapshot in the network's rental store (:func:`otpa.mobility.mobility_store_for`);
 * ``BICYCLE_RENT`` -- the street-only rental trip (walk, ride, walk);
-* ``CAR_PARK,TRANSIT`` -- park and ride at the OSM park-and-ride lots of RNV.
+* ``CAR_PARK,TRANSIT`` -- park and ride at the OSM park-and-ride lots of RNV, and
+  ``--lots`` generated ones (random vertices of the CAR component: RNV's OSM extract
+  has none), added to the network's features before the first plan.
 
 Latency p50/p95 per mode (in-process ``otpa.plan`` after a warm-up) and the ratios to
 WALK,TRANSIT (target: rental and park & ride <= 3x).  A JSON record goes to
@@ -114,6 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--set", default="small/rnv")
     p.add_argument("--pairs", type=int, default=60)
     p.add_argument("--stations", type=int, default=400)
+    p.add_argument("--lots", type=int, default=40)
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--date", default=None)
     p.add_argument("--time", default="08:00")
@@ -131,11 +134,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     walk_component = bench_plan.largest_component(s.graph, "WALK")
     snapshot = generated_stations(s.net, walk_component, args.stations, rng)
     mobility_store_for(s.net).publish("bench-stations", snapshot)
+    osm_lots = len(s.net.features.get("park_and_ride", []))
+    car_component = bench_plan.largest_component(s.graph, "CAR")
+    lot_vertices = rng.choice(car_component, size=args.lots, replace=False)
+    s.net.features.setdefault("park_and_ride", []).extend(
+        {"osm_id": -(i + 1), "osm_type": "node", "name": f"Lot {i}", "tags": {},
+         "lat": float(s.graph.vertex_lat[v]), "lon": float(s.graph.vertex_lon[v])}
+        for i, v in enumerate(lot_vertices)
+    )  # fmt: skip
     record["stations"] = {
         "generated": len(snapshot.stations),
         "empty": int(np.sum(snapshot.stations.vehicles_available == 0)),
         "full": int(np.sum(snapshot.stations.spaces_available == 0)),
-        "park_and_ride_lots": len(s.net.features.get("park_and_ride", [])),
+        "park_and_ride_lots_osm": osm_lots,
+        "park_and_ride_lots_generated": int(args.lots),
     }
     pairs = s.pairs["WALK,TRANSIT"]
     results: dict[str, Any] = {}

@@ -776,9 +776,11 @@ def _transit(
     realtime: TimetableSnapshot | None,
 ) -> list[Itinerary]:
     req = ctx.request
-    renting = req.rental.bike_rental or req.rental.vehicle_rental or req.rental.car_rental
-    # with bike rental the rider may also walk to transit; parking must park first
-    walk_in = _walk_access(ctx, o_walk, reverse=False) if renting or not forward else None
+    r = req.rental
+    # renting or hailing, the rider may also walk to transit (WALK is on in OTP 1.x)
+    renting = r.bike_rental or r.vehicle_rental or r.car_rental or r.ride_hail
+    # parking and kiss and ride must use the car
+    walk_in = _walk_access(ctx, o_walk, reverse=False) if renting else None
     walk_out = _walk_access(ctx, d_walk, reverse=True)
     acc = _merge(ctx.network, ctx, walk_in, forward)
     egr = _merge(ctx.network, ctx, walk_out, backward)
@@ -877,7 +879,7 @@ def origin_mobility(
     o_walk = street_end(network, origin, "WALK", "from")
     walk = None
     r = request.rental
-    if r.bike_rental or r.vehicle_rental or r.car_rental or not forward:
+    if r.bike_rental or r.vehicle_rental or r.car_rental:
         walk = _walk_access(ctx, o_walk, reverse=False)
     merged = _merge(network, ctx, walk, forward)
     trees = tuple(
