@@ -1,4 +1,4 @@
-"""/plan with bike rental and park and ride over HTTP: OTP 1.x (ibi) JSON of rental legs.
+"""/plan with rental, park and ride, micromobility and ride hailing over HTTP (OTP 1.x/ibi JSON).
 
 A real Tornado server on loopback plans on the demo city (its OSM bike-share stations
 Central Station Bikes and University Bikes, network DemoBike, and the Westgate P+R).
@@ -22,9 +22,15 @@ DAY = "date=2026-03-03&time=8:00am"
 
 @pytest.fixture(scope="module")
 def service() -> Iterator[Service]:
+    from otpa.mobility import configure_tnc
     from otpa.testing.demo import demo_network
 
-    yield from serve_plan(None, networks={"demo": demo_network()})
+    net = demo_network()
+    # the built-in ride-hail estimator, as a router-config.json would configure it
+    noapi = {"sourceType": "no-api", "defaultArrivalTimeSeconds": 300, "currency": "EUR",
+             "baseFare": 3.0, "perKm": 1.2, "perMinute": 0.2, "minimumFare": 6}  # fmt: skip
+    configure_tnc(net, {"transportationNetworkCompanies": [noapi]})
+    yield from serve_plan(None, networks={"demo": net})
 
 
 def _plan(service: Service, query: str) -> dict[str, Any]:
@@ -99,3 +105,50 @@ def test_rental_info_in_xml(service: Service) -> None:
     assert entries
     assert entries[0].find("key") is not None
     assert root.find(".//rentedBike") is not None
+
+
+def test_micromobility_leg(service: Service) -> None:
+    body = _plan(service, "fromPlace=53.2995,4.1995&toPlace=53.3065,4.2110&mode=MICROMOBILITY")
+    (it,) = body["plan"]["itineraries"]
+    (leg,) = it["legs"]
+    assert leg["mode"] == "MICROMOBILITY"
+    assert leg["transitLeg"] is False
+    assert leg["rentedVehicle"] is False
+    # the ibi defaults: at most 5 m/s
+    assert leg["duration"] >= leg["distance"] / 5.0
+
+
+def test_hailed_leg_tnc_data(service: Service) -> None:
+    body = _plan(service, "fromPlace=53.2960,4.1850&toPlace=53.3065,4.2110&mode=CAR_HAIL")
+    (it,) = body["plan"]["itineraries"]
+    (leg,) = it["legs"]
+    assert leg["mode"] == "CAR"
+    assert leg["hailedCar"] is True
+    tnc = leg["tncData"]
+    assert set(tnc) == {
+        "company", "currency", "travelDuration", "maxCost", "minCost", "productId",
+        "displayName", "estimatedArrival",
+    }  # fmt: skip
+    assert (tnc["company"], tnc["currency"], tnc["estimatedArrival"]) == ("NOAPI", "EUR", 300)
+    assert 6.0 <= tnc["minCost"] <= tnc["maxCost"]
+    # the car is there 300 s after the requested time
+    assert leg["startTime"] - body["plan"]["date"] == 300_000
+
+
+def test_hail_errors_480_and_482(service: Service) -> None:
+    resp = service.get(
+        "/otp/routers/demo/plan?fromPlace=53.2960,4.1850&toPlace=53.3065,4.2110"
+        f"&mode=CAR_HAIL,TRANSIT&wheelchair=true&{DAY}"
+    )
+    error = resp.json()["error"]
+    assert (error["id"], error["message"]) == (480, "TRANSPORTATION_NETWORK_COMPANY_UNAVAILABLE")
+    resp = service.get(
+        "/otp/routers/demo/plan?fromPlace=53.2960,4.1850&toPlace=53.3065,4.2110"
+        f"&mode=CAR_HAIL,TRANSIT&companies=UBER&{DAY}"
+    )
+    body = resp.json()
+    # UBER is not configured here: the plan goes on without hailing and says why
+    assert "error" not in body, body.get("error")
+    assert body["notices"]
+    assert "UBER" in body["notices"][0]
+    assert not any(leg["hailedCar"] for it in body["plan"]["itineraries"] for leg in it["legs"])
