@@ -378,16 +378,51 @@ def _merge(
     return _Merged(access, source)
 
 
-def _walk_access(
-    ctx: _Ctx, end: StreetEnd, *, reverse: bool
-) -> Access:
+def _walk_access(ctx: _Ctx, end: StreetEnd, chains: list[Chain], *, reverse: bool) -> Access:
+    """Walking to (``reverse``: from) the stops, as the planner's access search finds it.
+
+    A rental chain's first phase is that very walk (same seeds, same limits): its labels
+    are read instead of searching again.
+    """
     req = ctx.request
     radius = access_radius(req)
-    acc = find_access(ctx.network, end, ctx.options["WALK"], max_distance_m=radius, reverse=reverse)
+    walk = next(
+        (c.phases[0] for c in chains
+         if c.kind in (BIKE_RENTAL, FLOATING_RENTAL) and c.modes[0] == "WALK"),
+        None,
+    )  # fmt: skip
+    if walk is None or end.endpoint.stop is not None or not ctx.network.stop_vertex.size:
+        acc = find_access(ctx.network, end, ctx.options["WALK"], max_distance_m=radius,
+                          reverse=reverse)  # fmt: skip
+    else:
+        acc = _phase_access(ctx, walk, radius)
     limit = walk_limit(req)
     if limit is not None and limit < radius:
         acc = replace(acc, cost=acc.cost + walk_overage_cost(acc.distance_m, limit))
     return acc
+
+
+def _phase_access(ctx: _Ctx, phase: Phase, radius: float) -> Access:
+    """The stops a walking phase reached within ``radius`` (the stop's link walked too)."""
+    net = ctx.network
+    opts = ctx.options["WALK"]
+    stop_vertex = np.asarray(net.stop_vertex, dtype=np.int64)
+    stops = np.flatnonzero(stop_vertex >= 0)
+    sv = stop_vertex[stops]
+    link = np.nan_to_num(np.asarray(net.stop_link_distance_m, dtype=np.float64)[stops])
+    link_t = link / opts.speed_mps
+    time = phase.time_s[sv] + np.ceil(link_t)
+    dist = phase.distance_m[sv] + link
+    cost = phase.cost[sv] + link_t * opts.reluctance
+    keep = np.isfinite(cost) & (time <= radius / opts.speed_mps) & (dist <= radius)
+    s = stops[keep].astype(np.int32)
+    return Access(
+        s,
+        time[keep].astype(np.int32),
+        cost[keep],
+        dist[keep],
+        {int(x): i for i, x in enumerate(s)},
+    )
 
 
 # ------------------------------------------------------------------------------ legs
@@ -780,8 +815,8 @@ def _transit(
     # renting or hailing, the rider may also walk to transit (WALK is on in OTP 1.x)
     renting = r.bike_rental or r.vehicle_rental or r.car_rental or r.ride_hail
     # parking and kiss and ride must use the car
-    walk_in = _walk_access(ctx, o_walk, reverse=False) if renting else None
-    walk_out = _walk_access(ctx, d_walk, reverse=True)
+    walk_in = _walk_access(ctx, o_walk, forward, reverse=False) if renting else None
+    walk_out = _walk_access(ctx, d_walk, backward, reverse=True)
     acc = _merge(ctx.network, ctx, walk_in, forward)
     egr = _merge(ctx.network, ctx, walk_out, backward)
     net = ctx.network
@@ -880,7 +915,7 @@ def origin_mobility(
     walk = None
     r = request.rental
     if r.bike_rental or r.vehicle_rental or r.car_rental:
-        walk = _walk_access(ctx, o_walk, reverse=False)
+        walk = _walk_access(ctx, o_walk, forward, reverse=False)
     merged = _merge(network, ctx, walk, forward)
     trees = tuple(
         _phase_tree(c.last)
