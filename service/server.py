@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import contextlib
 import dataclasses
+import json
 import logging
 import signal
 import sys
@@ -24,7 +25,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from tornado.netutil import bind_sockets
 
 from otpa.errors import OtpaError
-from otpa.testing.demo import demo_network
+from otpa.mobility import apply_router_config_once
+from otpa.testing.demo import demo_city_dir, demo_network
 from service.app import make_app
 from service.config import ConfigError, ServiceConfig, load_config
 from service.handlers.base import Builder
@@ -39,6 +41,7 @@ __all__ = [
     "add_serve_arguments",
     "build_registry",
     "config_from_args",
+    "demo_networks",
     "landing_url",
     "main",
     "serve",
@@ -357,6 +360,19 @@ def config_from_args(args: argparse.Namespace) -> ServiceConfig:
     return dataclasses.replace(config, **overrides)
 
 
+def demo_networks() -> dict[str, TransportNetwork]:
+    """The demo city as router ``demo``, with its ``router-config.json``'s mobility parts.
+
+    Served without a graphs folder, no updater manager reads the city's configuration, so
+    its GBFS bike share is read once and its ride-hail estimator configured here.
+    """
+    network = demo_network()
+    folder = demo_city_dir()
+    config = json.loads((folder / "router-config.json").read_text(encoding="utf-8"))
+    apply_router_config_once(network, config, folder)
+    return {"demo": network}
+
+
 def serve_from_args(args: argparse.Namespace) -> int:
     """Serve as the command line asked; with no graphs folder anywhere, the demo city.
 
@@ -382,7 +398,7 @@ def serve_from_args(args: argparse.Namespace) -> int:
         config = config_from_args(args)
         networks = None
         if config.graphs_dir is None:
-            networks = {"demo": demo_network()}
+            networks = demo_networks()
         serve(config, networks=networks)
     except (ConfigError, ServiceStartError, OtpaError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -57,7 +57,12 @@ from otpa.mobility.tnc import (
     tnc_for,
     tnc_providers,
 )
-from otpa.mobility.updaters import rental_updater, start_rental_updaters, with_rental_updaters
+from otpa.mobility.updaters import (
+    apply_router_config_once,
+    rental_updater,
+    start_rental_updaters,
+    with_rental_updaters,
+)
 
 __all__ = [
     "FORM_FACTORS",
@@ -84,6 +89,7 @@ __all__ = [
     "TncProvider",
     "VehicleTypes",
     "ZoneRule",
+    "apply_router_config_once",
     "configure_tnc",
     "current_rental",
     "discover",

@@ -24,8 +24,10 @@ TNC updaters)::
   and asks ``GET {baseUrl}v1/eta`` and ``v1/cost``; ``no_service_in_area`` means no estimate.
 
 ``baseUrl`` defaults to the companies' public API; ``timeoutSec`` (default 5) bounds each
-HTTP request.  A provider that cannot answer raises :class:`TncError` (timeouts, HTTP
-errors, unexpected bodies), which says which company failed and why.
+HTTP request; an answer for one place is reused for ``cacheSec`` seconds (default 120, as
+OTP 1.x; 0 turns this off; failures are never kept).  A provider that cannot answer
+raises :class:`TncError` (timeouts, HTTP errors, unexpected bodies), which says which
+company failed and why.
 """
 
 from __future__ import annotations
@@ -68,6 +70,8 @@ __all__ = [
 COMPANIES = ("LYFT", "NOAPI", "UBER")
 
 _DEFAULT_TIMEOUT_S = 5.0
+#: How long an HTTP provider's answer for one place is reused (OTP 1.x: 2 minutes).
+_DEFAULT_CACHE_S = 120.0
 
 
 class TncError(OtpaError):
@@ -271,6 +275,31 @@ def _float(v: Any) -> float:
     return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else 0.0
 
 
+class _TtlCache:
+    """Answers kept ``ttl_s`` seconds, by rounded coordinates (OTP cached them 2 minutes)."""
+
+    def __init__(self, ttl_s: float) -> None:
+        self.ttl_s = ttl_s
+        self._lock = threading.Lock()
+        self._items: dict[tuple[Any, ...], tuple[float, Any]] = {}
+
+    def get_or_fetch(self, key: tuple[Any, ...], fetch: Any) -> Any:
+        if self.ttl_s <= 0:
+            return fetch()
+        key = tuple(round(k, 5) if isinstance(k, float) else k for k in key)
+        now = time.monotonic()
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is not None and hit[0] > now:
+                return hit[1]
+        value = fetch()  # outside the lock: a slow provider does not block other places
+        with self._lock:
+            if len(self._items) > 4096:
+                self._items = {k: v for k, v in self._items.items() if v[0] > now}
+            self._items[key] = (now + self.ttl_s, value)
+        return value
+
+
 class UberProvider:
     """Company ``UBER``: the Uber Rides API v1.2 (``estimates/time``, ``estimates/price``)."""
 
@@ -281,8 +310,13 @@ class UberProvider:
         self.base_url = _base_url(entry, "https://api.uber.com/v1.2/", where)
         self.timeout_s = _num(entry, "timeoutSec", _DEFAULT_TIMEOUT_S, where)
         self.wheelchair_type = _str(entry, "wheelChairAccessibleRideType", where)
+        self._cache = _TtlCache(_num(entry, "cacheSec", _DEFAULT_CACHE_S, where))
 
     def _get(self, path: str, query: Mapping[str, float]) -> Any:
+        key = (path, *query.values())
+        return self._cache.get_or_fetch(key, lambda: self._fetch(path, query))
+
+    def _fetch(self, path: str, query: Mapping[str, float]) -> Any:
         url = self.base_url + path + "?" + urllib.parse.urlencode(query)
         headers = {
             "Authorization": f"Token {self.token}",
@@ -354,6 +388,7 @@ class LyftProvider:
         self.wheelchair_type = _str(entry, "wheelChairAccessibleRideType", where)
         self._lock = threading.Lock()
         self._token: tuple[str, float] | None = None
+        self._cache = _TtlCache(_num(entry, "cacheSec", _DEFAULT_CACHE_S, where))
 
     def _access_token(self) -> str:
         with self._lock:
@@ -377,6 +412,13 @@ class LyftProvider:
             return token
 
     def _get(self, path: str, query: Mapping[str, float], key: str) -> list[Mapping[str, Any]]:
+        cache_key = (path, *query.values())
+        rows: list[Mapping[str, Any]] = self._cache.get_or_fetch(
+            cache_key, lambda: self._fetch(path, query, key)
+        )
+        return rows
+
+    def _fetch(self, path: str, query: Mapping[str, float], key: str) -> list[Mapping[str, Any]]:
         url = self.base_url + path + "?" + urllib.parse.urlencode(query)
         headers = {
             "Authorization": f"Bearer {self._access_token()}",

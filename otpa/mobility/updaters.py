@@ -24,6 +24,7 @@ from typing import Any
 from otpa.mobility.gbfs import RENTAL_UPDATER_TYPES, GbfsError, rental_applier
 from otpa.mobility.model import RentalSnapshot
 from otpa.mobility.store import mobility_store_for
+from otpa.mobility.tnc import configure_tnc
 from otpa.network import TransportNetwork
 from otpa.updaters import (
     ApplyReport,
@@ -33,7 +34,12 @@ from otpa.updaters import (
     parse_updaters,
 )
 
-__all__ = ["rental_updater", "start_rental_updaters", "with_rental_updaters"]
+__all__ = [
+    "apply_router_config_once",
+    "rental_updater",
+    "start_rental_updaters",
+    "with_rental_updaters",
+]
 
 Fetch = Callable[[UpdaterConfig], bytes]
 
@@ -157,3 +163,28 @@ def start_rental_updaters(
         for u in out:
             u.start()
     return out
+
+
+def apply_router_config_once(
+    network: TransportNetwork,
+    router_config: Mapping[str, Any],
+    router_dir: Path,
+    *,
+    fetch: Fetch = fetch_source,
+) -> list[PollingUpdater]:
+    """Put a router configuration's mobility parts in force once, without threads.
+
+    For a network served without a graphs folder (``otpa serve`` on the demo city): its
+    ride-hail providers are configured (:func:`otpa.mobility.configure_tnc`) and each
+    rental feed is read once.
+
+    Returns
+    -------
+    list of PollingUpdater
+        The rental updaters, each polled once (their status says how it went).
+    """
+    configure_tnc(network, router_config)
+    updaters = start_rental_updaters(network, router_config, router_dir, start=False, fetch=fetch)
+    for updater in updaters:
+        updater.poll_once()
+    return updaters

@@ -142,8 +142,8 @@ def served(tmp_path: Path, make_service: Any, demo: TransportNetwork) -> tuple[S
     return service, router
 
 
-def _updaters(service: Service) -> dict[str, Any]:
-    resp = service.get("/otp/routers/demo/updaters")
+def _updaters(service: Service, router: str = "demo") -> dict[str, Any]:
+    resp = service.get(f"/otp/routers/{router}/updaters")
     assert resp.status == 200, resp.text
     out: dict[str, Any] = resp.json()
     return out
@@ -342,3 +342,79 @@ def test_tnc_unconfigured_router(make_service: Any, tmp_path: Path) -> None:
         "error": "UnsupportedOperationException: Unconfigured Transportation Network Company "
         "service for router with id: plain"
     }
+
+
+def test_answers_match_the_openapi_schemas(served: tuple[Service, Path]) -> None:
+    import jsonschema
+
+    service, _ = served
+    doc = _json(service, "/otp/openapi.json")
+
+    def check(template: str, value: Any) -> None:
+        schema = doc["paths"][template]["get"]["responses"]["200"]["content"]["application/json"]
+        root = {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            **schema["schema"],
+            "components": doc["components"],
+        }
+        jsonschema.Draft202012Validator(root).validate(value)
+
+    for what in ("bike_rental", "car_rental", "vehicle_rental", "park_and_ride"):
+        body = _json(service, f"/otp/routers/demo/{what}")
+        assert body
+        check(f"/otp/routers/{{routerId}}/{what}", body)
+    with pytest.raises(jsonschema.ValidationError):  # the schema does reject a wrong body
+        check("/otp/routers/{routerId}/bike_rental", {"stations": [{"id": 1}]})
+    tnc = "/otp/routers/{routerId}/transportation_network_company"
+    base = "/otp/routers/demo/transportation_network_company"
+    check(
+        f"{tnc}/eta_estimate", _json(service, f"{base}/eta_estimate?from=53.3,4.2&companies=NOAPI")
+    )
+    check(f"{tnc}/eta_estimate", _json(service, f"{base}/eta_estimate?from=53.3,4.2"))
+    ride = f"{base}/ride_estimate?from=53.3,4.2&to=53.31,4.21&company=NOAPI&rideType=x"
+    check(f"{tnc}/ride_estimate", _json(service, ride))
+
+
+def test_router_info_has_bike_sharing_once_a_feed_is_live(
+    make_service: Any, tmp_path: Path
+) -> None:
+    """A network without OSM rental stations: bike sharing appears with the GBFS feed."""
+    from otpa.network import BuildConfig, build_network
+
+    data = require_data("tiny", "mmri")
+    net = build_network(data / "3b", config=BuildConfig(max_transfer_distance_m=0.0))
+    graphs = tmp_path / "graphs"
+    (graphs / "plain").mkdir(parents=True)
+    (graphs / "hsl").mkdir(parents=True)
+    shutil.copytree(require_data("extras", "gbfs", "helsinki"), graphs / "hsl" / "gbfs")
+    config = {"updaters": [{"type": "bike-rental", "file": "gbfs", "frequencySec": 0}]}
+    (graphs / "hsl" / "router-config.json").write_text(json.dumps(config), encoding="utf-8")
+    other = build_network(data / "3b", config=BuildConfig(max_transfer_distance_m=0.0))
+    service = make_service(loader=None, graphs_dir=graphs, networks={"plain": other, "hsl": net})
+    assert _json(service, "/otp/routers/plain")["hasBikeSharing"] is False
+    _wait(lambda: _updaters(service, "hsl")["0"]["successes"] >= 1)
+    info = _json(service, "/otp/routers/hsl")
+    assert info["hasBikeSharing"] is True
+    assert "BICYCLERENT" in [o["name"] for o in info["travelOptions"]]
+    listing = _json(service, "/otp/routers/hsl/bike_rental")
+    assert len(listing["stations"]) == 7  # the Helsinki v1 stations with an id and a position
+    assert {s["networks"][0] for s in listing["stations"]} == {"HSL_FI_Helsinki"}
+    messages = listing["errorsByNetwork"]["HSL_FI_Helsinki"]
+    assert {
+        "message": "station_information: a station without station_id: skipped",
+        "severity": "INDIVIDUAL_DOCKING_STATION",
+    } in messages
+
+
+def test_the_served_demo_city_has_its_bike_share_and_ride_hail() -> None:
+    """``otpa serve`` without a graphs folder: the demo's GBFS feed read, NOAPI configured."""
+    from otpa.mobility import current_rental, estimate_eta, tnc_for
+    from service.server import demo_networks
+
+    net = demo_networks()["demo"]
+    state = current_rental(net)
+    assert state.networks == ("DemoBike",)
+    assert state.snapshots["DemoBike"].kind == "bike-rental"
+    assert len(state.stations) == 2
+    (eta,) = estimate_eta(tnc_for(net), 53.3, 4.2)
+    assert (eta.company, eta.estimated_seconds) == ("NOAPI", 240)

@@ -250,3 +250,46 @@ def test_language_choice_and_unknown_kind(tmp_path: Path) -> None:
         load_gbfs(require_data("extras", "gbfs", "helsinki"), kind="boat-rental")
     # the newest last_updated of the files read (system_information's, 1631517912)
     assert load_gbfs(require_data("extras", "gbfs", "helsinki")).last_updated == 1631517912.0
+
+
+def test_v2_free_bike_status_keeps_floating_bikes_only(tmp_path: Path) -> None:
+    """A v2.2 feed written here: docked bikes count at their station, not as floating ones."""
+    folder = tmp_path / "v2"
+    folder.mkdir()
+
+    def write(name: str, data: Any) -> None:
+        doc = {"last_updated": 1700000000, "ttl": 0, "version": "2.2", "data": data}
+        (folder / f"{name}.json").write_text(json.dumps(doc), encoding="utf-8")
+
+    names = ["system_information", "vehicle_types", "free_bike_status"]
+    write("gbfs", {"de": {"feeds": [{"name": n, "url": f"{n}.json"} for n in names]}})
+    write("system_information", {"system_id": "v2x", "language": "de", "name": "V2"})
+    write(
+        "vehicle_types",
+        {
+            "vehicle_types": [
+                {
+                    "vehicle_type_id": "s",
+                    "form_factor": "scooter_standing",
+                    "propulsion_type": "electric",
+                }
+            ]
+        },
+    )
+    bikes = [
+        {"bike_id": "a", "lat": 49.4, "lon": 8.6, "vehicle_type_id": "s", "is_reserved": 0},
+        {"bike_id": "b", "lat": 49.5, "lon": 8.7, "is_reserved": 1, "is_disabled": 0},
+        {"bike_id": "c", "lat": 49.5, "lon": 8.7, "station_id": "st-1"},
+        {"bike_id": "d", "lat": 0, "lon": 0},
+        {"bike_id": "e", "lat": 49.6, "lon": 8.8, "vehicle_type_id": "nope"},
+    ]
+    write("free_bike_status", {"bikes": bikes})
+    snap = load_gbfs(folder, kind="vehicle-rental", network="mine")
+    v = snap.vehicles
+    assert (snap.network, snap.version, v.ids) == ("mine", "2.2", ("a", "b", "e"))
+    assert v.form_factor == ("SCOOTER_STANDING", "SCOOTER", "SCOOTER")
+    assert v.available_mask().tolist() == [True, False, True]
+    assert set(v.network) == {"mine"}
+    text = [m.message for m in snap.messages]
+    assert "vehicle 'd' is at 0,0 (no real position): skipped" in text
+    assert "vehicle 'e' has unknown vehicle_type_id 'nope'" in text

@@ -160,3 +160,35 @@ def test_file_source_folder_and_unknown_files(network: TransportNetwork, tmp_pat
     assert err is not None
     assert "vehicle_status: cannot be read" in err
     assert len(current_rental(network, include_osm=False).snapshots["check_almere"].vehicles) == 6
+
+
+def test_v3_feed_with_absolute_http_urls(network: TransportNetwork, tmp_path: Path) -> None:
+    """gbfs.json listing the server's own http URLs (as real feeds do): read as written."""
+    folder = require_data("extras", "gbfs", "duplicate-stations-v3")
+    files = {p.name: p.read_bytes() for p in folder.glob("*.json")}
+    base, stop = _serve(tornado.web.Application([(r"/v3/(.*)", _Files, {"files": files})]))
+    try:
+        doc = json.loads(files["gbfs.json"])
+        for feed in doc["data"]["feeds"]:
+            feed["url"] = f"{base}/v3/{feed['name']}.json"
+        files["gbfs.json"] = json.dumps(doc).encode()
+        del files["system_information.json"]  # listed but gone: a warning, not fatal
+        config = {
+            "updaters": [{"type": "bike-rental", "url": f"{base}/v3/gbfs.json", "network": "dup3"}]
+        }
+        (updater,) = start_rental_updaters(network, config, tmp_path, start=False)
+        assert updater.poll_once(), updater.status().last_error
+        snap = current_rental(network, include_osm=False).snapshots["dup3"]
+        assert (snap.version, snap.stations.ids) == (
+            "3.0",
+            ("station_1", "station_duplicate", "station_3"),
+        )
+        report = updater.status().last_report
+        assert report is not None
+        assert any(
+            m.startswith("warning: system_information: cannot be read (http://127.0.0.1:")
+            and "404" in m
+            for m in report.messages
+        )
+    finally:
+        stop()

@@ -58,8 +58,12 @@ def _serve(app: tornado.web.Application) -> tuple[str, Callable[[], None]]:
 
 
 # -- a fake Uber (Rides API v1.2) -------------------------------------------------------------
+UBER_TIME_CALLS: list[str] = []
+
+
 class _UberTime(tornado.web.RequestHandler):
     def get(self) -> None:
+        UBER_TIME_CALLS.append(self.request.uri or "")
         if self.request.headers.get("Authorization") != "Token uber-secret":
             self.set_status(401)
             self.finish(
@@ -260,6 +264,13 @@ def test_uber_provider_speaks_the_rides_api(provider_base: tuple[str, list[str]]
         ("uberx-id", "uberX", 180, False),
         ("wav-id", "uberWAV", 600, True),
     ]
+    # the same place again within cacheSec (default 120 s): no second request
+    calls = len(UBER_TIME_CALLS)
+    assert estimate_eta(providers, *FROM, ["uber"]) == etas
+    assert len(UBER_TIME_CALLS) == calls
+    uncached = tnc_providers({"transportationNetworkCompanies": [{**entry, "cacheSec": 0}]})
+    assert estimate_eta(uncached, *FROM) == estimate_eta(uncached, *FROM) == etas
+    assert len(UBER_TIME_CALLS) == calls + 2
     (ride,) = estimate_ride(providers, *FROM, *TO, ["UBER"])
     assert (ride.company, ride.currency, ride.duration_s, ride.min_cost, ride.max_cost) == (
         "UBER",
