@@ -35,6 +35,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from otpa.errors import InvalidArgumentError
 from otpa.routing.errors import InvalidRequestError
 from otpa.routing.parse import (
     parse_agency_ids,
@@ -462,7 +463,7 @@ class RoutingDefaults:
                     wheelchair = wheelchair_accessibility_config(value)
                 except ValueError as exc:
                     msg = f"routingDefaults: {exc}"
-                    raise ValueError(msg) from None
+                    raise InvalidArgumentError(msg) from None
                 continue
             name = _CONFIG_ALIASES.get(key, key)
             if name not in PARAMETERS_BY_NAME or name in _NOT_DEFAULTABLE or value is None:
@@ -475,7 +476,7 @@ class RoutingDefaults:
             plan_request_from_query({}, time_zone="UTC", now=now, defaults=defaults)
         except InvalidRequestError as exc:
             msg = f"routingDefaults: {exc}"
-            raise ValueError(msg) from None
+            raise InvalidArgumentError(msg) from None
         return defaults
 
 
