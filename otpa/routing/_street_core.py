@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from otpa.errors import InvalidArgumentError
 from otpa.routing._street_costs import EdgeCosts
 from otpa.routing._street_geometry import dedupe, graph_geometry, path_points
 from otpa.routing._street_search import SearchInputs, Seeds, path_turn_costs
@@ -40,7 +41,7 @@ def street_graph(network: TransportNetwork) -> StreetGraph:
     graph = network.street
     if graph is None:
         msg = "the network has no street graph (use stops_near for transit-only networks)"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     return graph
 
 
@@ -91,14 +92,14 @@ def vertex(graph: StreetGraph, v: int | np.integer[Any]) -> int:
     vi = int(v)
     if not 0 <= vi < graph.n_vertices:
         msg = f"street vertex {vi} out of range [0, {graph.n_vertices})"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     return vi
 
 
 def check_snap(graph: StreetGraph, s: Snap) -> None:
     if not 0 <= s.edge < graph.n_edges:
         msg = f"snap edge {s.edge} out of range [0, {graph.n_edges})"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
 
 
 #: A snapped position at most this far (metres) from an end of its edge *is* that

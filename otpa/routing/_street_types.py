@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import numpy as np
 
+from otpa.errors import InvalidArgumentError
 from otpa.routing.preferences import (
     MAX_SLOPE,
     STAIRS_RELUCTANCE,
@@ -89,20 +90,20 @@ class StreetOptions:
     def __post_init__(self) -> None:
         if self.mode not in _MODES:
             msg = f"unknown street mode {self.mode!r}; expected WALK, BICYCLE or CAR"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         for name in ("speed_mps", "walk_speed_mps"):
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0):
                 msg = f"{name} must be a positive number, got {value!r}"
-                raise ValueError(msg)
+                raise InvalidArgumentError(msg)
         for name in ("reluctance", "stairs_reluctance", "walk_reluctance", "max_slope"):
             value = getattr(self, name)
             if math.isnan(value) or value < 0:
                 msg = f"{name} must be >= 0, got {value!r}"
-                raise ValueError(msg)
+                raise InvalidArgumentError(msg)
         if self.optimize is Optimize.TRIANGLE and self.triangle is None:
             msg = "optimize=TRIANGLE needs triangle factors"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
 
     @classmethod
     def from_request(cls, request: PlanRequest, mode: str) -> StreetOptions:
@@ -149,7 +150,7 @@ class StreetOptions:
                 reluctance=walk.reluctance * car.reluctance,
             )
         msg = f"no street routing for mode {mode!r}; expected WALK, BICYCLE or CAR"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
 
 
 @dataclass(frozen=True)

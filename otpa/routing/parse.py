@@ -34,6 +34,7 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from otpa.errors import InvalidArgumentError
 from otpa.routing.errors import InvalidRequestError
 from otpa.routing.preferences import RentalPreferences
 from otpa.routing.request import STREET_MODES, Location, RequestModes, RouteSpec
@@ -412,7 +413,7 @@ def _zone(tz: str) -> ZoneInfo:
         return ZoneInfo(tz)
     except (ZoneInfoNotFoundError, ValueError):
         msg = f"unknown time zone {tz!r}"
-        raise ValueError(msg) from None
+        raise InvalidArgumentError(msg) from None
 
 
 def parse_date_time(

@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from otpa.errors import InvalidArgumentError
 from otpa.routing.errors import InvalidRequestError
 from otpa.street import BIKE_SPEED_MPS, WALK_SPEED_MPS
 
@@ -385,7 +386,7 @@ def wheelchair_accessibility_config(config: object) -> dict[str, AccessibilityPr
     """
     if not isinstance(config, dict):
         msg = "wheelchairAccessibility must be a JSON object"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     defaults = WheelchairPreferences()
     out: dict[str, AccessibilityPreferences] = {}
     for part in ("trip", "stop", "elevator"):
@@ -394,12 +395,12 @@ def wheelchair_accessibility_config(config: object) -> dict[str, AccessibilityPr
             continue
         if not isinstance(given, dict):
             msg = f"wheelchairAccessibility.{part} must be a JSON object"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         base: AccessibilityPreferences = getattr(defaults, part)
         only = given.get("onlyConsiderAccessible", base.only_consider_accessible)
         if not isinstance(only, bool):
             msg = f"wheelchairAccessibility.{part}.onlyConsiderAccessible must be a boolean"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         costs = []
         for key, value in (
             ("unknownCost", given.get("unknownCost", base.unknown_cost)),
@@ -407,7 +408,7 @@ def wheelchair_accessibility_config(config: object) -> dict[str, AccessibilityPr
         ):
             if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
                 msg = f"wheelchairAccessibility.{part}.{key} must be a non-negative number"
-                raise ValueError(msg)
+                raise InvalidArgumentError(msg)
             costs.append(float(value))
         out[part] = AccessibilityPreferences(only, costs[0], costs[1])
     return out

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from otpa.errors import InvalidArgumentError
 from otpa.street._search_kernel import (
     FREEWAY_SPEED_MPS,
     H_SAFETY,
@@ -185,7 +186,7 @@ def run_search(
         seed_vw = np.ascontiguousarray(vertex_seeds[1], dtype=np.float64)
         if seed_v.size and not vertex_labels:
             msg = "vertex seeds need vertex_labels=True"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
     n_e = inputs.weight.shape[0]
     lab = np.empty(n_e)  # filled by the kernel
     tim = np.empty(n_e)

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from otpa.errors import UnknownIdError
+from otpa.errors import InvalidArgumentError, UnknownIdError
 from otpa.osm.model import BICYCLE, CAR, WALK
 from otpa.street._search_kernel import vertex_dijkstra
 from otpa.street.edge_search import SearchInputs, Seeds, run_search
@@ -85,11 +85,11 @@ def mode_bit(mode: StreetMode) -> int:
             return _MODE_NAMES[mode.upper()]
         except KeyError:
             msg = f"unknown street mode {mode!r}; expected WALK, BICYCLE or CAR"
-            raise ValueError(msg) from None
+            raise InvalidArgumentError(msg) from None
     bit = int(mode)
     if bit not in (1, 2, 4):
         msg = f"street mode must be one permission bit (1, 2 or 4), got {mode!r}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     return bit
 
 
@@ -130,7 +130,7 @@ def edge_costs(
         speed_f = default if speed_mps is None else float(speed_mps)
         if not speed_f > 0:
             msg = f"speed_mps must be positive, got {speed_mps!r}"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         cost = length / speed_f
         if bit == int(BICYCLE) and use_bike_safety:
             cost = cost * graph.edge_bike_safety
@@ -144,7 +144,7 @@ def _vertices(graph: StreetGraph, vertices: npt.ArrayLike) -> IntArray:
     arr = np.atleast_1d(np.asarray(vertices)).astype(np.int64, copy=False)
     if arr.ndim != 1:
         msg = "origin vertices must be a 1-d array"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     if arr.size and (arr.min() < 0 or arr.max() >= graph.n_vertices):
         msg = f"vertex id out of range [0, {graph.n_vertices})"
         raise UnknownIdError(msg)
@@ -163,10 +163,10 @@ def _checked_costs(graph: StreetGraph, edge_cost_s: npt.ArrayLike) -> FloatArray
     cost = np.ascontiguousarray(edge_cost_s, dtype=np.float64)
     if cost.shape != (graph.n_edges,):
         msg = f"edge_cost_s must have {graph.n_edges} entries, got shape {cost.shape}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     if np.any(cost < 0) or np.any(np.isnan(cost)):
         msg = "edge costs must be non-negative"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     return cost
 
 
@@ -304,7 +304,7 @@ def one_to_many(
         seed_costs = np.atleast_1d(np.asarray(origin_costs_s, dtype=np.float64))
         if seed_costs.shape != seeds.shape:
             msg = "origin_costs_s must have one entry per origin vertex"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
     if edge_cost_s is None:
         cost = edge_costs(graph, bit, speed_mps=speed_mps, reluctance=reluctance)
     else:

@@ -7,7 +7,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from otpa.errors import UnknownIdError
+from otpa.errors import InvalidArgumentError, UnknownIdError
 from otpa.osm.model import WALK
 from otpa.street._csr import csr_indptr, stable_order
 from otpa.street._search_kernel import many_to_many
@@ -62,7 +62,7 @@ def walk_transfers(
         raise UnknownIdError(msg)
     if not speed_mps > 0:
         msg = f"speed_mps must be positive, got {speed_mps!r}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     stop_ids = np.flatnonzero(vertices >= 0)
     linked = vertices[stop_ids]
     order = stable_order(linked)
