@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from otpa.errors import InvalidArgumentError
 from otpa.routing._mobility_places import LinkedPlaces, VehiclePlace
 from otpa.routing._phase_search import Phase, phase_from_end, phase_from_vertices
 from otpa.routing._street_costs import EdgeCosts, edge_costs
@@ -284,7 +285,7 @@ def run_chain(
         )  # fmt: skip
     if reverse:
         msg = f"{kind} has no backward chain"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     if kind in (CAR_PARK, BIKE_PARK):
         lots = places.usable(p.can_drop_off for p in places.places)
         if lots.size == 0:
@@ -315,7 +316,7 @@ def run_chain(
         )  # fmt: skip
         return Chain(kind, (a, c), ("CAR", "WALK"), (None,), (CAR_DROPOFF_SWITCH,), reverse)
     msg = f"unknown vehicle change {kind!r}"
-    raise ValueError(msg)
+    raise InvalidArgumentError(msg)
 
 
 
