@@ -346,8 +346,10 @@ class WheelchairPreferences:
     (``trip``, ``stop``: OTP 2's costs, 600 s unknown and 3600 s inaccessible per
     boarding, per boarding or alighting at a stop) rather than being forbidden, so a
     stop without accessibility data still gets a trip; ``only_consider_accessible``
-    is the strict mode.  ``elevator`` holds OTP 2's elevator costs (20 s / 3600 s);
-    the street graph has no elevator edges yet, so it changes nothing today.
+    is the strict mode.  ``elevator`` holds OTP 2's elevator costs (20 s / 3600 s)
+    but is not used: the street graph has no elevators (OSM ``highway=elevator``
+    nodes and ways are not built into edges), so the service reports a router-config
+    ``wheelchairAccessibility.elevator`` among the ignored ``routingDefaults``.
     """
 
     enabled: bool = False
@@ -375,7 +377,7 @@ def wheelchair_accessibility_config(config: object) -> dict[str, AccessibilityPr
 
     Raises
     ------
-    ValueError
+    otpa.errors.InvalidArgumentError
         For a value of the wrong type.
 
     Examples
