@@ -9,14 +9,18 @@ gets an :class:`OtpaWarning` subclass instead of an exception.
 from __future__ import annotations
 
 __all__ = [
+    "ArgumentTypeError",
     "ElevationError",
     "GraphFormatError",
     "GtfsError",
+    "InvalidArgumentError",
     "NetworkBuildError",
     "OsmError",
     "OtpaError",
     "OtpaWarning",
+    "OutOfRangeError",
     "UnknownIdError",
+    "UnknownNameError",
 ]
 
 
@@ -50,3 +54,19 @@ class GraphFormatError(ValueError, OtpaError):
 
 class UnknownIdError(LookupError, OtpaError):
     """An entity id (stop, route, trip, router...) is not known."""
+
+
+class InvalidArgumentError(ValueError, OtpaError):
+    """An argument has an unusable value (out of range, wrong shape, unknown option...)."""
+
+
+class ArgumentTypeError(TypeError, OtpaError):
+    """An argument has the wrong type."""
+
+
+class UnknownNameError(KeyError, OtpaError):
+    """A name (a column, a key, a modification) is not known."""
+
+
+class OutOfRangeError(IndexError, OtpaError):
+    """A position is outside the sequence it indexes."""

@@ -18,6 +18,8 @@ from urllib.parse import urlencode
 
 from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPRequest
 
+from otpa.errors import InvalidArgumentError
+
 if TYPE_CHECKING:
     from service.config import ServiceConfig
     from service.registry import RouterRegistry
@@ -67,7 +69,7 @@ class BuiltinGeocoder:
         try:
             found = network.geocoder().search(address, clusters=True, bbox=bbox, limit=MAX_RESULTS)
         except GeocodeQueryError as exc:
-            raise ValueError(str(exc)) from None
+            raise InvalidArgumentError(str(exc)) from None
         return [{"lat": r.lat, "lng": r.lng, "description": r.name} for r in found]
 
 
@@ -75,7 +77,7 @@ def _number(value: Any) -> float:
     out = float(value)
     if not math.isfinite(out):
         msg = f"not a finite number: {value!r}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     return out
 
 
@@ -95,7 +97,7 @@ class HttpGeocoder:
     def __init__(self, kind: str, base_url: str, timeout_s: float) -> None:
         if kind not in ("nominatim", "pelias"):
             msg = f"unknown HTTP geocoder {kind!r}"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         self.name = kind
         self._base = base_url.rstrip("/")
         self._timeout = float(timeout_s)

@@ -29,6 +29,7 @@ from typing import Any
 import tornado.web
 
 import otpa
+from otpa.errors import InvalidArgumentError
 from otpa.routing.preferences import PARAMETER_RANGES, Optimize
 from otpa.routing.request import PlanRequest
 from service.openapi_schemas import SCHEMAS, ref
@@ -195,7 +196,7 @@ def path_template(regex: str, *, strict: bool = True) -> tuple[str, list[tuple[s
         if names is None:
             if strict:
                 msg = f"no name for the {len(run)} path group(s) after {segment!r} in {regex!r}"
-                raise ValueError(msg)
+                raise InvalidArgumentError(msg)
             names = tuple(f"param{len(groups) + k + 1}" for k in range(len(run)))
         out.append(_unescape(literal))
         for k, (match, name) in enumerate(zip(run, names, strict=True)):
@@ -466,7 +467,7 @@ def openapi_document(app: tornado.web.Application, *, strict: bool = True) -> di
             if not strict:
                 continue
             msg = f"two URL rules map to {template}"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         ops = _operations(handler, rule.target_kwargs or {})
         item: dict[str, Any] = {}
         for method in implemented_methods(handler):

@@ -110,3 +110,33 @@ def test_no_package_imports_another_packages_private_names() -> None:
                     if private and not inside:
                         crossing.append(f"{importer}: from {node.module} import {alias.name}")
     assert crossing == []
+
+
+#: Builtin exceptions a deliberate ``raise X(...)`` may not use: it raises an OtpaError
+#: subclass (otpa/errors.py; it may also derive from the builtin) so the service's one
+#: table (service/otp1/errors.py EXCEPTION_STATUS) maps it by type.
+_BUILTIN_ERRORS = frozenset(
+    {"ValueError", "TypeError", "KeyError", "LookupError", "IndexError", "RuntimeError",
+     "NotImplementedError", "Exception"}
+)  # fmt: skip
+#: Where a builtin may be raised: the sealed RAPTOR package imports nothing of otpa but
+#: otpa.types (its callers check requests first), and a GraphQL invariant (a bug if hit).
+_BUILTIN_RAISE_ALLOWED = ("otpa/transit/raptor/", "service/graphql/execute.py")
+
+
+def test_deliberate_errors_are_otpa_errors() -> None:
+    found = []
+    for top in ("otpa", "service"):
+        for path in sorted((ROOT / top).rglob("*.py")):
+            rel = path.relative_to(ROOT).as_posix()
+            if rel.startswith(_BUILTIN_RAISE_ALLOWED):
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                exc = node.exc if isinstance(node, ast.Raise) else None
+                if (
+                    isinstance(exc, ast.Call)
+                    and isinstance(exc.func, ast.Name)
+                    and exc.func.id in _BUILTIN_ERRORS
+                ):
+                    found.append(f"{rel}:{node.lineno}: raise {exc.func.id}(...)")
+    assert found == []

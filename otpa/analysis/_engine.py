@@ -25,12 +25,15 @@ from otpa.network import TransportNetwork
 from otpa.realtime import TimetableSnapshot, current_snapshot
 from otpa.routing import Location, PlanRequest
 from otpa.routing.engine import (
+    MobilityAccess,
     StreetEnd,
     find_access,
+    mobility_access,
     resolve_location,
     street_end,
     street_options,
     transit_request,
+    uses_mobility,
 )
 from otpa.routing.street_router import Snap, StreetOptions
 from otpa.routing.street_tree import street_tree, tree_times
@@ -58,6 +61,8 @@ class Prepared:
     direct_allowed: bool
     transit: bool
     realtime: TimetableSnapshot | None = None  # taken once: every origin sees one timetable
+    #: the request rents or parks on the way (the planner's chained searches)
+    mobility: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,7 +79,8 @@ def prepare(
     """Link the destinations and fix the parameters of an analysis."""
     plan_req = request.plan_request()
     modes = plan_req.modes
-    mode = modes.access_mode
+    mobility = uses_mobility(plan_req)
+    mode = "WALK" if mobility else modes.access_mode
     options = street_options(plan_req, mode)
     max_dist = plan_req.walk.effective_max_distance_m
     links = link_targets(
@@ -100,6 +106,7 @@ def prepare(
         direct_allowed=mode in modes.street and not plan_req.transit.only_transit_trips,
         transit=modes.transit,
         realtime=None if request.ignore_realtime_updates else current_snapshot(network),
+        mobility=mobility,
     )
 
 
@@ -120,7 +127,7 @@ def _origin_end(prep: Prepared, lat: float, lon: float) -> StreetEnd:
     return street_end(prep.network, endpoint, prep.options.mode, "from")
 
 
-def _direct(prep: Prepared, origin: StreetEnd) -> FloatArray:
+def _direct(prep: Prepared, origin: StreetEnd, mob: MobilityAccess | None) -> FloatArray:
     n = prep.links.lat.shape[0]
     snaps = prep.links.snaps
     if not prep.direct_allowed:
@@ -139,16 +146,24 @@ def _direct(prep: Prepared, origin: StreetEnd) -> FloatArray:
     tree = street_tree(
         prep.network, origin.where, prep.options, max_time_s=limit + prep.links.edge_margin_s
     )
-    t = tree_times(tree, snaps).time_s + _origin_connector(prep, origin) + prep.connector_s
+    t = tree_times(tree, snaps).time_s
+    for rental in () if mob is None else mob.street_trees:  # renting may beat walking
+        t = np.minimum(t, tree_times(rental, snaps).time_s)
+    t = t + _origin_connector(prep, origin) + prep.connector_s
     t[t > limit] = np.inf
     return t
 
 
-def _arrivals(prep: Prepared, origin: StreetEnd) -> tuple[FloatArray, np.ndarray] | None:
+def _arrivals(
+    prep: Prepared, origin: StreetEnd, mob: MobilityAccess | None
+) -> tuple[FloatArray, np.ndarray] | None:
     """Ride arrivals ``(n_departures, n_stops)`` and departures, on the timetable's clock."""
     net, req = prep.network, prep.request
     max_dist = prep.plan_request.walk.effective_max_distance_m
-    access = find_access(net, origin, prep.options, max_distance_m=max_dist, reverse=False)
+    if mob is not None:
+        access = mob.access
+    else:
+        access = find_access(net, origin, prep.options, max_distance_m=max_dist, reverse=False)
     if access.stops.size == 0:
         return None
     c = _origin_connector(prep, origin)
@@ -183,11 +198,14 @@ def origin_times(
         When the origin is outside the network or not near a usable street.
     """
     origin = _origin_end(prep, lat, lon)
-    direct = _direct(prep, origin)
+    mob = None
+    if prep.mobility:  # renting or parking on the way: the planner's chained searches
+        mob = mobility_access(prep.network, prep.plan_request, origin.endpoint)
+    direct = _direct(prep, origin, mob)
     # a destination at the origin itself is reached at once
     direct[(prep.links.lat == lat) & (prep.links.lon == lon)] = 0.0
     e = prep.links.egress
-    arrivals = _arrivals(prep, origin) if prep.transit else None
+    arrivals = _arrivals(prep, origin, mob) if prep.transit else None
     if arrivals is None:
         rows = np.full((prep.departures.shape[0], 1), np.inf)
         deps = prep.departures.astype(np.float64)

@@ -17,6 +17,7 @@ import xarray as xr
 
 from otpa.analysis.grid import Grid
 from otpa.analysis.pointset import PointSet
+from otpa.errors import ArgumentTypeError, InvalidArgumentError
 
 __all__ = [
     "GRID_DIMS",
@@ -54,18 +55,18 @@ def _clean_attrs(attrs: Mapping[str, Any]) -> dict[str, Any]:
     for key, value in attrs.items():
         if not isinstance(key, str):
             msg = f"attribute names must be strings, got {key!r}"
-            raise TypeError(msg)
+            raise ArgumentTypeError(msg)
         if isinstance(value, np.generic):
             value = value.item()
         if isinstance(value, list | tuple):
             items = [v.item() if isinstance(v, np.generic) else v for v in value]
             if not all(isinstance(v, _JSON_SCALARS) for v in items):
                 msg = f"attribute {key!r} must hold JSON scalars, got {value!r}"
-                raise TypeError(msg)
+                raise ArgumentTypeError(msg)
             value = items
         elif not isinstance(value, _JSON_SCALARS):
             msg = f"attribute {key!r} must be a JSON-safe scalar, string or list, got {value!r}"
-            raise TypeError(msg)
+            raise ArgumentTypeError(msg)
         out[key] = value
     return out
 
@@ -75,7 +76,7 @@ def _merge_attrs(attrs: Mapping[str, Any], fixed: Mapping[str, Any]) -> dict[str
     for key, value in fixed.items():
         if key in out and out[key] != value:
             msg = f"attribute {key!r}={out[key]!r} contradicts the target's {key}={value!r}"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         out[key] = value
     return out
 
@@ -84,10 +85,10 @@ def _percentile_coord(percentiles: Sequence[int], n: int) -> np.ndarray[Any, Any
     values = np.asarray(list(percentiles))
     if values.ndim != 1 or values.size != n:
         msg = f"{values.size} percentiles given for {n} percentile rows of travel times"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     if not np.all(np.equal(np.mod(values, 1), 0)):
         msg = f"percentiles must be whole numbers, got {list(percentiles)}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     return values.astype(np.int64)
 
 
@@ -175,7 +176,7 @@ def surface_dataset(
     tt = np.asarray(travel_time, dtype=np.float32)
     if tt.ndim != 2 or tt.shape[1] != n_points:
         msg = f"travel_time must have shape (n_percentiles, {n_points}), got {tt.shape}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     coords["percentile"] = ("percentile", _percentile_coord(percentiles, tt.shape[0]))
     data_vars: dict[str, Any] = {
         "travel_time": (
@@ -192,7 +193,7 @@ def surface_dataset(
                 f"by_departure must have shape (n_departures={n_dep}, {n_points}) and come "
                 f"with departure_times, got {by.shape}"
             )
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         coords["departure_time"] = _departure_coord(departure_times, attrs.get("time_zone"))
         data_vars["travel_time_by_departure"] = (
             ("departure_time", *dims),
@@ -203,7 +204,7 @@ def surface_dataset(
         for column in target.opportunities.columns:
             if column in _RESERVED:
                 msg = f"opportunity column {column!r} clashes with a surface variable name"
-                raise ValueError(msg)
+                raise InvalidArgumentError(msg)
             data_vars[column] = (POINT_DIM, target.opportunities[column].to_numpy())
         fixed: dict[str, Any] = {"crs": "EPSG:4326", "kind": "points"}
     else:
@@ -248,7 +249,7 @@ def matrix_array(
             f"travel_time must have shape (origins, destinations, percentiles)={expected}, "
             f"got {shape}"
         )
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     data = travel_time if travel_time.dtype == np.float32 else travel_time.astype(np.float32)
     coords = {
         "origin": ("origin", origins.ids, {"point_set": origins.name}),
@@ -276,7 +277,7 @@ def _cell_size(coord: xr.DataArray, name: str) -> float:
     values = np.asarray(coord.values, dtype=np.float64)
     if values.size < 2:
         msg = f"cannot tell the grid's cell size: {name} has one value and no cell_size attribute"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     return float(values[1] - values[0])
 
 
@@ -300,7 +301,7 @@ def grid_of(obj: xr.Dataset | xr.DataArray) -> Grid:
     """
     if not is_grid(obj):
         msg = f"not a grid surface: dims are {tuple(obj.dims)}, a grid surface has 'y' and 'x'"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     crs = obj["x"].attrs.get("crs", obj.attrs.get("crs", "EPSG:4326"))
     x = np.asarray(obj["x"].values, dtype=np.float64)
     y = np.asarray(obj["y"].values, dtype=np.float64)
@@ -314,7 +315,7 @@ def grid_of(obj: xr.Dataset | xr.DataArray) -> Grid:
         and np.allclose(grid.y, y, rtol=0, atol=dy * 1e-6)
     ):
         msg = "the surface's x/y coordinates are not a regular increasing grid"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     return grid
 
 
@@ -336,12 +337,12 @@ def points_of(obj: xr.Dataset | xr.DataArray, dim: str = POINT_DIM) -> PointSet:
     """
     if dim not in obj.dims:
         msg = f"no {dim!r} dimension in {tuple(obj.dims)}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     prefix = "" if dim == POINT_DIM else f"{dim}_"
     lat_name, lon_name = f"{prefix}lat", f"{prefix}lon"
     if lat_name not in obj.coords or lon_name not in obj.coords:
         msg = f"no {lat_name}/{lon_name} coordinates along {dim!r}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     ids = np.asarray(obj[dim].values).astype(str)
     opportunities = pd.DataFrame(index=pd.Index(ids, name="id"))
     if isinstance(obj, xr.Dataset):

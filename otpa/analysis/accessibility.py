@@ -16,6 +16,7 @@ import xarray as xr
 from otpa.analysis._layout import POINT_DIM, is_grid, points_of
 from otpa.analysis.decay import check_decay, decay_weights
 from otpa.analysis.pointset import PointSet
+from otpa.errors import ArgumentTypeError, InvalidArgumentError
 
 __all__ = ["DEFAULT_CUTOFFS_S", "accessibility"]
 
@@ -29,7 +30,7 @@ def _travel_times(travel_time: xr.Dataset | xr.DataArray) -> tuple[xr.DataArray,
     if isinstance(travel_time, xr.Dataset):
         if "travel_time" not in travel_time:
             msg = "the Dataset has no 'travel_time' variable"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         tt = travel_time["travel_time"].copy(deep=False)
         tt.attrs = {**travel_time.attrs, **tt.attrs}
     else:
@@ -43,9 +44,9 @@ def _travel_times(travel_time: xr.Dataset | xr.DataArray) -> tuple[xr.DataArray,
             "accessibility needs destinations that are a point set (a matrix or a point-set "
             "surface); this is a grid surface"
         )
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     msg = f"not a travel-time matrix or point-set surface: dims are {tuple(tt.dims)}"
-    raise ValueError(msg)
+    raise InvalidArgumentError(msg)
 
 
 def _opportunity_matrix(
@@ -56,11 +57,11 @@ def _opportunity_matrix(
     chosen = available if columns is None else [str(c) for c in columns]
     if not chosen:
         msg = f"point set {opportunities.name!r} has no opportunity columns"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     unknown = [c for c in chosen if c not in available]
     if unknown:
         msg = f"no opportunity column(s) {unknown} in point set (columns: {available})"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     index = {point_id: i for i, point_id in enumerate(opportunities.ids.tolist())}
     missing = [d for d in destination_ids if d not in index]
     if missing:
@@ -68,7 +69,7 @@ def _opportunity_matrix(
             f"{len(missing)} destination ids have no opportunities, e.g. {missing[0]!r}: the "
             "opportunity point set must hold every destination id"
         )
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     rows = np.fromiter((index[d] for d in destination_ids), dtype=np.intp)
     values = opportunities.opportunities[chosen].to_numpy(dtype=np.float64, na_value=np.nan)
     return np.nan_to_num(values[rows], nan=0.0), chosen
@@ -126,11 +127,11 @@ def accessibility(
     unknown = sorted(set(decay_params) - {"width_s", "std_s", "half_life_s"})
     if unknown:
         msg = f"unknown decay parameter(s) {unknown}"
-        raise TypeError(msg)
+        raise ArgumentTypeError(msg)
     cutoff_values = np.asarray(list(cutoffs), dtype=np.float64)
     if cutoff_values.ndim != 1 or cutoff_values.size == 0:
         msg = "give at least one cutoff"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     decay_attrs: dict[str, Any] = {}
     for cutoff in cutoff_values:
         decay_attrs = check_decay(decay, float(cutoff), **decay_params)
@@ -138,7 +139,7 @@ def accessibility(
     if opportunities is None:
         if not isinstance(travel_time, xr.Dataset) or dest_dim != POINT_DIM:
             msg = "opportunities are required unless travel_time is a point-set surface Dataset"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         opportunities = points_of(travel_time)
     dest_ids = [str(i) for i in tt[dest_dim].values]
     matrix, chosen = _opportunity_matrix(opportunities, dest_ids, columns)

@@ -28,6 +28,7 @@ from otpa.analysis.grid import Grid
 from otpa.analysis.isochrones import isochrones
 from otpa.analysis.mercator import mercator_lat, mercator_lon
 from otpa.analysis.pointset import PointSet
+from otpa.errors import InvalidArgumentError
 
 if TYPE_CHECKING:
     import geopandas as gpd
@@ -39,7 +40,7 @@ def _travel_time(obj: xr.Dataset | xr.DataArray) -> xr.DataArray:
     if isinstance(obj, xr.Dataset):
         if "travel_time" not in obj:
             msg = "the Dataset has no 'travel_time' variable"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         return obj["travel_time"]
     return obj
 
@@ -65,16 +66,16 @@ def travel_time_difference(
     a, b = _travel_time(base), _travel_time(other)
     if a.dims != b.dims and set(a.dims) != set(b.dims):
         msg = f"cannot compare results with dims {a.dims} and {b.dims}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     join: Literal["exact", "inner"] = "exact" if is_grid(a) else "inner"
     try:
         a, b = xr.align(a, b, join=join)
     except ValueError as exc:
         msg = f"the two results are not on the same cells/points: {exc}"
-        raise ValueError(msg) from exc
+        raise InvalidArgumentError(msg) from exc
     if a.size == 0:
         msg = "the two results share no points"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     reach_a, reach_b = a.notnull(), b.notnull()
     attrs = {k: v for k, v in base.attrs.items() if k in ("crs", "kind", "zoom")}
     diff = (b - a).assign_attrs(units="s", long_name="travel time difference (other - base)")
@@ -110,7 +111,7 @@ def _frame_of(da: xr.DataArray, name: str) -> gpd.GeoDataFrame:
                 break
         else:
             msg = f"no located dimension (point, origin, destination) in {da.dims}"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
     return gpd.GeoDataFrame(frame, geometry=geometry, crs="EPSG:4326")
 
 
@@ -153,7 +154,7 @@ class _OtpaAccessor:
         """The point set of a point-set surface (with its opportunity variables)."""
         if is_grid(self._obj):
             msg = "this is a grid surface: use .otpa.grid"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         return points_of(self._obj)
 
     @property

@@ -22,6 +22,7 @@ from otpa.analysis.pointset import PointSet
 from otpa.analysis.request import AnalysisRequest
 from otpa.analysis.scenario import Scenario
 from otpa.analysis.surface import analysis_request, compute_time_surface
+from otpa.errors import ArgumentTypeError, InvalidArgumentError
 from otpa.network import TransportNetwork
 
 __all__ = ["BASE_NAME", "SCENARIO_DIM", "compare_scenarios"]
@@ -52,7 +53,7 @@ def _travel_times(
     if isinstance(origins, PointSet):
         if not isinstance(target, PointSet):
             msg = "a matrix (a point set of origins) needs a point set of destinations"
-            raise TypeError(msg)
+            raise ArgumentTypeError(msg)
         return travel_time_matrix(network, origins, target, request=request)
     surface = compute_time_surface(network, origins, target=target, request=request)
     tt = surface["travel_time"]
@@ -64,7 +65,7 @@ def _target(target: Grid | PointSet | None, opportunities: PointSet | None, netw
     if target is not None:
         if opportunities is not None and isinstance(target, Grid):
             msg = "accessibility needs point-set destinations: give a PointSet target"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         return target
     return opportunities if opportunities is not None else Grid.for_network(network)
 

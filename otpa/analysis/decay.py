@@ -32,6 +32,7 @@ from typing import Any, Literal, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
+from otpa.errors import InvalidArgumentError
 from otpa.types import FloatArray
 
 __all__ = ["DECAY_KINDS", "DecayKind", "check_decay", "decay_weights"]
@@ -84,7 +85,7 @@ def check_decay(
     """
     if kind not in DECAY_KINDS:
         msg = f"unknown decay function {kind!r}; choose one of {', '.join(DECAY_KINDS)}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     given = {
         name: value
         for name, value in (("width_s", width_s), ("std_s", std_s), ("half_life_s", half_life_s))
@@ -93,26 +94,26 @@ def check_decay(
     extra = sorted(set(given) - set(DECAY_KINDS[kind]))
     if extra:
         msg = f"the {kind} decay takes no {', '.join(extra)}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     required = _REQUIRED.get(kind)
     if required is not None and required not in given:
         msg = f"the {kind} decay needs {required}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     if not (isinstance(cutoff_s, int | float | np.number) and math.isfinite(cutoff_s)):
         msg = f"decay cutoff must be a finite number of seconds, got {cutoff_s!r}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     if cutoff_s < 0:
         msg = f"decay cutoff must not be negative, got {cutoff_s}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     if kind == "exponential" and half_life_s is None and cutoff_s <= 0:
         msg = "the exponential decay uses the cutoff as half-life: it must be positive"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     for name, value in given.items():
         low_ok = value >= 0 if name == "width_s" else value > 0
         if not (math.isfinite(value) and low_ok):
             bound = "non-negative" if name == "width_s" else "positive"
             msg = f"{name} must be a {bound} finite number of seconds, got {value!r}"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
     return {"decay": kind, **{name: float(value) for name, value in given.items()}}
 
 

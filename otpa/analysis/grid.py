@@ -21,6 +21,7 @@ from otpa.analysis.mercator import (
     mercator_x,
     mercator_y,
 )
+from otpa.errors import InvalidArgumentError
 from otpa.types import FloatArray
 from otpa.util.geo import EARTH_RADIUS_M
 
@@ -47,21 +48,21 @@ def _check_bounds(west: float, south: float, east: float, north: float, crs: str
     for name, value in values.items():
         if not math.isfinite(value):
             msg = f"grid bounds must be finite numbers, got {name}={value!r}"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
     if west > east or south > north:
         msg = (
             f"grid bounds are inverted: west={west}, south={south}, east={east}, "
             f"north={north} (need west <= east and south <= north; grids do not cross the "
             "antimeridian)"
         )
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     max_lat = MERCATOR_MAX_LAT if crs == "EPSG:3857" else 90.0
     if south < -max_lat or north > max_lat:
         msg = f"grid latitudes must lie within [-{max_lat}, {max_lat}] for {crs}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     if west < -180.0 or east > 180.0:
         msg = f"grid longitudes must lie within [-180, 180], got west={west}, east={east}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
 
 
 def _n_cells_along(span: float, size: float) -> int:
@@ -76,13 +77,13 @@ def _check_count(nx: int, ny: int, max_cells: int) -> None:
             f"grid of {ny} x {nx} = {nx * ny} cells exceeds the limit of {max_cells} cells; "
             "use larger cells or smaller bounds"
         )
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
 
 
 def _positive(name: str, value: float) -> float:
     if not (math.isfinite(value) and value > 0):
         msg = f"{name} must be a positive finite number, got {value!r}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     return float(value)
 
 
@@ -130,12 +131,12 @@ class Grid:
     def __post_init__(self) -> None:
         if self.crs not in _GRID_CRS:
             msg = f"grid crs must be one of {_GRID_CRS}, got {self.crs!r}"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         for name in ("x0", "y0"):
             value = getattr(self, name)
             if not math.isfinite(value):
                 msg = f"grid {name} must be finite, got {value!r}"
-                raise ValueError(msg)
+                raise InvalidArgumentError(msg)
             object.__setattr__(self, name, float(value))
         object.__setattr__(self, "dx", _positive("grid cell size dx", self.dx))
         object.__setattr__(self, "dy", _positive("grid cell size dy", self.dy))
@@ -143,7 +144,7 @@ class Grid:
             value = getattr(self, name)
             if int(value) != value or value < 1:
                 msg = f"grid {name} must be a positive integer, got {value!r}"
-                raise ValueError(msg)
+                raise InvalidArgumentError(msg)
             object.__setattr__(self, name, int(value))
         if self.zoom is not None:
             object.__setattr__(self, "zoom", int(self.zoom))
@@ -151,7 +152,7 @@ class Grid:
         limit = 90.0 if self.crs == "EPSG:4326" else MERCATOR_HALF_WORLD_M
         if y_min < -limit or y_max > limit:
             msg = f"grid cell centres fall outside the {self.crs} world (y from {y_min} to {y_max})"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
 
     # -- constructors ----------------------------------------------------------------------
     @classmethod
@@ -204,14 +205,14 @@ class Grid:
         if crs == "EPSG:3857":
             if cell_size_deg is not None:
                 msg = "cell_size_deg applies to EPSG:4326 grids only"
-                raise ValueError(msg)
+                raise InvalidArgumentError(msg)
             size = _positive("cell_size_m", cell_size_m) / mid_cos
             xw, xe = float(mercator_x(west)), float(mercator_x(east))
             ys, yn = float(mercator_y(south)), float(mercator_y(north))
             return cls._covering("EPSG:3857", xw, ys, xe, yn, size, size, max_cells)
         if crs != "EPSG:4326":
             msg = f"grid crs must be one of {_GRID_CRS}, got {crs!r}"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         if cell_size_deg is not None:
             dlon, dlat = (
                 (cell_size_deg, cell_size_deg)
@@ -223,7 +224,7 @@ class Grid:
         else:
             if mid_cos < 1e-6:
                 msg = "cannot size cells in metres at the poles; give cell_size_deg"
-                raise ValueError(msg)
+                raise InvalidArgumentError(msg)
             dy = _positive("cell_size_m", cell_size_m) / _M_PER_DEG
             dx = dy / mid_cos
         return cls._covering("EPSG:4326", west, south, east, north, dx, dy, max_cells)
@@ -281,7 +282,7 @@ class Grid:
                 f"web mercator zoom must be within {WEB_MERCATOR_ZOOMS.start}.."
                 f"{WEB_MERCATOR_ZOOMS.stop - 1}, got {zoom!r}"
             )
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         _check_bounds(west, south, east, north, "EPSG:3857")
         pixel = 2.0 * MERCATOR_HALF_WORLD_M / (256 * 2**zoom)
         col_w = math.floor((float(mercator_x(west)) + MERCATOR_HALF_WORLD_M) / pixel)
@@ -330,7 +331,7 @@ class Grid:
         coslat = math.cos(math.radians(lat))
         if not (math.isfinite(lat) and math.isfinite(lon)) or coslat < 1e-6:
             msg = f"cannot build a grid around lat={lat!r}, lon={lon!r}"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         dlon = dlat / coslat
         return cls.from_bounds(
             lon - dlon,
@@ -375,7 +376,7 @@ class Grid:
         """
         if not (math.isfinite(buffer_m) and buffer_m >= 0):
             msg = f"buffer_m must be a non-negative finite number, got {buffer_m!r}"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         stops = network.transit.stops
         lats = [np.asarray(stops["lat"], dtype=np.float64)]
         lons = [np.asarray(stops["lon"], dtype=np.float64)]
@@ -387,7 +388,7 @@ class Grid:
         ok = np.isfinite(lat) & np.isfinite(lon)
         if not ok.any():
             msg = "the network has no located stops or street vertices to cover"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         south, north = float(lat[ok].min()), float(lat[ok].max())
         west, east = float(lon[ok].min()), float(lon[ok].max())
         dlat = buffer_m / _M_PER_DEG
@@ -424,13 +425,13 @@ class Grid:
         missing = [key for key in required if key not in data]
         if missing:
             msg = f"grid description lacks {', '.join(missing)}"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         try:
             nx, ny = int(data["nx"]), int(data["ny"])
             values = [float(data[key]) for key in ("x0", "y0", "dx", "dy")]
         except (TypeError, ValueError) as exc:
             msg = f"grid description has a non-numeric value: {exc}"
-            raise ValueError(msg) from exc
+            raise InvalidArgumentError(msg) from exc
         if nx >= 1 and ny >= 1:
             _check_count(nx, ny, max_cells)
         zoom = data.get("zoom")

@@ -23,6 +23,7 @@ import xarray as xr
 from otpa.analysis._layout import is_grid
 from otpa.analysis.pointset import PointSet
 from otpa.analysis.sampling import sample_surface
+from otpa.errors import InvalidArgumentError
 from otpa.types import FloatArray, IntArray
 
 __all__ = ["Histogram", "Indicator", "histogram", "indicator", "point_travel_times"]
@@ -84,7 +85,7 @@ def histogram(times_s: npt.ArrayLike, weights: npt.ArrayLike) -> Histogram:
     w = np.nan_to_num(np.asarray(weights, dtype=np.float64), nan=0.0)
     if t.shape != w.shape:
         msg = f"times and weights must have the same shape, got {t.shape} and {w.shape}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     reached = np.isfinite(t) & (t >= 0)
     bins = np.floor(t[reached] / 60.0).astype(np.int64)
     n_bins = int(bins.max()) + 1 if bins.size else 0

@@ -27,6 +27,7 @@ from contourpy import FillType, contour_generator
 
 from otpa.analysis._layout import grid_of, is_grid
 from otpa.analysis.grid import Grid
+from otpa.errors import InvalidArgumentError
 from otpa.util.geo import EARTH_RADIUS_M
 
 if TYPE_CHECKING:
@@ -44,13 +45,13 @@ def _surface_array(surface: xr.Dataset | xr.DataArray) -> xr.DataArray:
                 "isochrones need a grid time surface (kind 'grid'); this is a point-set "
                 "surface: use accessibility() or to_geodataframe() for point sets"
             )
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         tt = surface["travel_time"].copy(deep=False)
         tt.attrs = {**surface.attrs, **tt.attrs}
         return tt
     if not is_grid(surface):
         msg = f"isochrones need a grid time surface with 'y' and 'x' dims, got {surface.dims}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     return surface
 
 
@@ -58,11 +59,11 @@ def _cutoffs(cutoffs: Sequence[float]) -> list[float]:
     values = sorted({float(c) for c in cutoffs})
     if not values:
         msg = "give at least one cutoff"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     for value in values:
         if not (math.isfinite(value) and value > 0 and value == round(value)):
             msg = f"isochrone cutoffs must be positive whole seconds, got {value!r}"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
     return values
 
 
@@ -196,11 +197,11 @@ def isochrones(
     values = _cutoffs(cutoffs)
     if simplify_m is not None and not (math.isfinite(simplify_m) and simplify_m >= 0):
         msg = f"simplify_m must be a non-negative number of metres, got {simplify_m!r}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     extra = [d for d in tt.dims if d not in ("percentile", "y", "x")]
     if extra:
         msg = f"isochrones take a surface over (percentile, y, x); select along {extra} first"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     if "percentile" not in tt.dims:
         tt = (
             tt.expand_dims("percentile")
@@ -211,7 +212,7 @@ def isochrones(
         available = [int(p) for p in tt["percentile"].values]
         if int(percentile) not in available:
             msg = f"percentile {percentile} is not in the surface (it has {available})"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         tt = tt.sel(percentile=[int(percentile)])
     tt = tt.transpose("percentile", "y", "x")
     rows: list[dict[str, Any]] = []
@@ -283,7 +284,7 @@ def isochrone_shapefile_zip(gdf: gpd.GeoDataFrame, *, name: str = "isochrones") 
     """
     if not name or any(c in name for c in "/\\:") or name.startswith("."):
         msg = f"bad shapefile name {name!r}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     with tempfile.TemporaryDirectory(prefix="otpa-iso-") as tmp:
         folder = Path(tmp)
         gdf.to_file(folder / f"{name}.shp", driver="ESRI Shapefile", engine="pyogrio")

@@ -17,6 +17,7 @@ from otpa.analysis._layout import matrix_array
 from otpa.analysis.pointset import PointSet
 from otpa.analysis.request import AnalysisRequest
 from otpa.analysis.surface import analysis_request
+from otpa.errors import InvalidArgumentError
 from otpa.network import TransportNetwork
 from otpa.routing.errors import OutsideBoundsError
 from otpa.types import Float32Array, FloatArray
@@ -137,14 +138,14 @@ def travel_time_matrix(
                 f"a {n_o} x {n_d} x {n_p} matrix is too large to compute in memory; "
                 "pass chunks= to get a dask-backed result"
             )
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         prep = prepare(network, req, dest.lat, dest.lon)
         threads = n_threads if n_threads is not None else (os.cpu_count() or 1)
         data: Any = _in_memory(prep, origins, threads, progress)
     else:
         if int(chunks) < 1:
             msg = "chunks must be a positive number of origins"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         size = int(chunks)
         net = delayed(network, pure=True)
         reqd = delayed(req, pure=True)

@@ -1,24 +1,31 @@
-"""What an analysis computes: departure window, modes, limits and the routing parameters.
+"""What an analysis computes: departure window, modes, limits and the routing preferences.
 
-Defaults follow R5/r5r, the reference analysis engines: walking at 3.6 km/h, a
-60-second minimum wait before every boarding, at most 3 rides, a 120-minute trip
-limit.  :meth:`AnalysisRequest.plan_request` gives the :class:`~otpa.routing.PlanRequest`
-with the same parameters, so a travel time of a surface or matrix can be checked
-against :func:`otpa.plan`.
+An :class:`AnalysisRequest` is a :class:`~otpa.routing.RoutingPreferences` (the walk,
+bike, car, wheelchair, transit and filter preferences a trip plan has too) plus what
+only an analysis has: the departure window and step, the percentiles, the trip limit
+and the access limits.  :meth:`AnalysisRequest.plan_request` gives the
+:class:`~otpa.routing.PlanRequest` with the same preferences, so a travel time of a
+surface or matrix can be checked against :func:`otpa.plan`; every preference means
+the same for both.
+
+Defaults follow R5/r5r, the reference analysis engines (:data:`ANALYSIS_PREFERENCES`):
+walking at 3.6 km/h, cycling at 12 km/h, a 60-second minimum wait before every
+boarding, at most 3 rides, a 120-minute trip limit; OTP 1.x's for the rest.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import numpy as np
 
-from otpa.routing import Location, PlanRequest
-from otpa.routing.parse import parse_modes
+from otpa.errors import ArgumentTypeError, InvalidArgumentError
+from otpa.routing import Location, PlanRequest, RoutingPreferences
+from otpa.routing.parse import parse_modes, rental_preferences
 from otpa.routing.preferences import (
     MAX_TRANSFERS,
     AccessibilityPreferences,
@@ -26,17 +33,41 @@ from otpa.routing.preferences import (
     ItineraryPreferences,
     TransitPreferences,
     WalkPreferences,
-    WheelchairPreferences,
 )
 from otpa.routing.request import RequestModes, TransitFilters
 from otpa.types import IntArray
 
-__all__ = ["MAX_DEPARTURES", "AnalysisRequest", "as_seconds"]
+__all__ = [
+    "ANALYSIS_PREFERENCES",
+    "MAX_DEPARTURES",
+    "PREFERENCE_KEYWORDS",
+    "AnalysisRequest",
+    "as_seconds",
+]
 
 #: Most departure times one request may sample (a day at one-minute steps).
 MAX_DEPARTURES = 1440
 #: Percentiles must lie in [0, 100].
 _PCT_RANGE = (0, 100)
+#: The analysis defaults (R5/r5r): walking at 3.6 km/h, cycling at 12 km/h, a 60 s
+#: minimum wait before every boarding, at most 3 rides; OTP 1.x's for the rest.
+ANALYSIS_PREFERENCES = RoutingPreferences(
+    walk=WalkPreferences(speed_mps=1.0),
+    bike=BikePreferences(speed_mps=12.0 / 3.6),
+    transit=TransitPreferences(max_transfers=2, board_slack_s=60),
+)
+#: Travel times cannot weigh accessibility costs: a wheelchair analysis uses only
+#: trips and stops marked accessible (the strict mode of the plan's preferences).
+_STRICT = AccessibilityPreferences(only_consider_accessible=True)
+#: Keywords of :class:`AnalysisRequest` that set one of its preferences.
+PREFERENCE_KEYWORDS = (
+    "walk_speed_mps",
+    "bike_speed_mps",
+    "max_rides",
+    "board_slack_s",
+    "wheelchair",
+    "filters",
+)
 
 
 def as_seconds(value: float | dt.timedelta, name: str) -> int:
@@ -45,14 +76,14 @@ def as_seconds(value: float | dt.timedelta, name: str) -> int:
         return round(value.total_seconds())
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
         msg = f"{name} must be a number of seconds or a timedelta, not {value!r}"
-        raise TypeError(msg)
+        raise ArgumentTypeError(msg)
     if not np.isfinite(value):
         msg = f"{name} must be finite"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     return round(float(value))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class AnalysisRequest:
     """Parameters shared by time surfaces and travel-time matrices.
 
@@ -71,54 +102,87 @@ class AnalysisRequest:
     percentiles
         Percentiles of the travel times over the departures (R5's non-interpolated
         definition: the value at index ``round(p / 100 * (n - 1))`` of the sorted times).
-    walk_speed_mps, bike_speed_mps
-        Street speeds (r5r: 3.6 and 12 km/h).
+    preferences
+        How the traveller moves, as for planning (:class:`~otpa.routing.RoutingPreferences`:
+        speeds, reluctances, optimisation and triangle, slacks, minimum transfer time,
+        penalties, wheelchair and ``maxSlope``, filters); default
+        :data:`ANALYSIS_PREFERENCES`.  The walk limit is not read: the access limits
+        below are.  With wheelchair on, only trips and stops marked accessible are
+        used (travel times cannot weigh accessibility costs).
     max_walk_time_s, max_bike_time_s
-        Longest access or egress leg in that mode.
-    max_rides
-        Most transit vehicles boarded.
-    board_slack_s
-        Minimum wait before each boarding (R5 uses 60 s).
-    wheelchair
-        Accessible trips and stops only (travel times cannot weigh accessibility
-        costs: the strict mode of :class:`~otpa.routing.WheelchairPreferences`), no steps.
+        Longest access or egress leg in that mode (a hard limit).
     walk_connectors
         Walk (at the street mode's speed; CAR: walking speed) the straight line between
         a point and the street it is linked to, as R5 does.  False treats it as free,
         as OTP 1.x's planner does (``otpa.plan`` gives the same times then).
-    filters
-        Banned/whitelisted routes, agencies, stops, as for planning.
     ignore_realtime_updates
         Search the scheduled timetable; by default the network's current real-time
         snapshot (:mod:`otpa.realtime`), as ``otpa.plan`` does.
+
+    The keywords ``walk_speed_mps``, ``bike_speed_mps``, ``max_rides`` (rides = transfers
+    + 1), ``board_slack_s``, ``wheelchair`` and ``filters`` set those preferences (and are
+    read back as properties).
     """
 
     departure: dt.datetime
-    modes: str = "WALK,TRANSIT"
-    window_s: int = 0
-    step_s: int = 60
-    max_time_s: int = 7200
-    percentiles: tuple[int, ...] = (50,)
-    walk_speed_mps: float = 1.0
-    bike_speed_mps: float = 12.0 / 3.6
-    max_walk_time_s: int = 1800
-    max_bike_time_s: int = 1800
-    max_rides: int = 3
-    board_slack_s: int = 60
-    wheelchair: bool = False
-    walk_connectors: bool = True
-    filters: TransitFilters = field(default_factory=TransitFilters)
-    ignore_realtime_updates: bool = False
+    modes: str
+    window_s: int
+    step_s: int
+    max_time_s: int
+    percentiles: tuple[int, ...]
+    preferences: RoutingPreferences
+    max_walk_time_s: int
+    max_bike_time_s: int
+    walk_connectors: bool
+    ignore_realtime_updates: bool
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.departure, dt.datetime):
-            msg = f"departure must be a datetime, not {type(self.departure).__name__}"
-            raise TypeError(msg)
-        for name in ("window_s", "step_s", "max_time_s", "max_walk_time_s", "max_bike_time_s",
-                     "board_slack_s"):  # fmt: skip
-            object.__setattr__(self, name, as_seconds(getattr(self, name), name))
-        pcts = (self.percentiles,) if isinstance(self.percentiles, int) else self.percentiles
-        object.__setattr__(self, "percentiles", tuple(int(p) for p in pcts))
+    def __init__(
+        self,
+        departure: dt.datetime,
+        modes: str = "WALK,TRANSIT",
+        window_s: float | dt.timedelta = 0,
+        step_s: float | dt.timedelta = 60,
+        max_time_s: float | dt.timedelta = 7200,
+        percentiles: int | tuple[int, ...] = (50,),
+        preferences: RoutingPreferences | None = None,
+        max_walk_time_s: float | dt.timedelta = 1800,
+        max_bike_time_s: float | dt.timedelta = 1800,
+        walk_connectors: bool = True,
+        ignore_realtime_updates: bool = False,
+        *,
+        walk_speed_mps: float | None = None,
+        bike_speed_mps: float | None = None,
+        max_rides: int | None = None,
+        board_slack_s: float | dt.timedelta | None = None,
+        wheelchair: bool | None = None,
+        filters: TransitFilters | None = None,
+    ) -> None:
+        if not isinstance(departure, dt.datetime):
+            msg = f"departure must be a datetime, not {type(departure).__name__}"
+            raise ArgumentTypeError(msg)
+        prefs = ANALYSIS_PREFERENCES if preferences is None else preferences
+        if not isinstance(prefs, RoutingPreferences):
+            msg = f"preferences must be RoutingPreferences, not {type(prefs).__name__}"
+            raise ArgumentTypeError(msg)
+        prefs = _with_keywords(
+            prefs, walk_speed_mps, bike_speed_mps, max_rides, board_slack_s, wheelchair, filters
+        )
+        pcts = (percentiles,) if isinstance(percentiles, int) else percentiles
+        values: dict[str, Any] = {
+            "departure": departure,
+            "modes": modes,
+            "window_s": as_seconds(window_s, "window_s"),
+            "step_s": as_seconds(step_s, "step_s"),
+            "max_time_s": as_seconds(max_time_s, "max_time_s"),
+            "percentiles": tuple(int(p) for p in pcts),
+            "preferences": prefs,
+            "max_walk_time_s": as_seconds(max_walk_time_s, "max_walk_time_s"),
+            "max_bike_time_s": as_seconds(max_bike_time_s, "max_bike_time_s"),
+            "walk_connectors": walk_connectors,
+            "ignore_realtime_updates": bool(ignore_realtime_updates),
+        }
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
         self._check()
         parse_modes(self.modes)  # raises InvalidRequestError on unknown modes
 
@@ -140,10 +204,6 @@ class AnalysisRequest:
             problems.append("percentiles must be in [0, 100]")
         if len(set(self.percentiles)) != len(self.percentiles):
             problems.append("percentiles must be distinct")
-        for name in ("walk_speed_mps", "bike_speed_mps"):
-            v = getattr(self, name)
-            if not (np.isfinite(v) and v > 0):
-                problems.append(f"{name} must be positive")
         if self.max_walk_time_s < 0 or self.max_bike_time_s < 0 or self.board_slack_s < 0:
             problems.append("street time limits and board slack must not be negative")
         if not 1 <= self.max_rides <= MAX_TRANSFERS + 1:  # bounds the searches' memory
@@ -151,7 +211,38 @@ class AnalysisRequest:
         if max(self.max_walk_time_s, self.max_bike_time_s, self.board_slack_s) > 24 * 3600:
             problems.append("street time limits and board slack must be at most 24 h")
         if problems:
-            raise ValueError("; ".join(problems))
+            raise InvalidArgumentError("; ".join(problems))
+
+    # ------------------------------------------------------------ preferences
+    @property
+    def walk_speed_mps(self) -> float:
+        """Walking speed (``preferences.walk.speed_mps``)."""
+        return self.preferences.walk.speed_mps
+
+    @property
+    def bike_speed_mps(self) -> float:
+        """Cycling speed (``preferences.bike.speed_mps``)."""
+        return self.preferences.bike.speed_mps
+
+    @property
+    def max_rides(self) -> int:
+        """Most transit vehicles boarded (``preferences.transit.max_transfers + 1``)."""
+        return self.preferences.transit.max_transfers + 1
+
+    @property
+    def board_slack_s(self) -> int:
+        """Minimum wait before each boarding (``preferences.transit.board_slack_s``)."""
+        return self.preferences.transit.board_slack_s
+
+    @property
+    def wheelchair(self) -> bool:
+        """Accessible trips and stops only (``preferences.wheelchair.enabled``)."""
+        return self.preferences.wheelchair.enabled
+
+    @property
+    def filters(self) -> TransitFilters:
+        """Banned/whitelisted routes, agencies, stops, trips (``preferences.filters``)."""
+        return self.preferences.filters
 
     # ------------------------------------------------------------------ derived
     @property
@@ -166,8 +257,9 @@ class AnalysisRequest:
 
     @property
     def street_mode(self) -> str:
-        """Street mode of access, egress and street-only trips."""
-        return self.request_modes.access_mode
+        """Street mode of access, egress and street-only trips (renting: walking)."""
+        modes = self.request_modes
+        return "WALK" if "BICYCLE_RENT" in modes.qualifiers else modes.access_mode
 
     @property
     def max_access_time_s(self) -> int:
@@ -220,26 +312,65 @@ class AnalysisRequest:
         departure
             Departure time (default: the first departure).
         """
+        prefs = self.preferences
         speed = self.bike_speed_mps if self.street_mode == "BICYCLE" else self.walk_speed_mps
+        walk = dataclasses.replace(
+            prefs.walk,
+            max_distance_m=self.max_access_time_s * speed,
+            soft_limit=False,  # the access limit of travel-time analysis is hard
+        )
+        wheelchair = dataclasses.replace(prefs.wheelchair, trip=_STRICT, stop=_STRICT)
+        rental = rental_preferences(self.request_modes)
+        # park and ride, kiss and ride: transit trips only, as OTP 1.x
+        transit = prefs.transit
+        if rental.park_and_ride or rental.kiss_and_ride:
+            transit = dataclasses.replace(transit, only_transit_trips=True)
         return PlanRequest(
             from_place=from_place,
             to_place=to_place,
             date_time=self.departure if departure is None else departure,
             modes=self.request_modes,
-            walk=WalkPreferences(
-                speed_mps=self.walk_speed_mps,
-                max_distance_m=self.max_access_time_s * speed,
-                soft_limit=False,  # the access limit of travel-time analysis is hard
-            ),
-            bike=BikePreferences(speed_mps=self.bike_speed_mps),
-            wheelchair=WheelchairPreferences(
-                enabled=self.wheelchair,
-                trip=AccessibilityPreferences(only_consider_accessible=True),
-                stop=AccessibilityPreferences(only_consider_accessible=True),
-            ),
-            transit=TransitPreferences(
-                max_transfers=self.max_rides - 1, board_slack_s=self.board_slack_s
-            ),
-            filters=self.filters,
+            **prefs.replace(walk=walk, wheelchair=wheelchair, transit=transit).as_fields(),
+            rental=rental,
             itineraries=ItineraryPreferences(ignore_realtime_updates=self.ignore_realtime_updates),
         )
+
+
+def _with_keywords(
+    prefs: RoutingPreferences,
+    walk_speed_mps: float | None,
+    bike_speed_mps: float | None,
+    max_rides: int | None,
+    board_slack_s: float | dt.timedelta | None,
+    wheelchair: bool | None,
+    filters: TransitFilters | None,
+) -> RoutingPreferences:
+    """``prefs`` with the values of the preference keywords that are given."""
+    for name, value in (("walk_speed_mps", walk_speed_mps), ("bike_speed_mps", bike_speed_mps)):
+        if value is not None and not (np.isfinite(value) and value > 0):
+            msg = f"{name} must be positive"
+            raise InvalidArgumentError(msg)
+    changes: dict[str, Any] = {}
+    if walk_speed_mps is not None:
+        changes["walk"] = dataclasses.replace(prefs.walk, speed_mps=float(walk_speed_mps))
+    if bike_speed_mps is not None:
+        changes["bike"] = dataclasses.replace(prefs.bike, speed_mps=float(bike_speed_mps))
+    transit: dict[str, Any] = {}
+    if max_rides is not None:
+        if not 1 <= int(max_rides) <= MAX_TRANSFERS + 1:  # bounds the searches' memory
+            msg = f"max_rides must be from 1 to {MAX_TRANSFERS + 1}"
+            raise InvalidArgumentError(msg)
+        transit["max_transfers"] = int(max_rides) - 1
+    if board_slack_s is not None:
+        slack = as_seconds(board_slack_s, "board_slack_s")
+        if not 0 <= slack <= 24 * 3600:
+            msg = "street time limits and board slack must not be negative or over 24 h"
+            raise InvalidArgumentError(msg)
+        transit["board_slack_s"] = slack
+    if transit:
+        changes["transit"] = dataclasses.replace(prefs.transit, **transit)
+    if wheelchair is not None:
+        changes["wheelchair"] = dataclasses.replace(prefs.wheelchair, enabled=bool(wheelchair))
+    if filters is not None:
+        changes["filters"] = filters
+    return prefs.replace(**changes) if changes else prefs

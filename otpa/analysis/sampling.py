@@ -18,6 +18,7 @@ import xarray as xr
 from otpa.analysis._layout import grid_of, is_grid
 from otpa.analysis.grid import Grid
 from otpa.analysis.mercator import mercator_x, mercator_y
+from otpa.errors import InvalidArgumentError
 from otpa.types import Float32Array, FloatArray, IntArray
 
 __all__ = [
@@ -54,7 +55,7 @@ def surface_plane(
     tt = surface["travel_time"] if isinstance(surface, xr.Dataset) else surface
     if not is_grid(tt):
         msg = f"a grid time surface is needed (dims y, x), got dims {tuple(tt.dims)}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     if "percentile" in tt.dims:
         if percentile is None:
             tt = tt.isel(percentile=0)
@@ -62,7 +63,7 @@ def surface_plane(
             available = [int(p) for p in tt["percentile"].values]
             if int(percentile) not in available:
                 msg = f"percentile {percentile} is not in the surface (it has {available})"
-                raise ValueError(msg)
+                raise InvalidArgumentError(msg)
             tt = tt.sel(percentile=int(percentile))
     return np.asarray(tt.transpose("y", "x").values, dtype=np.float32)
 
@@ -163,5 +164,5 @@ def sample_surface(
     lon_a = np.atleast_1d(np.asarray(lon, dtype=np.float64))
     if lat_a.shape != lon_a.shape:
         msg = f"lat and lon must have the same shape, got {lat_a.shape} and {lon_a.shape}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     return gather(plane, cell_rows(grid, lat_a), cell_columns(grid, lon_a))

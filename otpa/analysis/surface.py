@@ -12,7 +12,8 @@ from otpa.analysis._engine import origin_times, prepare
 from otpa.analysis._layout import surface_dataset
 from otpa.analysis.grid import Grid
 from otpa.analysis.pointset import PointSet
-from otpa.analysis.request import AnalysisRequest
+from otpa.analysis.request import PREFERENCE_KEYWORDS, AnalysisRequest
+from otpa.errors import ArgumentTypeError
 from otpa.network import TransportNetwork
 from otpa.routing import Location
 from otpa.routing.engine import resolve_location
@@ -43,18 +44,18 @@ def analysis_request(
     fields = {_ALIASES.get(k, k): v for k, v in options.items()}
     if fields.get("window_s", 0) is None:
         fields["window_s"] = 0
-    known = set(AnalysisRequest.__dataclass_fields__)
+    known = {*AnalysisRequest.__dataclass_fields__, *PREFERENCE_KEYWORDS}
     unknown = sorted(set(fields) - known)
     if unknown:
         msg = f"unknown analysis option(s): {', '.join(unknown)}"
-        raise TypeError(msg)
+        raise ArgumentTypeError(msg)
     if departure is not None:
         fields["departure"] = departure
     if request is not None:
         return request.replace(**fields) if fields else request
     if "departure" not in fields:
         msg = "a departure time is needed"
-        raise TypeError(msg)
+        raise ArgumentTypeError(msg)
     return AnalysisRequest(**fields)
 
 

@@ -35,6 +35,7 @@ import numpy as np
 import numpy.typing as npt
 from rapidfuzz import fuzz, process
 
+from otpa.errors import InvalidArgumentError
 from otpa.geocode._normalize import fold
 from otpa.types import FloatArray, Int32Array, UInt8Array
 
@@ -199,14 +200,14 @@ class GeocodeIndex:
         arrays = (self.kind, self.lat, self.lon, self.street_a, self.street_b)
         if any(len(a) != n for a in arrays) or len(self.ids) != n or len(self.codes) != n:
             msg = "geocode index: members of different lengths"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         if n and int(np.max(self.kind)) >= len(KINDS):
             msg = "geocode index: unknown entry kind"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         corner_streets = np.concatenate([self.street_a, self.street_b])
         if corner_streets.size and int(corner_streets.max(initial=-1)) >= len(self.streets):
             msg = "geocode index: corner street out of range"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
@@ -321,14 +322,14 @@ class GeocodeIndex:
                 v is not None and not isinstance(v, str) for v in values
             ):
                 msg = f"geocode index: {key} is not a list of strings"
-                raise ValueError(msg)
+                raise InvalidArgumentError(msg)
             return tuple(values)
 
         names = strings("names")
         streets = strings("streets")
         if any(v is None for v in (*names, *streets)):
             msg = "geocode index: null name"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         return cls(
             kind=arrays[f"{p}kind"],
             lat=arrays[f"{p}lat"],

@@ -17,6 +17,8 @@ import numpy as np
 import shapely
 from shapely.geometry import shape
 
+from otpa.errors import InvalidArgumentError
+
 __all__ = ["Municipality", "MunicipalityIndex"]
 
 _POLYGONAL = ("Polygon", "MultiPolygon")
@@ -64,7 +66,7 @@ class MunicipalityIndex:
         for m in self.municipalities:
             if m.geometry.get("type") not in _POLYGONAL:
                 msg = f"municipality {m.name!r}: geometry must be a Polygon or MultiPolygon"
-                raise ValueError(msg)
+                raise InvalidArgumentError(msg)
             geoms.append(shapely.make_valid(shape(m.geometry)))
         self._geoms = np.array(geoms, dtype=object)
         self._tree = shapely.STRtree(self._geoms)
@@ -100,7 +102,7 @@ class MunicipalityIndex:
             level = item.get("admin_level")
             if not isinstance(name, str) or not isinstance(geometry, Mapping):
                 msg = "municipality entries need a name and a geometry"
-                raise ValueError(msg)
+                raise InvalidArgumentError(msg)
             out.append(Municipality(name, geometry, int(level) if level is not None else None))
         return cls(out)
 
@@ -115,7 +117,7 @@ class MunicipalityIndex:
         """
         if data.get("type") != "FeatureCollection" or not isinstance(data.get("features"), list):
             msg = "municipality boundaries must be a GeoJSON FeatureCollection"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         out = []
         for feature in data["features"]:
             if not isinstance(feature, Mapping):

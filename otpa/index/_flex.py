@@ -14,6 +14,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from otpa.errors import ArgumentTypeError, InvalidArgumentError
 from otpa.index.model import FlexArea, FlexPolygon, FlexRing
 
 __all__ = ["flex_areas_from_geojson"]
@@ -23,7 +24,7 @@ def _ring(positions: Any) -> FlexRing:
     ring = tuple((float(p[1]), float(p[0])) for p in positions)
     if not ring or not all(math.isfinite(v) for point in ring for v in point):
         msg = "empty ring or a position that is not a finite number"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     return ring
 
 
@@ -34,22 +35,22 @@ def _polygons(geometry: Mapping[str, Any]) -> tuple[FlexPolygon, ...]:
         coords = [coords]
     elif kind != "MultiPolygon":
         msg = f"not a polygon ({kind})"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     polygons = tuple(tuple(_ring(ring) for ring in polygon) for polygon in coords)
     if not polygons or not all(polygons):
         msg = "a polygon without rings"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     return polygons
 
 
 def _area(feature: Any) -> FlexArea:
     if not isinstance(feature, Mapping) or feature.get("id") is None:
         msg = "not a feature with an id"
-        raise TypeError(msg)
+        raise ArgumentTypeError(msg)
     geometry = feature.get("geometry")
     if not isinstance(geometry, Mapping):
         msg = "a feature without geometry"
-        raise TypeError(msg)
+        raise ArgumentTypeError(msg)
     props = feature.get("properties")
     name = props.get("stop_name") if isinstance(props, Mapping) else None
     return FlexArea(str(feature["id"]), None if name is None else str(name), _polygons(geometry))

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal
 
 import numpy as np
 
-from otpa.errors import UnknownIdError
+from otpa.errors import InvalidArgumentError, UnknownIdError
 from otpa.index import _entities, _geometry, _hash
 from otpa.index._clusters import build_clusters
 from otpa.index._flex import flex_areas_from_geojson
@@ -444,7 +444,7 @@ class TransitIndex:
         """
         if time_range_s < 0 or number_of_departures < 0:
             msg = "time_range_s and number_of_departures must not be negative"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         row = _lookup(self._stop_row, "stop", stop_id)
         end = start_time + time_range_s
         return self._timetable.in_window(

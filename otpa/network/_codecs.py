@@ -39,6 +39,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from otpa.errors import InvalidArgumentError
+
 __all__ = ["PATCH_DTYPE", "Encoded", "decode_array", "encode_array"]
 
 #: Dtypes an encoded array may decode to (little-endian, no objects).
@@ -92,7 +94,7 @@ def _narrowest(lo: int, hi: int) -> np.dtype[Any]:
         if info.min <= lo and hi <= info.max:
             return dtype
     msg = f"integer range [{lo}, {hi}] does not fit 64 bits"
-    raise ValueError(msg)
+    raise InvalidArgumentError(msg)
 
 
 def _shuffled(array: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:
@@ -203,7 +205,7 @@ def encode_array(array: npt.NDArray[Any], *, quantize: int | None = None) -> Enc
     if quantize is not None and array.dtype == np.float64:
         if not quantize > 0:
             msg = f"quantize must be a positive number of steps per unit, got {quantize!r}"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         k, ok = _grid_ints(array, "div", float(quantize), rounding=True)
         candidates += _grid_candidate(array, "div", float(quantize), k, ok)
     elif array.dtype == np.float64:
@@ -219,7 +221,7 @@ def _step_dtype(step: Mapping[str, Any]) -> np.dtype[Any]:
     name = step.get("dtype")
     if not isinstance(name, str) or name not in _ALLOWED_DTYPES:
         msg = f"encoding step has an unsupported dtype {name!r}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     return np.dtype(name)
 
 
@@ -231,28 +233,28 @@ def _decode_step(
     if op == "shuffle":
         if array.dtype != np.uint8 or array.ndim != 2 or array.shape[0] != dtype.itemsize:
             msg = "shuffled array has the wrong shape"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         planes = np.empty((array.shape[1], dtype.itemsize), dtype=np.uint8)
         for i in range(dtype.itemsize):  # one strided copy per byte plane: fast
             planes[:, i] = array[i]
         return planes.view(dtype).reshape(-1)
     if array.ndim != 1:
         msg = f"{op} step needs a 1-D array"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     if op == "cast":
         if array.dtype.kind not in "iu" or dtype.kind not in "iu":
             msg = "cast step needs integers"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         return array.astype(dtype, copy=False)
     if op == "delta":
         if array.dtype.kind not in "iu" or dtype.kind not in "iu":
             msg = "delta step needs integers"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         return np.cumsum(array, dtype=np.int64).astype(dtype, copy=False)
     if op == "grid":
         return _decode_grid(array, step, dtype, patch)
     msg = f"unknown encoding step {op!r}"
-    raise ValueError(msg)
+    raise InvalidArgumentError(msg)
 
 
 def _decode_grid(
@@ -263,14 +265,14 @@ def _decode_grid(
 ) -> npt.NDArray[Any]:
     if array.dtype.kind not in "iu" or dtype.kind != "f":
         msg = "grid step needs integers decoding to floats"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     kinds = [k for k in ("mul", "div") if k in step]
     factor = step.get(kinds[0]) if len(kinds) == 1 else None
     if isinstance(factor, int) and not isinstance(factor, bool):
         factor = float(factor)
     if not isinstance(factor, float) or not (np.isfinite(factor) and factor > 0):
         msg = "grid step needs one positive finite 'mul' or 'div' factor"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     values = array.astype(np.float64)
     if kinds[0] == "mul":
         np.multiply(values, factor, out=values)
@@ -279,11 +281,11 @@ def _decode_grid(
     if patch is not None:
         if patch.dtype != PATCH_DTYPE or patch.ndim != 1:
             msg = "grid patch has the wrong dtype"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         index = patch["index"]
         if len(index) and (int(index.min()) < 0 or int(index.max()) >= len(values)):
             msg = "grid patch index out of range"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         values[index] = patch["value"]
     return values.astype(dtype, copy=False)
 
@@ -319,7 +321,7 @@ def decode_array(
     for i, step in enumerate(todo):
         if not isinstance(step, Mapping):
             msg = "encoding step is not an object"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         nxt = todo[i + 1] if i + 1 < len(todo) else None
         if step.get("op") == "cast" and isinstance(nxt, Mapping) and nxt.get("op") == "delta":
             _step_dtype(step)

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from otpa.errors import GraphFormatError
+from otpa.errors import ArgumentTypeError, GraphFormatError, InvalidArgumentError
 from otpa.network._codecs import PATCH_DTYPE, decode_array, encode_array
 from otpa.types import PathLike
 
@@ -108,7 +108,7 @@ class Container:
 def _npy_bytes(array: npt.NDArray[Any]) -> bytes:
     if array.dtype.hasobject:
         msg = f"refusing to save an object array (dtype {array.dtype})"
-        raise TypeError(msg)
+        raise ArgumentTypeError(msg)
     buf = io.BytesIO()
     np.lib.format.write_array(buf, np.ascontiguousarray(array), allow_pickle=False)
     return buf.getvalue()
@@ -125,7 +125,7 @@ def _array_payloads(
 ) -> dict[str, _Payload]:
     if array.dtype.hasobject:
         msg = f"refusing to save an object array (dtype {array.dtype})"
-        raise TypeError(msg)
+        raise ArgumentTypeError(msg)
     if not compress:
         return {f"arrays/{name}.npy": _Payload(_npy_bytes(array))}
     encoded = encode_array(array, quantize=quantize)
@@ -177,7 +177,7 @@ def write_container(
     for name, array in arrays.items():
         if name.endswith(_PATCH_SUFFIX):
             msg = f"array name {name!r} ends with the reserved suffix {_PATCH_SUFFIX!r}"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         payloads.update(
             _array_payloads(
                 name, np.asarray(array), compress=compress, quantize=steps_per_unit.get(name)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from otpa.errors import NetworkBuildError, OtpaWarning
+from otpa.street import WALK_SPEED_MPS
 from otpa.types import PathLike
 
 __all__ = ["BuildConfig", "load_build_config"]
@@ -77,7 +78,7 @@ class BuildConfig:
     stop_link_max_distance_m: float = 1000.0
     area_visibility: bool = True
     time_zone: str | None = None
-    walk_speed_mps: float = 1.33
+    walk_speed_mps: float = WALK_SPEED_MPS
     straight_line_transfers: bool = False
     municipality_admin_level: int = 8
 

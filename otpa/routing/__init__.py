@@ -43,7 +43,14 @@ from otpa.routing.preferences import (
     WalkPreferences,
     WheelchairPreferences,
 )
-from otpa.routing.request import Location, PlanRequest, RequestModes, RouteSpec, TransitFilters
+from otpa.routing.request import (
+    Location,
+    PlanRequest,
+    RequestModes,
+    RouteSpec,
+    RoutingPreferences,
+    TransitFilters,
+)
 
 __all__ = [
     "AccessibilityPreferences",
@@ -74,6 +81,7 @@ __all__ = [
     "RentalPreferences",
     "RequestModes",
     "RouteSpec",
+    "RoutingPreferences",
     "TransitFilters",
     "TransitPreferences",
     "TriangleFactors",

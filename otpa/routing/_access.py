@@ -39,6 +39,7 @@ __all__ = [
     "street_end",
     "walk_limit",
     "walk_overage_cost",
+    "with_stop_link",
 ]
 
 #: How far a coordinate may be from the street it is linked to (metres).
@@ -215,7 +216,7 @@ def leg_geometry(
         v = int(network.stop_vertex[stop]) if stop >= 0 and network.stop_vertex.size else -1
         path = paths.path(v) if v >= 0 else None
         if path is not None:
-            return _with_stop_link(network, path_geometry(network, path), a, b), path.too_sloped
+            return with_stop_link(network, path_geometry(network, path), a, b), path.too_sloped
 
     def where(x: StreetEnd | int) -> Snap | int | None:
         if isinstance(x, StreetEnd):
@@ -229,12 +230,12 @@ def leg_geometry(
         if path is not None:
             geometry = path_geometry(network, path)
             if isinstance(a, StreetEnd) or isinstance(b, StreetEnd):
-                geometry = _with_stop_link(network, geometry, a, b)
+                geometry = with_stop_link(network, geometry, a, b)
             return geometry, path.too_sloped
     return straight_geometry(*coords), False
 
 
-def _with_stop_link(
+def with_stop_link(
     network: TransportNetwork, geometry: StreetLegGeometry, a: StreetEnd | int, b: StreetEnd | int
 ) -> StreetLegGeometry:
     """An access (egress) path with the link from its last (first) street vertex to the stop.

@@ -12,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
+from otpa.errors import InvalidArgumentError
 from otpa.types import FloatArray, UInt8Array
 
 __all__ = ["encode"]
@@ -51,7 +52,7 @@ def encode(lat: npt.ArrayLike, lon: npt.ArrayLike) -> str:
     lo = np.ascontiguousarray(lon, dtype=np.float64)
     if la.shape != lo.shape:
         msg = f"lat and lon must have the same length, got {la.shape} and {lo.shape}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     out = np.empty(14 * la.size, dtype=np.uint8)  # at most 7 bytes per value
     n = _encode(la, lo, out)
     return out[:n].tobytes().decode("ascii")

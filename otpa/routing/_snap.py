@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from otpa.errors import InvalidArgumentError
 from otpa.osm.model import BICYCLE, CAR, WALK
 from otpa.routing._street_geometry import graph_geometry
 from otpa.street import StreetGraph
@@ -39,7 +40,7 @@ def mode_bits(mode: str) -> int:
     if mode == "CAR":
         return int(CAR)
     msg = f"unknown street mode {mode!r}; expected WALK, BICYCLE or CAR"
-    raise ValueError(msg)
+    raise InvalidArgumentError(msg)
 
 
 SnapResult = tuple[int, float, float, float, float]

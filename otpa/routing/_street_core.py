@@ -11,12 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from otpa.errors import InvalidArgumentError
 from otpa.routing._street_costs import EdgeCosts
 from otpa.routing._street_geometry import dedupe, graph_geometry, path_points
 from otpa.routing._street_search import SearchInputs, Seeds, path_turn_costs
 from otpa.routing._street_types import Snap, StreetOptions, StreetPath
 from otpa.street import StreetGraph
-from otpa.types import Int32Array
+from otpa.types import FloatArray, Int32Array
+from otpa.util.cache import OwnerCache
 
 if TYPE_CHECKING:
     from otpa.network import TransportNetwork
@@ -39,28 +41,23 @@ def street_graph(network: TransportNetwork) -> StreetGraph:
     graph = network.street
     if graph is None:
         msg = "the network has no street graph (use stops_near for transit-only networks)"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     return graph
 
 
-def _static(graph: StreetGraph) -> dict[str, object]:
-    key = "routing_static"
-    cached = graph._cache.get(key)
-    if cached is None:
-        cached = {
-            "car_speed": np.asarray(graph.edge_car_speed_mps, dtype=np.float64),
-            "has_bans": graph.n_turn_bans > 0,
-        }
-        graph._cache[key] = cached
-    result: dict[str, object] = cached
-    return result
+_CAR_SPEED: OwnerCache[str, FloatArray] = OwnerCache()
+
+
+def _car_speed(graph: StreetGraph) -> FloatArray:
+    """The edges' car speeds as float64 (computed once per graph)."""
+    return _CAR_SPEED.get_or_build(
+        graph, "car_speed", lambda: np.asarray(graph.edge_car_speed_mps, dtype=np.float64)
+    )
 
 
 def search_inputs(graph: StreetGraph, options: StreetOptions, costs: EdgeCosts) -> SearchInputs:
     geo = graph_geometry(graph)
-    static = _static(graph)
-    car_speed = static["car_speed"]
-    assert isinstance(car_speed, np.ndarray)
+    car_speed = _car_speed(graph)
     return SearchInputs(
         out_indptr=graph.out_indptr,
         in_indptr=graph.in_indptr,
@@ -75,7 +72,7 @@ def search_inputs(graph: StreetGraph, options: StreetOptions, costs: EdgeCosts) 
         ban_indptr=graph.ban_indptr,
         ban_to=graph.ban_to,
         ban_modes=graph.ban_modes,
-        use_bans=bool(options.turn_restrictions and static["has_bans"]),
+        use_bans=bool(options.turn_restrictions and graph.n_turn_bans > 0),
         blocked=costs.blocked,
         free_flowing=geo.free_flowing,
         in_deg=geo.in_deg,
@@ -95,14 +92,14 @@ def vertex(graph: StreetGraph, v: int | np.integer[Any]) -> int:
     vi = int(v)
     if not 0 <= vi < graph.n_vertices:
         msg = f"street vertex {vi} out of range [0, {graph.n_vertices})"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     return vi
 
 
 def check_snap(graph: StreetGraph, s: Snap) -> None:
     if not 0 <= s.edge < graph.n_edges:
         msg = f"snap edge {s.edge} out of range [0, {graph.n_edges})"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
 
 
 #: A snapped position at most this far (metres) from an end of its edge *is* that

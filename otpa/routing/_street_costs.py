@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from otpa.errors import InvalidArgumentError
 from otpa.osm.model import BICYCLE, CAR, FLAG_STAIRS, FLAG_WHEELCHAIR_NO, WALK
 from otpa.routing.preferences import Optimize
 from otpa.street import StreetGraph
@@ -148,7 +149,7 @@ def _compute(
     if options.mode == "CAR":
         return _car(graph, options, length, barrier)
     msg = f"unknown street mode {options.mode!r}; expected WALK, BICYCLE or CAR"
-    raise ValueError(msg)
+    raise InvalidArgumentError(msg)
 
 
 def _elevation(graph: StreetGraph, length: FloatArray) -> tuple[FloatArray, ...]:
@@ -255,7 +256,7 @@ def _bike_weight(
         t = options.triangle
         if t is None:
             msg = "optimize=TRIANGLE needs triangle factors"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         return (slope_len * t.time + work * t.slope + safety_len * t.safety) / speed
     return slope_len / speed  # QUICK (and the obsolete TRANSFERS)
 

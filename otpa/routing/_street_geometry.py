@@ -8,8 +8,9 @@ decide the direction.  OTP stores them on its edges quantised to a signed byte
 cost model uses those integers (:func:`otp_int_degrees`), the walk steps the
 radians.
 
-Everything here is computed once per graph and cached on it (``_cache``), or per
-path (proportional to the path's length, never to the graph's size).
+Everything here is computed once per graph (cached in an
+:class:`~otpa.util.cache.OwnerCache` weakly keyed on the graph), or per path
+(proportional to the path's length, never to the graph's size).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from numba import njit
 from otpa.street import StreetGraph
 from otpa.street.linking import geometry_positions
 from otpa.types import BoolArray, FloatArray, Int16Array, Int32Array, IntArray, UInt8Array
+from otpa.util.cache import OwnerCache
 from otpa.util.geo import EARTH_RADIUS_M
 
 __all__ = [
@@ -36,6 +38,7 @@ __all__ = [
 
 #: OTP 1.x ``DirectionUtils``: a direction is taken over at least this many metres.
 MIN_ANGLE_DISTANCE_M = 10.0
+_GEOMETRY: OwnerCache[str, GraphGeometry] = OwnerCache()
 
 
 @njit(cache=True)  # type: ignore[misc]
@@ -166,37 +169,35 @@ class GraphGeometry:
 
 
 def graph_geometry(graph: StreetGraph) -> GraphGeometry:
-    """The :class:`GraphGeometry` of a graph, computed once and cached on it."""
-    key = "routing_geometry"
-    cached = graph._cache.get(key)
-    if cached is None:
-        first, last = _edge_angles(
-            np.asarray(graph.seg_geom_offsets),
-            np.asarray(graph.geom_lat),
-            np.asarray(graph.geom_lon),
-            np.asarray(graph.edge_segment),
-            np.asarray(graph.edge_backward),
-        )
-        in_count = np.diff(np.asarray(graph.in_indptr))
-        out_count = np.diff(np.asarray(graph.out_indptr))
-        seg_edge = np.full((graph.n_segments, 2), -1, dtype=np.int32)
-        seg_edge[graph.edge_segment, graph.edge_backward.astype(np.int64)] = np.arange(
-            graph.n_edges, dtype=np.int32
-        )
-        along = geometry_positions(graph)
-        cached = GraphGeometry(
-            first_angle=first,
-            last_angle=last,
-            in_deg=otp_int_degrees(first),
-            out_deg=otp_int_degrees(last),
-            free_flowing=(in_count == 1) & (out_count == 1),
-            seg_edge=seg_edge,
-            cum_m=along.cum_m,
-            seg_len_m=along.seg_len_m,
-        )
-        graph._cache[key] = cached
-    result: GraphGeometry = cached
-    return result
+    """The :class:`GraphGeometry` of a graph, computed once per graph and cached."""
+    return _GEOMETRY.get_or_build(graph, "geometry", lambda: _graph_geometry(graph))
+
+
+def _graph_geometry(graph: StreetGraph) -> GraphGeometry:
+    first, last = _edge_angles(
+        np.asarray(graph.seg_geom_offsets),
+        np.asarray(graph.geom_lat),
+        np.asarray(graph.geom_lon),
+        np.asarray(graph.edge_segment),
+        np.asarray(graph.edge_backward),
+    )
+    in_count = np.diff(np.asarray(graph.in_indptr))
+    out_count = np.diff(np.asarray(graph.out_indptr))
+    seg_edge = np.full((graph.n_segments, 2), -1, dtype=np.int32)
+    seg_edge[graph.edge_segment, graph.edge_backward.astype(np.int64)] = np.arange(
+        graph.n_edges, dtype=np.int32
+    )
+    along = geometry_positions(graph)
+    return GraphGeometry(
+        first_angle=first,
+        last_angle=last,
+        in_deg=otp_int_degrees(first),
+        out_deg=otp_int_degrees(last),
+        free_flowing=(in_count == 1) & (out_count == 1),
+        seg_edge=seg_edge,
+        cum_m=along.cum_m,
+        seg_len_m=along.seg_len_m,
+    )
 
 
 def edge_part_points(

@@ -12,7 +12,15 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import numpy as np
 
-from otpa.routing.preferences import Optimize, TriangleFactors
+from otpa.errors import InvalidArgumentError
+from otpa.routing.preferences import (
+    MAX_SLOPE,
+    STAIRS_RELUCTANCE,
+    WALK_RELUCTANCE,
+    Optimize,
+    TriangleFactors,
+)
+from otpa.street import WALK_SPEED_MPS
 from otpa.types import BoolArray, FloatArray, Int32Array
 
 if TYPE_CHECKING:
@@ -71,31 +79,31 @@ class StreetOptions:
     optimize: Optimize = Optimize.QUICK
     triangle: TriangleFactors | None = None
     wheelchair: bool = False
-    max_slope: float = 0.0833333333333
-    stairs_reluctance: float = 2.0
+    max_slope: float = MAX_SLOPE
+    stairs_reluctance: float = STAIRS_RELUCTANCE
     turn_restrictions: bool = True
-    walk_speed_mps: float = 1.33
-    walk_reluctance: float = 2.0
+    walk_speed_mps: float = WALK_SPEED_MPS
+    walk_reluctance: float = WALK_RELUCTANCE
     turn_costs: bool = True
     drive_on_right: bool = True
 
     def __post_init__(self) -> None:
         if self.mode not in _MODES:
             msg = f"unknown street mode {self.mode!r}; expected WALK, BICYCLE or CAR"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         for name in ("speed_mps", "walk_speed_mps"):
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0):
                 msg = f"{name} must be a positive number, got {value!r}"
-                raise ValueError(msg)
+                raise InvalidArgumentError(msg)
         for name in ("reluctance", "stairs_reluctance", "walk_reluctance", "max_slope"):
             value = getattr(self, name)
             if math.isnan(value) or value < 0:
                 msg = f"{name} must be >= 0, got {value!r}"
-                raise ValueError(msg)
+                raise InvalidArgumentError(msg)
         if self.optimize is Optimize.TRIANGLE and self.triangle is None:
             msg = "optimize=TRIANGLE needs triangle factors"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
 
     @classmethod
     def from_request(cls, request: PlanRequest, mode: str) -> StreetOptions:
@@ -142,7 +150,7 @@ class StreetOptions:
                 reluctance=walk.reluctance * car.reluctance,
             )
         msg = f"no street routing for mode {mode!r}; expected WALK, BICYCLE or CAR"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
 
 
 @dataclass(frozen=True)

@@ -7,49 +7,21 @@ transfers take their walking distance at the request's walk speed.
 
 from __future__ import annotations
 
-import threading
-import weakref
-from collections import OrderedDict
-from collections.abc import Hashable
-from typing import TypeVar
-
 import numpy as np
 
 from otpa.network import TransportNetwork
 from otpa.types import FloatArray, Int32Array
+from otpa.util.cache import OwnerCache
 
 __all__ = ["transfer_costs", "transfer_times", "transfers_from", "transfers_to"]
 
-K = TypeVar("K", bound=Hashable)
-V = TypeVar("V")
 #: Entries kept per network and cache (least recently used dropped): one per walk speed
 #: (and reluctance) in use, so a stream of distinct ``walkSpeed`` values cannot grow them.
 CACHE_SIZE = 16
 #: Longest transfer, seconds (the transit search's bound on a leg).
 MAX_TRANSFER_S = 7 * 24 * 3600
-_CACHE: weakref.WeakKeyDictionary[TransportNetwork, OrderedDict[float, Int32Array]] = (
-    weakref.WeakKeyDictionary()
-)
-_COSTS: weakref.WeakKeyDictionary[
-    TransportNetwork, OrderedDict[tuple[float, float], FloatArray]
-] = weakref.WeakKeyDictionary()
-_LOCK = threading.Lock()
-
-
-def _lookup(per: OrderedDict[K, V], key: K) -> V | None:
-    """The cached value (now the most recently used), or None; call with the lock held."""
-    value = per.get(key)
-    if value is not None:
-        per.move_to_end(key)
-    return value
-
-
-def _remember(per: OrderedDict[K, V], key: K, value: V) -> None:
-    """Cache a value, dropping the least recently used beyond :data:`CACHE_SIZE`."""
-    per[key] = value
-    per.move_to_end(key)
-    while len(per) > CACHE_SIZE:
-        per.popitem(last=False)
+_TIMES: OwnerCache[float, Int32Array] = OwnerCache(max_entries=CACHE_SIZE)
+_COSTS: OwnerCache[tuple[float, float], FloatArray] = OwnerCache(max_entries=CACHE_SIZE)
 
 
 def _rule_times(network: TransportNetwork) -> tuple[np.ndarray, np.ndarray]:
@@ -71,12 +43,13 @@ def _rule_times(network: TransportNetwork) -> tuple[np.ndarray, np.ndarray]:
 
 
 def transfer_times(network: TransportNetwork, walk_speed_mps: float) -> Int32Array:
-    """Seconds of every transfer of ``network`` (aligned with ``transfer_to``)."""
-    with _LOCK:
-        per = _CACHE.setdefault(network, OrderedDict())
-        cached = _lookup(per, walk_speed_mps)
-    if cached is not None:
-        return cached
+    """Seconds of every transfer of ``network`` (aligned with ``transfer_to``; read-only)."""
+    return _TIMES.get_or_build(
+        network, walk_speed_mps, lambda: _transfer_times(network, walk_speed_mps)
+    )
+
+
+def _transfer_times(network: TransportNetwork, walk_speed_mps: float) -> Int32Array:
     dist = np.asarray(network.transfer_distance_m, dtype=float)
     times = np.minimum(np.ceil(dist / walk_speed_mps), MAX_TRANSFER_S).astype(np.int32)
     keys, rule_t = _rule_times(network)
@@ -88,8 +61,6 @@ def transfer_times(network: TransportNetwork, walk_speed_mps: float) -> Int32Arr
         hit = keys[pos] == key
         times[hit] = rule_t[pos[hit]].astype(np.int32)
     times.setflags(write=False)
-    with _LOCK:
-        _remember(per, walk_speed_mps, times)
     return times
 
 
@@ -100,17 +71,13 @@ def transfer_costs(
 
     Cached (read-only), so repeated searches pass the same array.
     """
-    key = (walk_speed_mps, reluctance)
-    with _LOCK:
-        per = _COSTS.setdefault(network, OrderedDict())
-        cached = _lookup(per, key)
-    if cached is not None:
-        return cached
-    costs = transfer_times(network, walk_speed_mps).astype(np.float64) * reluctance
-    costs.setflags(write=False)
-    with _LOCK:
-        _remember(per, key, costs)
-    return costs
+
+    def build() -> FloatArray:
+        costs = transfer_times(network, walk_speed_mps).astype(np.float64) * reluctance
+        costs.setflags(write=False)
+        return costs
+
+    return _COSTS.get_or_build(network, (walk_speed_mps, reluctance), build)
 
 
 def transfers_from(network: TransportNetwork, stop: int) -> tuple[np.ndarray, np.ndarray]:

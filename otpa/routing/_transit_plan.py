@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-import threading
-import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from zoneinfo import ZoneInfo
 
@@ -50,20 +49,16 @@ from otpa.transit.raptor.api import (
 )
 from otpa.transit.raptor.spi import RaptorTimetable, TransferRules
 from otpa.transit.raptor_data import raptor_timetable, transfer_rules
+from otpa.util.cache import OwnerCache
 
 __all__ = ["TransitSearch", "raptor_request", "transit_itineraries"]
 
-_RULES: weakref.WeakKeyDictionary[TransitModel, TransferRules] = weakref.WeakKeyDictionary()
-_RULES_LOCK = threading.Lock()
+_RULES: OwnerCache[str, TransferRules] = OwnerCache()
 
 
 def _rules(model: TransitModel) -> TransferRules:
     """transfers.txt rules of a model, prepared once."""
-    with _RULES_LOCK:
-        rules = _RULES.get(model)
-        if rules is None:
-            rules = _RULES[model] = transfer_rules(model)
-        return rules
+    return _RULES.get_or_build(model, "rules", lambda: transfer_rules(model))
 
 
 @dataclass(frozen=True)
@@ -80,6 +75,13 @@ class TransitSearch:
     onboard: OnBoardStart | None = None
     #: the real-time snapshot the plan took at its start (None: the scheduled timetable)
     realtime: TimetableSnapshot | None = None
+    #: access and egress found by the caller (rental, parking: ``_mobility_plan``) instead
+    #: of the access mode's street search, and the legs of a stop's access (egress) from
+    #: ``(stop, start, end)``; None from the builder: the ordinary street leg
+    access: Access | None = None
+    egress: Access | None = None
+    access_legs: Callable[[int, dt.datetime, dt.datetime], list[Leg] | None] | None = None
+    egress_legs: Callable[[int, dt.datetime, dt.datetime], list[Leg] | None] | None = None
 
 
 def search_timetable(
@@ -266,6 +268,31 @@ def _flex_legs(s: TransitSearch, flex: FlexEnds, leg: object, epoch: int) -> lis
     return None
 
 
+def _caller_legs(s: TransitSearch, leg: object, epoch: int) -> list[Leg] | None:
+    """The legs the caller builds for an access or egress (None: the ordinary street leg)."""
+    build = None
+    if isinstance(leg, AccessLeg):
+        build = s.access_legs
+    elif isinstance(leg, EgressLeg):
+        build = s.egress_legs
+    if build is None:
+        return None
+    assert isinstance(leg, (AccessLeg, EgressLeg))
+    start, end = to_datetime(epoch + leg.start, s.tz), to_datetime(epoch + leg.end, s.tz)
+    return build(leg.stop, start, end)
+
+
+def _special_legs(
+    s: TransitSearch, flex: FlexEnds | None, leg: object, epoch: int
+) -> list[Leg] | None:
+    """Access or egress legs built elsewhere: the caller's (rental, parking) or a flex
+    ride's; None: the ordinary street leg ([] from a flex ride: no time fits)."""
+    custom = _caller_legs(s, leg, epoch)
+    if custom is not None or flex is None:
+        return custom
+    return _flex_legs(s, flex, leg, epoch)
+
+
 def _journey_legs(
     s: TransitSearch,
     timetable: RaptorTimetable,
@@ -281,12 +308,13 @@ def _journey_legs(
     mode = s.options.mode
     delayed = False  # legs on the on-board vehicle run late by the on-board delay
     for leg in journey.legs:
-        flegs = None if flex is None else _flex_legs(s, flex, leg, epoch)
-        if flegs is not None:  # a flex ride (and a walk) to or from the transit
-            if not flegs:
+        special = _special_legs(s, flex, leg, epoch)
+        if special is not None:  # a vehicle change (``_mobility_plan``) or a flex ride
+            if not special and flex is not None:
                 return [], too_sloped
-            legs.extend(flegs)
-        elif isinstance(leg, AccessLeg):
+            legs.extend(special)
+            continue
+        if isinstance(leg, AccessLeg):
             if leg.duration_s == 0 and s.origin.endpoint.stop == leg.stop:
                 continue
             start, end = to_datetime(epoch + leg.start, tz), to_datetime(epoch + leg.end, tz)
@@ -379,17 +407,26 @@ def transit_itineraries(s: TransitSearch) -> list[Itinerary]:
     """Transit itineraries for a search (possibly none)."""
     req = s.request
     max_walk = access_radius(req)
-    if s.onboard is None:
+    if s.access is not None:
+        access = Access.empty()  # the caller's (below)
+    elif s.onboard is None:
         access = find_access(s.network, s.origin, s.options, max_distance_m=max_walk, reverse=False)
     else:  # on board: the journey starts with the trip (RaptorRequest.onboard)
         access = Access.empty()
-    egress = find_access(s.network, s.destination, s.options, max_distance_m=max_walk, reverse=True)
+    egress = (
+        Access.empty()
+        if s.egress is not None
+        else find_access(s.network, s.destination, s.options, max_distance_m=max_walk, reverse=True)
+    )
     limit = walk_limit(req) if s.options.mode != "CAR" else None  # driving is no walking
     if limit is not None and limit < max_walk:  # the soft walk limit
         access = replace(access, cost=access.cost + walk_overage_cost(access.distance_m, limit))
         egress = replace(egress, cost=egress.cost + walk_overage_cost(egress.distance_m, limit))
+    access = access if s.access is None else s.access
+    egress = egress if s.egress is None else s.egress
     flex = None
-    if flex_enabled(s.network, req):  # flex rides to and from stops: more access and egress
+    if s.access is None and s.egress is None and flex_enabled(s.network, req):
+        # flex rides to and from stops: more access and egress
         ends = (s.origin.endpoint, s.destination.endpoint)
         access, egress, flex = flex_ends(
             s.network, req, s.when, *ends, access, egress, onboard=s.onboard is not None

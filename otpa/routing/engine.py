@@ -45,6 +45,7 @@ from otpa.network import TransportNetwork
 from otpa.routing import _access, _places, _raptor_mapping, _snap, _street_geometry, _transit_plan
 from otpa.routing._access import MAX_SNAP_M, Access, StreetEnd
 from otpa.routing._legs import StreetLegGeometry
+from otpa.routing._mobility_plan import MobilityAccess, origin_mobility, uses_mobility
 from otpa.routing._places import Endpoint
 from otpa.routing._raptor_mapping import RaptorFilters
 from otpa.routing._snap import SnapArrays
@@ -62,6 +63,7 @@ __all__ = [
     "MAX_SNAP_M",
     "Access",
     "Endpoint",
+    "MobilityAccess",
     "RaptorFilters",
     "SnapArrays",
     "StreetEnd",
@@ -69,6 +71,7 @@ __all__ = [
     "TransitSearch",
     "edge_part_points",
     "find_access",
+    "mobility_access",
     "path_geometry",
     "raptor_filters",
     "resolve_location",
@@ -77,6 +80,7 @@ __all__ = [
     "street_options",
     "transit_itineraries",
     "transit_request",
+    "uses_mobility",
 ]
 
 
@@ -200,6 +204,34 @@ def find_access(
     return _access.find_access(
         network, end, options, max_distance_m=max_distance_m, reverse=reverse
     )
+
+
+def mobility_access(
+    network: TransportNetwork, request: PlanRequest, origin: Endpoint
+) -> MobilityAccess:
+    """Access stops and street-only trips of an origin that changes vehicle on the street.
+
+    For requests where :func:`uses_mobility` is true (``BICYCLE_RENT``, ``CAR_PARK``,
+    ``BICYCLE_PARK`` or ``CAR`` with transit): the planner's chained street searches
+    (walk, rent, ride, return, walk; drive, park, walk...) from the origin, so a
+    travel time in an analysis equals the plan's.
+
+    Parameters
+    ----------
+    network
+        The network.
+    request
+        Its rental, bike, car and walk preferences are read.
+    origin
+        The resolved origin (:func:`resolve_location`).
+
+    Returns
+    -------
+    MobilityAccess
+        The stops' access (walking competes where the rider may walk) and, for bike
+        rental, the street trees of the rental trips.
+    """
+    return origin_mobility(network, request, origin)
 
 
 def raptor_filters(

@@ -17,6 +17,8 @@ __all__ = [
     "OutsideBoundsError",
     "PathNotFoundError",
     "PlanningError",
+    "TncConfigInvalidError",
+    "TncUnavailableError",
     "TrivialPathError",
 ]
 
@@ -77,3 +79,11 @@ class NoPathsAfterFilteringError(PlanningError):
 
 class LocationNotAccessibleError(PlanningError):
     """A location cannot be reached in the requested way (e.g. wheelchair)."""
+
+
+class TncUnavailableError(PlanningError):
+    """Ride hailing was asked for and no company can pick the rider up (ibi, message 480)."""
+
+
+class TncConfigInvalidError(PlanningError):
+    """Ride hailing was asked for and the router has no usable TNC configuration (482)."""

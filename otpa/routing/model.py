@@ -27,6 +27,8 @@ __all__ = [
     "Money",
     "Place",
     "RelativeDirection",
+    "RentalInfo",
+    "TncData",
     "TripPlan",
     "VertexType",
     "WalkStep",
@@ -194,6 +196,23 @@ class Fare:
 
 
 @dataclass(frozen=True)
+class TncData:
+    """A hailed ride's estimate (the ibi fork's leg ``tncData``).
+
+    ``estimated_arrival`` is the pick-up wait in seconds, ``travel_duration`` the ride's.
+    """
+
+    company: str
+    currency: str
+    travel_duration: int
+    max_cost: float
+    min_cost: float
+    product_id: str
+    display_name: str
+    estimated_arrival: int
+
+
+@dataclass(frozen=True)
 class Leg:
     """One part of an itinerary travelled in one mode (OTP ``Leg``)."""
 
@@ -238,6 +257,7 @@ class Leg:
     rented_car: bool = False
     rented_vehicle: bool = False
     hailed_car: bool = False
+    tnc_data: TncData | None = None
     flex_drt_advance_book_min: float = 0.0
     #: GTFS-Flex (the ibi fork's leg fields): an on-demand (zone) ride; the booking
     #: rule's messages; the window the vehicle may pick up / drop off in (deviated routes)
@@ -326,6 +346,24 @@ class DebugOutput:
 
 
 @dataclass(frozen=True)
+class RentalInfo:
+    """The state of one rental network as a plan saw it (the ibi fork's ``RentalInfo``).
+
+    Attributes
+    ----------
+    errors
+        ``(message, severity)`` pairs; severity one of FEED_WIDE, SYSTEM_INFORMATION,
+        ALL_STATIONS, ALL_FLOATING_VEHICLES, ALL_REGIONS, INDIVIDUAL_DOCKING_STATION,
+        INDIVIDUAL_VEHICLE.
+    system_information
+        GBFS ``system_information`` fields (``system_id``, ``name``, ``operator``...).
+    """
+
+    errors: tuple[tuple[str, str], ...] = ()
+    system_information: dict[str, str | None] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class TripPlan:
     """The answer to a plan request (OTP ``TripPlan`` plus envelope extras).
 
@@ -344,6 +382,9 @@ class TripPlan:
     realtime_snapshot
         Version of the real-time timetable snapshot the plan searched (``otpa.realtime``);
         None: the scheduled timetable.
+    rental_info
+        By rental kind (``"bike"``, ``"car"``, ``"vehicle"``), the state of each rental
+        network, for the kinds the request allows and the router has.
     """
 
     date: dt.datetime
@@ -353,3 +394,6 @@ class TripPlan:
     debug_output: DebugOutput = field(default_factory=DebugOutput)
     elevation_metadata: ElevationMetadata = field(default_factory=ElevationMetadata)
     realtime_snapshot: int | None = None
+    rental_info: dict[str, dict[str, RentalInfo]] = field(default_factory=dict)
+    #: why an option the request asked for is missing (a ride-hail provider that failed)
+    notices: tuple[str, ...] = ()

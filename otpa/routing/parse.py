@@ -34,6 +34,7 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from otpa.errors import InvalidArgumentError
 from otpa.routing.errors import InvalidRequestError
 from otpa.routing.preferences import RentalPreferences
 from otpa.routing.request import STREET_MODES, Location, RequestModes, RouteSpec
@@ -412,7 +413,7 @@ def _zone(tz: str) -> ZoneInfo:
         return ZoneInfo(tz)
     except (ZoneInfoNotFoundError, ValueError):
         msg = f"unknown time zone {tz!r}"
-        raise ValueError(msg) from None
+        raise InvalidArgumentError(msg) from None
 
 
 def parse_date_time(
@@ -601,7 +602,8 @@ def rental_preferences(modes: RequestModes, companies: Sequence[str] = ()) -> Re
     vehicle rental; with transit only, ``BICYCLE_PARK`` is bike-and-ride,
     ``CAR_PARK`` park-and-ride, ``CAR_HAIL`` ride hailing, ``CAR_RENT`` car
     rental and a plain ``CAR`` kiss-and-ride.  ``companies`` is kept only for
-    ride hailing (default ``NOAPI``), car rental and micromobility rental.
+    ride hailing (default ``NOAPI``), car rental, micromobility rental and bike
+    rental (the rental networks a rider may use).
 
     Parameters
     ----------
@@ -630,7 +632,7 @@ def rental_preferences(modes: RequestModes, companies: Sequence[str] = ()) -> Re
     car_rental = transit and "CAR_RENT" in q
     vehicle_rental = "MICROMOBILITY_RENT" in q
     kept: tuple[str, ...] = ()
-    if ride_hail or car_rental or vehicle_rental or "CAR_HAIL" in q:
+    if ride_hail or car_rental or vehicle_rental or "CAR_HAIL" in q or "BICYCLE_RENT" in q:
         kept = tuple(companies) or (("NOAPI",) if "CAR_HAIL" in q else ())
     return RentalPreferences(
         bike_rental="BICYCLE_RENT" in q,

@@ -25,6 +25,7 @@ from otpa.routing._alerts import with_alerts
 from otpa.routing._flex import direct_flex_legs, flex_enabled
 from otpa.routing._itinerary import filter_and_sort, make_itinerary
 from otpa.routing._legs import street_leg
+from otpa.routing._mobility_plan import mobility_itineraries, rental_info, uses_mobility
 from otpa.routing._onboard import OnBoardStart, onboard_start
 from otpa.routing.engine import (
     Endpoint,
@@ -147,7 +148,15 @@ def _plan_pair(
     tz: ZoneInfo,
     onboard: OnBoardStart | None = None,
     realtime: TimetableSnapshot | None = None,
+    notices: list[str] | None = None,
 ) -> list[Itinerary]:
+    if onboard is None and uses_mobility(request):
+        # renting, parking, hailing or being dropped off on the way (_mobility_plan)
+        found = mobility_itineraries(
+            network, request, origin, destination, when, tz, realtime, notices
+        )
+        if found is not None:
+            return found[: max(request.itineraries.num_itineraries, 1)]
     modes = request.modes
     mode = modes.access_mode
     options = street_options(request, mode)
@@ -247,6 +256,7 @@ def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
         _check_service_period(network, when)
     t1 = time.perf_counter()
     vias = [resolve_location(network, v, "to", "Via") for v in request.intermediate_places]
+    notices: list[str] = []  # what the plan leaves out and why (a failed ride-hail provider)
     if vias:
         stops = [origin, *vias, destination]
         single = replace(request, itineraries=replace(request.itineraries, num_itineraries=1))
@@ -257,7 +267,9 @@ def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
         t = when
         for a, b in pairs:
             first = a is origin and not request.arrive_by
-            found = _plan_pair(network, single, a, b, t, tz, onboard if first else None, realtime)
+            found = _plan_pair(
+                network, single, a, b, t, tz, onboard if first else None, realtime, notices
+            )
             if not found:
                 parts = []
                 break
@@ -268,7 +280,9 @@ def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
             parts.reverse()
         itineraries = [_chain(parts, network, request)] if parts else []
     else:
-        itineraries = _plan_pair(network, request, origin, destination, when, tz, onboard, realtime)
+        itineraries = _plan_pair(
+            network, request, origin, destination, when, tz, onboard, realtime, notices
+        )
     t2 = time.perf_counter()
     if not itineraries:
         msg = "no itinerary found for this request"
@@ -296,4 +310,6 @@ def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
             geoid_elevation=request.itineraries.geoid_elevation,
         ),
         realtime_snapshot=None if realtime is None else realtime.version,
+        rental_info=rental_info(network, request),
+        notices=tuple(notices),
     )

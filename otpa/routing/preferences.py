@@ -16,16 +16,21 @@ import math
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from otpa.errors import InvalidArgumentError
 from otpa.routing.errors import InvalidRequestError
+from otpa.street import BIKE_SPEED_MPS, WALK_SPEED_MPS
 
 __all__ = [
     "MAX_COST",
     "MAX_FACTOR",
     "MAX_ITINERARIES",
     "MAX_SLACK_S",
+    "MAX_SLOPE",
     "MAX_TRANSFERS",
     "PARAMETER_RANGES",
+    "STAIRS_RELUCTANCE",
     "TRIANGLE_TOLERANCE",
+    "WALK_RELUCTANCE",
     "AccessibilityPreferences",
     "BikePreferences",
     "CarPreferences",
@@ -42,6 +47,12 @@ __all__ = [
     "wheelchair_accessibility_config",
 ]
 
+#: OTP 1.x defaults shared by the request and the street router (the speeds are the
+#: street layer's, :data:`otpa.street.WALK_SPEED_MPS` and :data:`otpa.street.BIKE_SPEED_MPS`).
+WALK_RELUCTANCE = 2.0
+STAIRS_RELUCTANCE = 2.0
+#: OTP 1.x ``maxSlope`` (8.33 %, the ADA ramp limit).
+MAX_SLOPE = 0.0833333333333
 #: OTP 1.x replaces an unlimited ``maxWalkDistance`` by this for transit searches.
 DEFAULT_MAX_WALK_M = 2000.0
 #: OTP 1.x clamps ``maxWalkDistance`` to this.
@@ -213,11 +224,11 @@ class WalkPreferences:
     limit is hard (the analysis functions' access limit).
     """
 
-    speed_mps: float = 1.33
-    reluctance: float = 2.0
+    speed_mps: float = WALK_SPEED_MPS
+    reluctance: float = WALK_RELUCTANCE
     board_cost: float = 600.0
     max_distance_m: float | None = None
-    stairs_reluctance: float = 2.0
+    stairs_reluctance: float = STAIRS_RELUCTANCE
     soft_limit: bool = True
 
     def __post_init__(self) -> None:
@@ -244,7 +255,7 @@ class WalkPreferences:
 class BikePreferences:
     """Cycling: speed, board cost, what to optimise."""
 
-    speed_mps: float = 5.0
+    speed_mps: float = BIKE_SPEED_MPS
     board_cost: float = 600.0
     optimize: Optimize = Optimize.QUICK
     triangle: TriangleFactors | None = None
@@ -336,12 +347,14 @@ class WheelchairPreferences:
     (``trip``, ``stop``: OTP 2's costs, 600 s unknown and 3600 s inaccessible per
     boarding, per boarding or alighting at a stop) rather than being forbidden, so a
     stop without accessibility data still gets a trip; ``only_consider_accessible``
-    is the strict mode.  ``elevator`` holds OTP 2's elevator costs (20 s / 3600 s);
-    the street graph has no elevator edges yet, so it changes nothing today.
+    is the strict mode.  ``elevator`` holds OTP 2's elevator costs (20 s / 3600 s)
+    but is not used: the street graph has no elevators (OSM ``highway=elevator``
+    nodes and ways are not built into edges), so the service reports a router-config
+    ``wheelchairAccessibility.elevator`` among the ignored ``routingDefaults``.
     """
 
     enabled: bool = False
-    max_slope: float = 0.0833333333333
+    max_slope: float = MAX_SLOPE
     trip: AccessibilityPreferences = field(default_factory=AccessibilityPreferences)
     stop: AccessibilityPreferences = field(default_factory=AccessibilityPreferences)
     elevator: AccessibilityPreferences = field(default_factory=_default_elevator)
@@ -365,7 +378,7 @@ def wheelchair_accessibility_config(config: object) -> dict[str, AccessibilityPr
 
     Raises
     ------
-    ValueError
+    otpa.errors.InvalidArgumentError
         For a value of the wrong type.
 
     Examples
@@ -376,7 +389,7 @@ def wheelchair_accessibility_config(config: object) -> dict[str, AccessibilityPr
     """
     if not isinstance(config, dict):
         msg = "wheelchairAccessibility must be a JSON object"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     defaults = WheelchairPreferences()
     out: dict[str, AccessibilityPreferences] = {}
     for part in ("trip", "stop", "elevator"):
@@ -385,12 +398,12 @@ def wheelchair_accessibility_config(config: object) -> dict[str, AccessibilityPr
             continue
         if not isinstance(given, dict):
             msg = f"wheelchairAccessibility.{part} must be a JSON object"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         base: AccessibilityPreferences = getattr(defaults, part)
         only = given.get("onlyConsiderAccessible", base.only_consider_accessible)
         if not isinstance(only, bool):
             msg = f"wheelchairAccessibility.{part}.onlyConsiderAccessible must be a boolean"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         costs = []
         for key, value in (
             ("unknownCost", given.get("unknownCost", base.unknown_cost)),
@@ -398,7 +411,7 @@ def wheelchair_accessibility_config(config: object) -> dict[str, AccessibilityPr
         ):
             if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
                 msg = f"wheelchairAccessibility.{part}.{key} must be a non-negative number"
-                raise ValueError(msg)
+                raise InvalidArgumentError(msg)
             costs.append(float(value))
         out[part] = AccessibilityPreferences(only, costs[0], costs[1])
     return out

@@ -15,10 +15,13 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
+from otpa.errors import InvalidArgumentError
 from otpa.routing.errors import InvalidRequestError
 from otpa.routing.preferences import (
     BikePreferences,
@@ -38,6 +41,7 @@ __all__ = [
     "PlanRequest",
     "RequestModes",
     "RouteSpec",
+    "RoutingPreferences",
     "TransitFilters",
 ]
 
@@ -76,16 +80,16 @@ class Location:
         has_coord = self.lat is not None and self.lon is not None
         if not has_coord and not self.label:
             msg = "a Location needs lat and lon, or a label (stop id or vertex label)"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         if has_coord:
             assert self.lat is not None
             assert self.lon is not None
             if not (math.isfinite(self.lat) and -90.0 <= self.lat <= 90.0):
                 msg = f"latitude out of range: {self.lat!r}"
-                raise ValueError(msg)
+                raise InvalidArgumentError(msg)
             if not (math.isfinite(self.lon) and -180.0 <= self.lon <= 180.0):
                 msg = f"longitude out of range: {self.lon!r}"
-                raise ValueError(msg)
+                raise InvalidArgumentError(msg)
 
     @property
     def has_coordinate(self) -> bool:
@@ -195,6 +199,47 @@ class TransitFilters:
 
 
 @dataclass(frozen=True)
+class RoutingPreferences:
+    """How the traveller moves: what a trip plan and a travel-time analysis share.
+
+    A :class:`PlanRequest` has these as its fields of the same names
+    (:attr:`PlanRequest.preferences`, :meth:`PlanRequest.with_preferences`); an
+    :class:`~otpa.analysis.AnalysisRequest` is these plus its window, step,
+    percentiles and limits, so every preference means the same for both.
+
+    Attributes
+    ----------
+    walk, bike, car
+        Speeds, reluctances, board costs, walk limit, optimisation and triangle.
+    wheelchair
+        Accessibility needs and costs, ``maxSlope``.
+    transit
+        Slacks, minimum transfer time, penalties, waiting, most transfers.
+    filters
+        Banned, whitelisted, preferred and unpreferred routes, agencies, stops, trips.
+    """
+
+    walk: WalkPreferences = field(default_factory=WalkPreferences)
+    bike: BikePreferences = field(default_factory=BikePreferences)
+    car: CarPreferences = field(default_factory=CarPreferences)
+    wheelchair: WheelchairPreferences = field(default_factory=WheelchairPreferences)
+    transit: TransitPreferences = field(default_factory=TransitPreferences)
+    filters: TransitFilters = field(default_factory=TransitFilters)
+
+    def as_fields(self) -> dict[str, Any]:
+        """The preferences as keyword arguments (of :class:`PlanRequest` or ``replace``)."""
+        return {name: getattr(self, name) for name in PREFERENCE_FIELDS}
+
+    def replace(self, **changes: Any) -> RoutingPreferences:
+        """A copy with some preferences replaced."""
+        return dataclasses.replace(self, **changes)
+
+
+#: The fields of :class:`RoutingPreferences` (also fields of :class:`PlanRequest`).
+PREFERENCE_FIELDS = tuple(f.name for f in dataclasses.fields(RoutingPreferences))
+
+
+@dataclass(frozen=True)
 class PlanRequest:
     """A trip-planning request (immutable; change with :func:`dataclasses.replace`).
 
@@ -211,6 +256,11 @@ class PlanRequest:
         Places to visit in order.
     modes
         Allowed modes.
+    walk, bike, car, wheelchair, transit, filters
+        How the traveller moves (:class:`RoutingPreferences`, the part a plan
+        shares with an analysis: :attr:`preferences`).
+    itineraries, rental, micromobility, flex
+        What a plan returns, and the rental, micromobility and flex options.
     start_transit_stop_id, start_transit_trip_id
         Start the search at a stop, or on board a trip (``"feed:id"``).
     """
@@ -238,3 +288,12 @@ class PlanRequest:
         if self.start_transit_trip_id is not None and self.arrive_by:
             msg = "startTransitTripId (depart on board) cannot be combined with arriveBy"
             raise InvalidRequestError(msg, parameter="startTransitTripId")
+
+    @property
+    def preferences(self) -> RoutingPreferences:
+        """The request's walk, bike, car, wheelchair, transit and filter preferences."""
+        return RoutingPreferences(**{name: getattr(self, name) for name in PREFERENCE_FIELDS})
+
+    def with_preferences(self, preferences: RoutingPreferences) -> PlanRequest:
+        """A copy with all of :class:`RoutingPreferences` taken from ``preferences``."""
+        return dataclasses.replace(self, **preferences.as_fields())

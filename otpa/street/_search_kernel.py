@@ -1,38 +1,70 @@
-"""Numba Dijkstra kernels over the street graph CSR.
+"""Numba Dijkstra kernels over the street graph CSR: the one street-search kernel.
 
-Two label-setting searches share one calling convention:
+Two label-setting searches:
 
-* :func:`vertex_dijkstra` labels vertices; used when no turn ban applies to the
-  searched mode (the common case for walking and cycling);
-* :func:`edge_dijkstra` labels edges (the state is "just traversed edge e"), so
-  a banned ``(incoming, outgoing)`` edge pair can be refused exactly.
+* :func:`vertex_dijkstra` labels vertices; used by :func:`otpa.street.one_to_many`
+  when no turn ban applies to the searched mode (about twice as fast);
+* :func:`edge_search` labels *edges* (the state "just traversed edge ``e``"); it is
+  the only edge-labelling search: :mod:`otpa.street.search` uses it where turn bans
+  apply, :mod:`otpa.street.edge_search` (the router's searches) always.  It can do
+  what OTP 1.x does at every intersection: refuse banned ``(incoming, outgoing)``
+  pairs (:func:`banned`), refuse U-turns onto the reverse of the incoming edge, add
+  OTP's turn cost (:func:`turn_cost`), not pass through blocked vertices; each of
+  these is off when its input says so (``use_bans``, an ``edge_reverse`` of ``-1``,
+  ``turn_costs``, an all-False ``blocked``).
 
-Both search forward over the out-edge CSR or backward (arrive-by) over the
-in-edge CSR.  ``adj_edges``/``direct``: the edge ids of adjacency slot ``k`` are
-``k`` itself when ``direct`` (forward CSR: edges are sorted by ``edge_from``),
-else ``adj_edges[k]``; ``nbr[e]`` is the vertex the search reaches through
-``e`` (``edge_to`` forward, ``edge_from`` backward).
+Both search forward over the out-edge CSR or backward (arrive-by) over the in-edge
+CSR.  For :func:`vertex_dijkstra`, ``adj_edges``/``direct``: the edge ids of adjacency
+slot ``k`` are ``k`` itself when ``direct`` (forward CSR: edges are sorted by
+``edge_from``), else ``adj_edges[k]``; ``nbr[e]`` is the vertex the search reaches
+through ``e`` (``edge_to`` forward, ``edge_from`` backward).
 
-Barriers: a vertex whose ``barrier`` bits include ``mode`` can be reached but
-not passed through; a seed vertex can always be left.
+Barriers: a vertex whose ``barrier`` bits include ``mode`` (or that is ``blocked``)
+can be reached but not passed through; a seed vertex can always be left.
 
-The caller owns the output arrays (``cost_v`` and edge labels initialised to
-``inf``, ``pred_*`` to ``-1``) and gets back how many entries it touched (listed
-in ``touched*``) so repeated searches can reset only those.  The heap is a
-binary min-heap with lazy deletion, grown on demand.
+The heap is a binary min-heap with lazy deletion, grown on demand.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
-from otpa.types import FloatArray, Int32Array, IntArray, UInt8Array
+from otpa.types import BoolArray, FloatArray, Int16Array, Int32Array, IntArray, UInt8Array
+from otpa.util.geo import EARTH_RADIUS_M
 from otpa.util.heap import heap_pop, heap_push
 
-__all__ = ["edge_dijkstra", "many_to_many", "vertex_dijkstra"]
+__all__ = [
+    "FREEWAY_SPEED_MPS",
+    "H_SAFETY",
+    "LEFT_TURN_S",
+    "NON_DRIVING_DEGREES",
+    "RIGHT_TURN_S",
+    "STRAIGHT_S",
+    "banned",
+    "edge_search",
+    "many_to_many",
+    "path_turns",
+    "turn_cost",
+    "vertex_dijkstra",
+]
 
 _INF = np.inf
+#: OTP 1.x ``SimpleIntersectionTraversalCostModel`` (no traffic light).
+RIGHT_TURN_S = 8.0
+LEFT_TURN_S = 8.0
+STRAIGHT_S = 5.0
+#: Between two roads faster than this (m/s) a driver pays no turn cost.
+FREEWAY_SPEED_MPS = 25.0
+#: Non-driving turn cost: degrees of turning per second at 1 m/s.
+NON_DRIVING_DEGREES = 20.0
+#: A* lower bounds use this share of the straight-line distance (projection error,
+#: edge lengths slightly shorter than their geometry).
+H_SAFETY = 0.95
+_M_PER_DEG = EARTH_RADIUS_M * math.pi / 180.0
+
 
 
 @njit(cache=True, nogil=True)  # type: ignore[misc]
@@ -141,125 +173,337 @@ def _relax(
 
 
 @njit(cache=True, inline="always")  # type: ignore[misc]
-def _banned(
-    ban_indptr: IntArray, ban_to: Int32Array, ban_modes: UInt8Array, a: int, b: int, m: np.uint8
+def banned(
+    ban_indptr: IntArray, ban_to: Int32Array, ban_modes: UInt8Array, a: int, b: int, bit: np.uint8
 ) -> bool:
+    """True when the turn from edge ``a`` onto edge ``b`` is banned for the mode ``bit``."""
     for j in range(ban_indptr[a], ban_indptr[a + 1]):
-        if ban_to[j] == b and (ban_modes[j] & m) != 0:
+        if ban_to[j] == b and (ban_modes[j] & bit) != 0:
             return True
     return False
 
 
+@njit(cache=True, inline="always")  # type: ignore[misc]
+def turn_cost(
+    e: int,
+    f: int,
+    v: int,
+    driving: bool,
+    drive_on_right: bool,
+    free_flowing: BoolArray,
+    in_deg: Int16Array,
+    out_deg: Int16Array,
+    car_speed: FloatArray,
+    turn_speed: FloatArray,
+) -> float:
+    """OTP's turn cost (seconds) from edge ``e`` onto edge ``f`` at vertex ``v``."""
+    if free_flowing[v]:
+        return 0.0
+    if driving:
+        a_in = np.int64(out_deg[e])
+        a_out = np.int64(in_deg[f])
+        if a_out < a_in:
+            a_out += 360
+        angle = a_out - a_in
+        if not drive_on_right:
+            angle = 360 - angle
+        if car_speed[e] > FREEWAY_SPEED_MPS and car_speed[f] > FREEWAY_SPEED_MPS:
+            return 0.0
+        if 45 <= angle < 135:
+            return RIGHT_TURN_S
+        if 225 <= angle < 315:
+            return LEFT_TURN_S
+        return STRAIGHT_S
+    # OTP compares the *last* angle of the next edge with the *first* of the previous one
+    d = abs(np.int64(out_deg[f]) - np.int64(in_deg[e]))
+    if d > 180:
+        d = 360 - d
+    return float(d / NON_DRIVING_DEGREES / turn_speed[f])
+
+
 @njit(cache=True, nogil=True)  # type: ignore[misc]
-def edge_dijkstra(  # noqa: C901 (one loop, kept flat for numba)
-    indptr: IntArray,
-    adj_edges: Int32Array,
-    direct: bool,
-    nbr: Int32Array,
-    cost_e: FloatArray,
+def edge_search(  # noqa: C901 (one flat loop for numba)
+    out_indptr: IntArray,
+    in_indptr: IntArray,
+    in_edges: Int32Array,
+    edge_from: Int32Array,
+    edge_to: Int32Array,
+    edge_reverse: Int32Array,
+    w_e: FloatArray,
+    t_e: FloatArray,
     len_e: FloatArray,
-    perm_e: UInt8Array,
-    mode: int,
-    barrier: UInt8Array,
+    ban_bit: UInt8Array,
     ban_indptr: IntArray,
     ban_to: Int32Array,
     ban_modes: UInt8Array,
+    use_bans: bool,
+    blocked: BoolArray,
+    free_flowing: BoolArray,
+    in_deg: Int16Array,
+    out_deg: Int16Array,
+    car_speed: FloatArray,
+    turn_speed: FloatArray,
+    driving: bool,
+    drive_on_right: bool,
+    turn_costs: bool,
     reverse: bool,
-    seeds: IntArray,
-    seed_costs: FloatArray,
-    max_cost: float,
-    target: int,
+    seed_v: IntArray,
+    seed_vw: FloatArray,
+    seed_e: Int32Array,
+    seed_w: FloatArray,
+    seed_t: FloatArray,
+    seed_d: FloatArray,
+    target_v: int,
+    tgt_e: Int32Array,
+    tgt_w: FloatArray,
+    tgt_t: FloatArray,
+    tgt_d: FloatArray,
+    max_w: float,
+    max_t: float,
+    max_d: float,
+    v_lat: FloatArray,
+    v_lon: FloatArray,
+    h_lat: float,
+    h_lon: float,
+    h_ratio: float,
+    init: bool,
+    lab: FloatArray,
+    tim: FloatArray,
+    dist: FloatArray,
+    pred: Int32Array,
     cost_v: FloatArray,
+    time_v: FloatArray,
     dist_v: FloatArray,
-    pred_v: Int32Array,
+    edge_v: Int32Array,
+    best: FloatArray,
     touched_v: IntArray,
-    lab_e: FloatArray,
-    dist_e: FloatArray,
-    pred_e: Int32Array,
     touched_e: IntArray,
-) -> tuple[int, int]:
-    """Edge-labelling Dijkstra honouring turn bans; returns touched (vertices, edges).
+) -> tuple[int, int, int]:
+    """Edge-labelling search; returns ``(settled states, touched vertices, touched edges)``.
 
-    ``pred_e[e]`` is the edge searched just before ``e`` (the previous edge
-    forward, the next edge in travel order backward), ``-1`` from a seed.
+    Edges ``f`` with ``w_e[f] == inf`` are not usable; ``t_e`` is the time of each
+    edge (whole seconds for the router), ``len_e`` its length.  ``ban_bit[f]``: the
+    permission bit the ban check uses on entering ``f``.
+
+    Seeds are edges (``seed_e`` with the weight, time and distance already spent on
+    them) and/or vertices (``seed_v`` at weight ``seed_vw``, time and distance 0,
+    left over every usable edge; they need the vertex labels).  A duplicate vertex
+    seed with a higher weight is ignored.
+
+    ``target_v``: stop when it is reached; ``tgt_e`` (with partial weight, time,
+    distance): target edges entered from their start vertex.  ``best`` (in/out):
+    ``[weight, time, distance, last state, target index]`` of the best target
+    reached (index -1: the target vertex); pre-set it to a known candidate to prune
+    with it.  With ``h_ratio > 0`` (forward only) the search is an A*: the heap key
+    adds ``h_ratio`` x a lower bound of the straight-line distance from the state's
+    vertex to ``(h_lat, h_lon)``.
+
+    Labels per edge (``lab``, ``tim``, ``dist``, ``pred``: the state searched just
+    before, -1 from a seed) and, when ``cost_v`` is not empty, per vertex (``edge_v``:
+    the state that gave the vertex its label, -1 at a seed).  With ``init`` the
+    kernel fills the label arrays itself (they may come uninitialised: this runs
+    without the GIL); without it the caller gives them initialised (``inf``, ``-1``)
+    and gets the entries it must reset listed in ``touched_v``/``touched_e``.
     """
-    cap = 64 if seeds.shape[0] < 16 else 4 * seeds.shape[0]
-    hc = np.empty(cap, dtype=np.float64)
-    hi = np.empty(cap, dtype=np.int64)
-    n = 0
+    if init:
+        lab[:] = _INF
+        tim[:] = _INF
+        dist[:] = _INF
+        pred[:] = -1
+        cost_v[:] = _INF
+        time_v[:] = _INF
+        dist_v[:] = _INF
+        edge_v[:] = -1
+    track = not init
     ntv = 0
     nte = 0
-    m = np.uint8(mode)
-    for i in range(seeds.shape[0]):
-        v = seeds[i]
-        c = seed_costs[i]
-        if c <= max_cost and c < cost_v[v]:
-            if cost_v[v] == _INF:
+    hc = np.empty(256, dtype=np.float64)
+    hi = np.empty(256, dtype=np.int64)
+    n = 0
+    vertices = cost_v.shape[0] > 0
+    astar = h_ratio > 0.0 and not reverse
+    kx = h_ratio * H_SAFETY * _M_PER_DEG * math.cos(math.radians(h_lat))
+    ky = h_ratio * H_SAFETY * _M_PER_DEG
+    for i in range(seed_v.shape[0]):
+        v = seed_v[i]
+        c = seed_vw[i]
+        if c <= max_w and c < cost_v[v]:
+            if track and cost_v[v] == _INF:
                 touched_v[ntv] = v
                 ntv += 1
             cost_v[v] = c
+            time_v[v] = 0.0
             dist_v[v] = 0.0
-            pred_v[v] = -1
-    for i in range(seeds.shape[0]):
-        v = seeds[i]
-        c = seed_costs[i]
-        if c != cost_v[v] or pred_v[v] != -1:
-            continue  # a duplicate seed with a higher cost
-        for k in range(indptr[v], indptr[v + 1]):
-            f = k if direct else adj_edges[k]
-            if (perm_e[f] & m) == 0:
+            edge_v[v] = -1
+    for i in range(seed_v.shape[0]):
+        v = seed_v[i]
+        c = seed_vw[i]
+        if c != cost_v[v] or edge_v[v] != -1:
+            continue  # not kept above, or a duplicate seed with a higher weight
+        if reverse:
+            lo = in_indptr[v]
+            hi_k = in_indptr[v + 1]
+        else:
+            lo = out_indptr[v]
+            hi_k = out_indptr[v + 1]
+        for k in range(lo, hi_k):
+            f = in_edges[k] if reverse else k
+            wf = w_e[f]
+            if wf == _INF:
                 continue
-            nc = c + cost_e[f]
-            if nc <= max_cost and nc < lab_e[f]:
-                if lab_e[f] == _INF:
+            nc = c + wf
+            if nc <= max_w and nc < lab[f] and t_e[f] <= max_t and len_e[f] <= max_d:
+                if track and lab[f] == _INF:
                     touched_e[nte] = f
                     nte += 1
-                lab_e[f] = nc
-                dist_e[f] = len_e[f]
-                pred_e[f] = -1
-                hc, hi, n = heap_push(hc, hi, n, nc, f)
+                lab[f] = nc
+                tim[f] = t_e[f]
+                dist[f] = len_e[f]
+                pred[f] = -1
+                key = nc
+                if astar:
+                    w = edge_to[f]
+                    key = nc + math.hypot(kx * (v_lon[w] - h_lon), ky * (v_lat[w] - h_lat))
+                hc, hi, n = heap_push(hc, hi, n, key, f)
+    for i in range(seed_e.shape[0]):
+        e = seed_e[i]
+        c = seed_w[i]
+        if c <= max_w and seed_t[i] <= max_t and seed_d[i] <= max_d and c < lab[e]:
+            if track and lab[e] == _INF:
+                touched_e[nte] = e
+                nte += 1
+            lab[e] = c
+            tim[e] = seed_t[i]
+            dist[e] = seed_d[i]
+            pred[e] = -1
+            key = c
+            if astar:
+                w = edge_to[e]
+                key = c + math.hypot(kx * (v_lon[w] - h_lon), ky * (v_lat[w] - h_lat))
+            hc, hi, n = heap_push(hc, hi, n, key, e)
+    settled = 0
     while n > 0:
-        c, e, n = heap_pop(hc, hi, n)
-        if c > lab_e[e]:
+        key, e, n = heap_pop(hc, hi, n)
+        c = lab[e]
+        if astar:
+            w = edge_to[e]
+            if key > c + math.hypot(kx * (v_lon[w] - h_lon), ky * (v_lat[w] - h_lat)):
+                continue
+        elif key > c:
             continue
-        v = nbr[e]
-        d = dist_e[e]
-        if c < cost_v[v]:
-            if cost_v[v] == _INF:
+        if key >= best[0]:
+            break
+        settled += 1
+        v = edge_from[e] if reverse else edge_to[e]
+        t = tim[e]
+        d = dist[e]
+        if vertices and c < cost_v[v]:
+            if track and cost_v[v] == _INF:
                 touched_v[ntv] = v
                 ntv += 1
             cost_v[v] = c
+            time_v[v] = t
             dist_v[v] = d
-            pred_v[v] = e
-        if v == target:
+            edge_v[v] = e
+        if v == target_v:
+            best[0] = c
+            best[1] = t
+            best[2] = d
+            best[3] = e
+            best[4] = -1
             break
-        if (barrier[v] & m) != 0:
+        if blocked[v]:
             continue
-        for k in range(indptr[v], indptr[v + 1]):
-            f = k if direct else adj_edges[k]
-            if (perm_e[f] & m) == 0:
+        for j in range(tgt_e.shape[0]):
+            g = tgt_e[j]
+            if edge_from[g] != v or g == edge_reverse[e]:
+                continue
+            if use_bans and banned(ban_indptr, ban_to, ban_modes, e, g, ban_bit[g]):
+                continue
+            tc = 0.0
+            if turn_costs:
+                tc = turn_cost(e, g, v, driving, drive_on_right, free_flowing, in_deg,
+                               out_deg, car_speed, turn_speed)  # fmt: skip
+            cand = c + tc + tgt_w[j]
+            if cand < best[0]:
+                best[0] = cand
+                best[1] = t + math.ceil(tc) + tgt_t[j]
+                best[2] = d + tgt_d[j]
+                best[3] = e
+                best[4] = j
+        if reverse:
+            lo = in_indptr[v]
+            hi_k = in_indptr[v + 1]
+        else:
+            lo = out_indptr[v]
+            hi_k = out_indptr[v + 1]
+        for k in range(lo, hi_k):
+            f = in_edges[k] if reverse else k
+            wf = w_e[f]
+            if wf == _INF or f == edge_reverse[e]:
                 continue
             if reverse:
-                if _banned(ban_indptr, ban_to, ban_modes, f, e, m):
-                    continue
-            elif _banned(ban_indptr, ban_to, ban_modes, e, f, m):
+                a = f
+                b = e
+            else:
+                a = e
+                b = f
+            if use_bans and banned(ban_indptr, ban_to, ban_modes, a, b, ban_bit[b]):
                 continue
-            nc = c + cost_e[f]
-            if nc <= max_cost and nc < lab_e[f]:
-                if lab_e[f] == _INF:
-                    touched_e[nte] = f
-                    nte += 1
-                lab_e[f] = nc
-                dist_e[f] = d + len_e[f]
-                pred_e[f] = e
-                hc, hi, n = heap_push(hc, hi, n, nc, f)
-    return ntv, nte
+            tc = 0.0
+            if turn_costs:
+                tc = turn_cost(a, b, v, driving, drive_on_right, free_flowing, in_deg,
+                               out_deg, car_speed, turn_speed)  # fmt: skip
+            nc = c + wf + tc
+            if nc >= lab[f] or nc > max_w:
+                continue
+            nt = t + t_e[f] + math.ceil(tc)
+            nd = d + len_e[f]
+            if nt > max_t or nd > max_d:
+                continue
+            if track and lab[f] == _INF:
+                touched_e[nte] = f
+                nte += 1
+            lab[f] = nc
+            tim[f] = nt
+            dist[f] = nd
+            pred[f] = e
+            key = nc
+            if astar:
+                w = edge_to[f]
+                key = nc + math.hypot(kx * (v_lon[w] - h_lon), ky * (v_lat[w] - h_lat))
+            hc, hi, n = heap_push(hc, hi, n, key, f)
+    return settled, ntv, nte
+
+
+@njit(cache=True, nogil=True)  # type: ignore[misc]
+def path_turns(
+    edges: Int32Array,
+    driving: bool,
+    drive_on_right: bool,
+    free_flowing: BoolArray,
+    in_deg: Int16Array,
+    out_deg: Int16Array,
+    car_speed: FloatArray,
+    turn_speed: FloatArray,
+    edge_to: Int32Array,
+) -> FloatArray:
+    """Turn cost (seconds) paid on entering each edge of the path ``edges`` (0 for the first)."""
+    out = np.zeros(edges.shape[0])
+    for i in range(1, edges.shape[0]):
+        e = edges[i - 1]
+        out[i] = turn_cost(e, edges[i], edge_to[e], driving, drive_on_right, free_flowing,
+                           in_deg, out_deg, car_speed, turn_speed)  # fmt: skip
+    return out
 
 
 @njit(cache=True, nogil=True)  # type: ignore[misc]
 def many_to_many(
-    indptr: IntArray,
-    nbr: Int32Array,
+    out_indptr: IntArray,
+    in_indptr: IntArray,
+    in_edges: Int32Array,
+    edge_from: Int32Array,
+    edge_to: Int32Array,
     cost_e: FloatArray,
     len_e: FloatArray,
     perm_e: UInt8Array,
@@ -276,22 +520,42 @@ def many_to_many(
 ) -> tuple[IntArray, Int32Array, FloatArray, FloatArray]:
     """Forward searches from each ``sources[i]`` (one at a time, reusing buffers).
 
+    ``edge_based``: label edges (:func:`edge_search`, honouring the bans of ``mode``;
+    U-turns allowed, no turn costs) instead of vertices (:func:`vertex_dijkstra`).
     ``target_indptr``/``target_ids`` (CSR over vertices) list the targets at
     each vertex.  Returns ``(source index, target id, cost, distance)`` for every
     target reached within ``max_cost`` (the source's own id included).
     """
-    n_v = indptr.shape[0] - 1
-    n_e = nbr.shape[0]
+    n_v = out_indptr.shape[0] - 1
+    n_e = edge_to.shape[0]
+    m = np.uint8(mode)
     cost_v = np.full(n_v, _INF)
     dist_v = np.full(n_v, _INF)
     pred_v = np.full(n_v, -1, dtype=np.int32)
+    time_v = np.full(n_v, _INF)
     touched_v = np.empty(n_v, dtype=np.int64)
     n_lab = n_e if edge_based else 0
     lab_e = np.full(n_lab, _INF)
+    tim_e = np.full(n_lab, _INF)
     dist_e = np.full(n_lab, _INF)
     pred_e = np.full(n_lab, -1, dtype=np.int32)
     touched_e = np.empty(n_lab, dtype=np.int64)
+    w_e = np.full(n_lab, _INF)
+    ban_bit = np.full(n_lab, m, dtype=np.uint8)
+    no_reverse = np.full(n_lab, -1, dtype=np.int32)
+    blocked = np.zeros(n_v if edge_based else 0, dtype=np.bool_)
+    if edge_based:
+        for e in range(n_e):
+            if (perm_e[e] & m) != 0:
+                w_e[e] = cost_e[e]
+        for v in range(n_v):
+            blocked[v] = (barrier[v] & m) != 0
     no_adj = np.empty(0, dtype=np.int32)
+    no_bool = np.zeros(0, dtype=np.bool_)
+    no_deg = np.zeros(0, dtype=np.int16)
+    no_f = np.zeros(0, dtype=np.float64)
+    no_e = np.zeros(0, dtype=np.int32)
+    best = np.empty(5, dtype=np.float64)
     seed = np.empty(1, dtype=np.int64)
     seed_cost = np.zeros(1, dtype=np.float64)
     cap = 1024
@@ -304,14 +568,18 @@ def many_to_many(
         seed[0] = sources[i]
         nte = 0
         if edge_based:
-            ntv, nte = edge_dijkstra(
-                indptr, no_adj, True, nbr, cost_e, len_e, perm_e, mode, barrier,
-                ban_indptr, ban_to, ban_modes, False, seed, seed_cost, max_cost, -1,
-                cost_v, dist_v, pred_v, touched_v, lab_e, dist_e, pred_e, touched_e,
+            best[:] = _INF
+            _, ntv, nte = edge_search(
+                out_indptr, in_indptr, in_edges, edge_from, edge_to, no_reverse, w_e, w_e,
+                len_e, ban_bit, ban_indptr, ban_to, ban_modes, True, blocked, no_bool, no_deg,
+                no_deg, no_f, no_f, False, True, False, False, seed, seed_cost,
+                no_e, no_f, no_f, no_f, -1, no_e, no_f, no_f, no_f, max_cost, _INF, _INF,
+                no_f, no_f, 0.0, 0.0, 0.0, False, lab_e, tim_e, dist_e, pred_e,
+                cost_v, time_v, dist_v, pred_v, best, touched_v, touched_e,
             )  # fmt: skip
         else:
             ntv = vertex_dijkstra(
-                indptr, no_adj, True, nbr, cost_e, len_e, perm_e, mode, barrier,
+                out_indptr, no_adj, True, edge_to, cost_e, len_e, perm_e, mode, barrier,
                 seed, seed_cost, max_cost, -1, cost_v, dist_v, pred_v, touched_v,
             )  # fmt: skip
         for j in range(ntv):
@@ -329,10 +597,12 @@ def many_to_many(
                 n_out += 1
             cost_v[v] = _INF
             dist_v[v] = _INF
+            time_v[v] = _INF
             pred_v[v] = -1
         for j in range(nte):
             e = touched_e[j]
             lab_e[e] = _INF
+            tim_e[e] = _INF
             dist_e[e] = _INF
             pred_e[e] = -1
     return out_src[:n_out], out_tgt[:n_out], out_cost[:n_out], out_dist[:n_out]

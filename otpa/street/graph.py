@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from otpa.errors import GraphFormatError
+from otpa.errors import GraphFormatError, InvalidArgumentError
 from otpa.street._elevation import ELEVATION_FIELDS
 from otpa.types import (
     Float32Array,
@@ -167,7 +167,7 @@ def _indices(values: npt.NDArray[Any], n: int) -> npt.NDArray[Any]:
     values = np.asarray(values)
     if values.dtype.kind not in "iu" or (values.size and (values.min() < 0 or values.max() >= n)):
         msg = f"indices out of range [0, {n})"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     return values
 
 

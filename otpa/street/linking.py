@@ -36,6 +36,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy.spatial import cKDTree
 
+from otpa.errors import InvalidArgumentError
 from otpa.osm.model import FLAG_RESTRICTION_COPY
 from otpa.street._elevation import ELEVATION_FIELDS, LENGTH_LIKE_ELEVATION
 from otpa.street._segments import SegmentTable, assemble, table_from_graph
@@ -261,7 +262,7 @@ def link_points(
     plon = np.atleast_1d(np.asarray(lon, dtype=np.float64))
     if plat.shape != plon.shape or plat.ndim != 1:
         msg = "lat and lon must be 1-d arrays of the same length"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     n_pts = plat.size
     vertices = np.full(n_pts, -1, dtype=np.int64)
     distances = np.full(n_pts, np.inf)

@@ -6,9 +6,10 @@ and driving share one numba kernel; the kernel only checks the mode's
 permission bit, barriers and turn bans.
 
 When the graph has a turn ban for the searched mode (and ``turn_restrictions``
-is on), the search labels *edges* (:func:`~otpa.street._search_kernel.edge_dijkstra`)
-so banned ``(incoming, outgoing)`` pairs are refused exactly; otherwise it labels
-vertices, which is about twice as fast.  Both give the same costs on a graph
+is on), the search labels *edges* (the one edge-labelling search of
+:mod:`otpa.street.edge_search`, without U-turn bans and turn costs) so banned
+``(incoming, outgoing)`` pairs are refused exactly; otherwise it labels vertices,
+which is about twice as fast.  Both give the same costs on a graph
 without bans.  U-turns are allowed at every vertex unless a restriction bans them.
 """
 
@@ -19,9 +20,10 @@ from typing import Any, NamedTuple, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from otpa.errors import UnknownIdError
+from otpa.errors import InvalidArgumentError, UnknownIdError
 from otpa.osm.model import BICYCLE, CAR, WALK
-from otpa.street._search_kernel import edge_dijkstra, vertex_dijkstra
+from otpa.street._search_kernel import vertex_dijkstra
+from otpa.street.edge_search import SearchInputs, Seeds, run_search
 from otpa.street.graph import StreetGraph
 from otpa.types import FloatArray, Int32Array, IntArray
 
@@ -83,11 +85,11 @@ def mode_bit(mode: StreetMode) -> int:
             return _MODE_NAMES[mode.upper()]
         except KeyError:
             msg = f"unknown street mode {mode!r}; expected WALK, BICYCLE or CAR"
-            raise ValueError(msg) from None
+            raise InvalidArgumentError(msg) from None
     bit = int(mode)
     if bit not in (1, 2, 4):
         msg = f"street mode must be one permission bit (1, 2 or 4), got {mode!r}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     return bit
 
 
@@ -128,7 +130,7 @@ def edge_costs(
         speed_f = default if speed_mps is None else float(speed_mps)
         if not speed_f > 0:
             msg = f"speed_mps must be positive, got {speed_mps!r}"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         cost = length / speed_f
         if bit == int(BICYCLE) and use_bike_safety:
             cost = cost * graph.edge_bike_safety
@@ -142,7 +144,7 @@ def _vertices(graph: StreetGraph, vertices: npt.ArrayLike) -> IntArray:
     arr = np.atleast_1d(np.asarray(vertices)).astype(np.int64, copy=False)
     if arr.ndim != 1:
         msg = "origin vertices must be a 1-d array"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     if arr.size and (arr.min() < 0 or arr.max() >= graph.n_vertices):
         msg = f"vertex id out of range [0, {graph.n_vertices})"
         raise UnknownIdError(msg)
@@ -161,10 +163,10 @@ def _checked_costs(graph: StreetGraph, edge_cost_s: npt.ArrayLike) -> FloatArray
     cost = np.ascontiguousarray(edge_cost_s, dtype=np.float64)
     if cost.shape != (graph.n_edges,):
         msg = f"edge_cost_s must have {graph.n_edges} entries, got shape {cost.shape}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     if np.any(cost < 0) or np.any(np.isnan(cost)):
         msg = "edge costs must be non-negative"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     return cost
 
 
@@ -173,6 +175,42 @@ class _Run(NamedTuple):
     dist_v: FloatArray
     pred_v: Int32Array
     pred_e: Int32Array | None
+
+
+def _edge_inputs(graph: StreetGraph, cost: FloatArray, bit: int, bans: bool) -> SearchInputs:
+    """Inputs of the edge-labelling search for a plain search: U-turns allowed, no turn costs."""
+    n_e = graph.n_edges
+    m = np.uint8(bit)
+    no_f = np.zeros(0, dtype=np.float64)
+    no_deg = np.zeros(0, dtype=np.int16)
+    return SearchInputs(
+        out_indptr=graph.out_indptr,
+        in_indptr=graph.in_indptr,
+        in_edges=graph.in_edges,
+        edge_from=graph.edge_from,
+        edge_to=graph.edge_to,
+        edge_reverse=np.full(n_e, -1, dtype=np.int32),
+        weight=np.where((graph.edge_perm & m) != 0, cost, np.inf),
+        time_ceil_s=cost,
+        length_m=graph.edge_length_m,
+        ban_bit=np.full(n_e, m, dtype=np.uint8),
+        ban_indptr=graph.ban_indptr,
+        ban_to=graph.ban_to,
+        ban_modes=graph.ban_modes,
+        use_bans=bans,
+        blocked=(graph.vertex_barrier & m) != 0,
+        free_flowing=np.zeros(0, dtype=np.bool_),
+        in_deg=no_deg,
+        out_deg=no_deg,
+        car_speed=no_f,
+        turn_speed=no_f,
+        driving=False,
+        drive_on_right=True,
+        turn_costs=False,
+        vertex_lat=no_f,
+        vertex_lon=no_f,
+        min_weight_per_m=0.0,
+    )
 
 
 def _run(
@@ -188,7 +226,19 @@ def _run(
     target: int,
     bans: bool = True,
 ) -> _Run:
-    n_v, n_e = graph.n_vertices, graph.n_edges
+    if edge_kernel:
+        res = run_search(
+            _edge_inputs(graph, cost, bit, bans),
+            Seeds.empty(),
+            n_vertices=graph.n_vertices,
+            reverse=reverse,
+            target_vertex=target,
+            max_weight=max_cost,
+            vertex_labels=True,
+            vertex_seeds=(seeds, seed_costs),
+        )
+        return _Run(res.cost_v, res.dist_v, res.edge_v, res.pred)
+    n_v = graph.n_vertices
     cost_v = np.full(n_v, np.inf)
     dist_v = np.full(n_v, np.inf)
     pred_v = np.full(n_v, -1, dtype=np.int32)
@@ -198,24 +248,10 @@ def _run(
     else:
         indptr, adj, direct = graph.out_indptr, np.empty(0, np.int32), True
         nbr = graph.edge_to
-    common = (indptr, adj, direct, nbr, cost, graph.edge_length_m, graph.edge_perm, bit,
-              graph.vertex_barrier)  # fmt: skip
-    if not edge_kernel:
-        vertex_dijkstra(*common, seeds, seed_costs, max_cost, target,
-                        cost_v, dist_v, pred_v, touched_v)  # fmt: skip
-        return _Run(cost_v, dist_v, pred_v, None)
-    lab_e = np.full(n_e, np.inf)
-    dist_e = np.full(n_e, np.inf)
-    pred_e = np.full(n_e, -1, dtype=np.int32)
-    touched_e = np.empty(n_e, dtype=np.int64)
-    if bans:
-        ban_arrays = (graph.ban_indptr, graph.ban_to, graph.ban_modes)
-    else:
-        ban_arrays = (np.zeros(n_e + 1, np.int64), np.zeros(0, np.int32), np.zeros(0, np.uint8))
-    edge_dijkstra(*common, *ban_arrays, reverse,
-                  seeds, seed_costs, max_cost, target, cost_v, dist_v, pred_v, touched_v,
-                  lab_e, dist_e, pred_e, touched_e)  # fmt: skip
-    return _Run(cost_v, dist_v, pred_v, pred_e)
+    vertex_dijkstra(indptr, adj, direct, nbr, cost, graph.edge_length_m, graph.edge_perm, bit,
+                    graph.vertex_barrier, seeds, seed_costs, max_cost, target,
+                    cost_v, dist_v, pred_v, touched_v)  # fmt: skip
+    return _Run(cost_v, dist_v, pred_v, None)
 
 
 def one_to_many(
@@ -268,7 +304,7 @@ def one_to_many(
         seed_costs = np.atleast_1d(np.asarray(origin_costs_s, dtype=np.float64))
         if seed_costs.shape != seeds.shape:
             msg = "origin_costs_s must have one entry per origin vertex"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
     if edge_cost_s is None:
         cost = edge_costs(graph, bit, speed_mps=speed_mps, reluctance=reluctance)
     else:

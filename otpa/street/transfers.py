@@ -7,7 +7,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from otpa.errors import UnknownIdError
+from otpa.errors import InvalidArgumentError, UnknownIdError
 from otpa.osm.model import WALK
 from otpa.street._csr import csr_indptr, stable_order
 from otpa.street._search_kernel import many_to_many
@@ -62,7 +62,7 @@ def walk_transfers(
         raise UnknownIdError(msg)
     if not speed_mps > 0:
         msg = f"speed_mps must be positive, got {speed_mps!r}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     stop_ids = np.flatnonzero(vertices >= 0)
     linked = vertices[stop_ids]
     order = stable_order(linked)
@@ -77,7 +77,8 @@ def walk_transfers(
     else:
         bans = (np.zeros(graph.n_edges + 1, np.int64), np.zeros(0, np.int32), np.zeros(0, np.uint8))
     src_row, to_stop, _, dist = many_to_many(
-        graph.out_indptr, graph.edge_to, cost, graph.edge_length_m, graph.edge_perm,
+        graph.out_indptr, graph.in_indptr, graph.in_edges, graph.edge_from, graph.edge_to,
+        cost, graph.edge_length_m, graph.edge_perm,
         int(walk), graph.vertex_barrier, *bans, edge_based, sources,
         target_indptr, target_ids, float(max_distance_m),
     )  # fmt: skip

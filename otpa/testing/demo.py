@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from otpa.errors import OtpaError
+from otpa.errors import ArgumentTypeError, InvalidArgumentError, OtpaError
 from otpa.testing._demo_gbfs import GBFS_DIRNAME, ROUTER_CONFIG_FILENAME, write_gbfs
 from otpa.testing._demo_gtfs import TIMEZONE, write_gtfs
 from otpa.testing._demo_model import CENTER_LAT, CENTER_LON, CityPlan, to_latlon
@@ -115,19 +115,19 @@ class DemoCity:
 def _check_args(seed: int, size: str, scale: int) -> None:
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         msg = f"seed must be a non-negative integer, got {seed!r}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     if size not in ("demo", "large"):
         msg = f"size must be 'demo' or 'large', got {size!r}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     if isinstance(scale, bool) or not isinstance(scale, int | np.integer):
         msg = f"scale must be an integer, got {scale!r}"
-        raise TypeError(msg)
+        raise ArgumentTypeError(msg)
     if size == "demo" and scale != 1:
         msg = f"scale applies to size='large' only; size='demo' needs scale=1, got {scale}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     if not 1 <= scale <= _MAX_SCALE:
         msg = f"scale must be between 1 and {_MAX_SCALE}, got {scale}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
 
 
 def _build_plan(seed: int, scale: int) -> CityPlan:

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from otpa.errors import InvalidArgumentError, OutOfRangeError, UnknownNameError
 from otpa.transit.raptor.api import (
     AccessLeg,
     EgressLeg,
@@ -51,7 +52,7 @@ def _seconds(text: str) -> int:
     parts = text.split(":")
     if len(parts) not in (2, 3) or not all(p.isdigit() for p in parts):
         msg = f"bad time {text!r}: expected HH:MM or HH:MM:SS"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     h, m, s = (int(p) for p in [*parts, "0"][:3])
     return h * 3600 + m * 60 + s
 
@@ -102,14 +103,14 @@ class TestTimetable:
         """Index of a stop (``KeyError`` if unknown)."""
         if name not in self.stop_names:
             msg = f"unknown stop {name!r}; stops that no trip serves go in parse_timetable(stops=)"
-            raise KeyError(msg)
+            raise UnknownNameError(msg)
         return self.stop_names.index(name)
 
     def route(self, name: str) -> int:
         """Index of a route (``KeyError`` if unknown)."""
         if name not in self.route_names:
             msg = f"unknown route {name!r}"
-            raise KeyError(msg)
+            raise UnknownNameError(msg)
         return self.route_names.index(name)
 
     def trip(self, route: str, k: int) -> int:
@@ -118,7 +119,7 @@ class TestTimetable:
         t0, t1 = self.timetable.route_trip_offsets[r], self.timetable.route_trip_offsets[r + 1]
         if not 0 <= k < t1 - t0:
             msg = f"route {route} has {t1 - t0} trips, no trip {k}"
-            raise IndexError(msg)
+            raise OutOfRangeError(msg)
         return int(t0 + k)
 
     def _points(self, where: str | Mapping[str, int]) -> tuple[list[int], list[int]]:
@@ -219,21 +220,21 @@ def _parse_line(line: str) -> tuple[str, list[tuple[str, str]], list[tuple[int, 
     tokens = line.split()
     if len(tokens) < 5 or len(tokens) % 2 == 0:
         msg = f"bad trip line {line!r}: expected 'ROUTE STOP TIME STOP TIME ...' (>= 2 stops)"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     stops: list[tuple[str, str]] = []
     times: list[tuple[int, int]] = []
     for stop, time in zip(tokens[1::2], tokens[2::2], strict=True):
         m = _STOP.match(stop)
         if m is None:
             msg = f"bad stop {stop!r} in {line!r}"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         stops.append((m["name"], m["flag"] or ""))
         arr, _, dep = time.partition("/")
         a = _seconds(arr)
         d = _seconds(dep) if dep else a
         if d < a or (times and a < times[-1][1]):
             msg = f"times go backwards in {line!r}"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         times.append((a, d))
     return tokens[0], stops, times
 
@@ -262,7 +263,7 @@ def parse_timetable(text: str, *, stops: Sequence[str] = ()) -> TestTimetable:
         name, seq, times = _parse_line(line)
         if name in routes and routes[name][0] != seq:
             msg = f"route {name}: every trip must call at the same stops with the same flags"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         routes.setdefault(name, (seq, []))[1].append(times)
         stop_names.extend(s for s, _ in seq if s not in stop_names)
     return _build(stop_names, routes)
@@ -283,7 +284,7 @@ def _build(
         block = np.asarray(trips)  # (n_trips, n_stops, 2)
         if np.any(np.diff(block, axis=0) < 0):
             msg = f"route {name}: trips overtake each other; give them different route names"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         time_off.append(len(arr))
         r_stops.extend(stop_names.index(s) for s, _ in seq)
         board.extend(int(f != "no-board") for _, f in seq)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from otpa.errors import InvalidArgumentError
 from otpa.transit.model import TransitModel
 from otpa.transit.modes import modes_for_route_types
 from otpa.transit.patterns import patterns_of
@@ -366,7 +367,7 @@ def build_transit_model(feeds: Sequence[GtfsFeed]) -> TransitModel:
     """
     if not feeds:
         msg = "build_transit_model needs at least one feed"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     feeds = [f.expand_frequencies() for f in feeds]
     ent = _entities(feeds)
     stop_base = np.r_[0, np.cumsum([len(f.stops) for f in feeds])][:-1].tolist()

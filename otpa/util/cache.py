@@ -30,6 +30,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any, Generic, TypeVar
 
+from otpa.errors import InvalidArgumentError
+
 __all__ = ["OwnerCache"]
 
 K = TypeVar("K", bound=Hashable)
@@ -49,7 +51,7 @@ class OwnerCache(Generic[K, V]):
     def __init__(self, max_entries: int | None = None) -> None:
         if max_entries is not None and max_entries < 1:
             msg = f"max_entries must be at least 1, got {max_entries}"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         self._max = max_entries
         # reentrant: a weak-reference callback may run in this thread while it holds the lock
         self._lock = threading.RLock()

@@ -19,6 +19,8 @@ import numpy.typing as npt
 import pandas as pd
 import pyarrow as pa
 
+from otpa.errors import InvalidArgumentError
+
 __all__ = ["frame_from_members", "frame_to_members"]
 
 
@@ -92,14 +94,14 @@ def _decode_categories(
 ) -> pd.api.extensions.ExtensionArray:
     if not isinstance(categories, list) or not all(isinstance(c, str) for c in categories):
         msg = "table categories must be a list of strings"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     codes = np.asarray(codes)
     if codes.dtype.kind not in "iu" or codes.shape != (length,):
         msg = "table category codes have the wrong dtype or length"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     if length and (int(codes.min()) < -1 or int(codes.max()) >= len(categories)):
         msg = "table category codes out of range"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     # arrow "take" builds the column without a Python object per row
     indices = pa.array(codes, mask=codes < 0)
     return pd.array(pa.array(categories, type=pa.large_string()).take(indices), dtype="string")
@@ -108,12 +110,12 @@ def _decode_categories(
 def _decode_text(values: Any) -> pd.api.extensions.ExtensionArray:
     if not isinstance(values, list):
         msg = "a table text column must be a list"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     try:
         column = pa.array(values, type=pa.large_string())
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         msg = f"a table text column holds non-strings ({exc})"
-        raise ValueError(msg) from None
+        raise InvalidArgumentError(msg) from None
     return pd.array(column, dtype="string")
 
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from otpa.errors import InvalidArgumentError
+
 __all__ = ["PALETTES", "ColorScale", "palette", "travel_time_scale"]
 
 #: Anchor colours of the built-in palettes, low to high (ColorBrewer and viridis).
@@ -60,10 +62,10 @@ def palette(name: str, n: int, *, reverse: bool = False) -> tuple[str, ...]:
     """
     if name not in PALETTES:
         msg = f"unknown palette {name!r}; choose one of {sorted(PALETTES)}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     if n < 1:
         msg = f"a palette needs at least one colour, got n={n}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     anchors = np.array([_rgb(c) for c in PALETTES[name]], dtype=np.float64)
     at = np.linspace(0.0, 1.0, n) if n > 1 else np.array([0.5])
     if reverse:
@@ -113,13 +115,13 @@ class ColorScale:
         b = np.asarray(self.bounds, dtype=np.float64)
         if b.ndim != 1 or b.size < 2 or not np.all(np.isfinite(b)) or np.any(np.diff(b) <= 0):
             msg = f"bounds must be at least two increasing finite numbers, got {self.bounds!r}"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         if len(self.colors) != b.size - 1 or len(self.labels) != b.size - 1:
             msg = (
                 f"{b.size - 1} classes need as many colors and labels, "
                 f"got {len(self.colors)} and {len(self.labels)}"
             )
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
 
     @classmethod
     def from_bounds(
@@ -179,7 +181,7 @@ class ColorScale:
         v = v[np.isfinite(v)]
         if v.size == 0:
             msg = "no finite values to build a colour scale from"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         lo, hi = float(v.min()), float(v.max())
         inner = [_round_sig(q) for q in np.quantile(v, np.linspace(0, 1, n + 1)[1:-1])]
         edges = sorted({lo, hi, *(q for q in inner if lo < q < hi)})
@@ -206,7 +208,7 @@ class ColorScale:
         """
         if not (math.isfinite(limit) and limit > 0):
             msg = f"limit must be a positive number, got {limit!r}"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         edges = np.linspace(-limit, limit, n + 1)
         return cls.from_bounds(
             edges.tolist(), palette_name, reverse=reverse, title=title, unit=unit, factor=factor

@@ -17,6 +17,7 @@ import pandas as pd
 import xarray as xr
 
 from otpa.analysis import grid_of, points_of
+from otpa.errors import ArgumentTypeError, InvalidArgumentError
 from otpa.viz.colors import ColorScale, travel_time_scale
 
 if TYPE_CHECKING:
@@ -120,7 +121,7 @@ def cell_polygons(
         dy = np.array([-0.5, -0.5, 0.5, 0.5, -0.5])
     else:
         msg = f"shape must be 'hexagon' or 'square', got {shape!r}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     size = spacing * _EDGE_SLACK
     regular = shapely.polygons(
         np.stack([xy[:, :1] + size * dx[None, :], xy[:, 1:] + size * dy[None, :]], axis=-1)
@@ -143,7 +144,7 @@ def _lattice(xy: FloatArray, size_m: float | None) -> tuple[float, float]:
     if xy.shape[0] < 2:
         if size_m is None:
             msg = "one point: give size_m to size its cell"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         return float(size_m), 0.0
     from scipy.spatial import cKDTree
 
@@ -153,7 +154,7 @@ def _lattice(xy: FloatArray, size_m: float | None) -> tuple[float, float]:
     ok = dist[:, 1] > 0
     if not np.any(ok):
         msg = "all points coincide: give size_m"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     if size_m is None:
         # the neighbours about as near as the nearest: 6 on a hexagon lattice, 4 on a square one
         near = dist[ok, 1:] <= _NEIGHBOUR_RATIO * dist[ok, 1:2]
@@ -192,13 +193,13 @@ def selected_plane(
     da = obj[var] if isinstance(obj, xr.Dataset) and var is not None else obj
     if not isinstance(da, xr.DataArray):
         msg = "give a DataArray, or a Dataset and the name of its variable"
-        raise TypeError(msg)
+        raise ArgumentTypeError(msg)
     if "percentile" in da.dims:
         available = [int(p) for p in da["percentile"].values.tolist()]
         chosen = available[len(available) // 2] if percentile is None else int(percentile)
         if chosen not in available:
             msg = f"percentile {chosen} is not in the result (it has {available})"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         da = da.sel(percentile=chosen)
     return da
 
@@ -209,7 +210,7 @@ def _grid_features(da: xr.DataArray, scale: ColorScale, dissolve: bool) -> list[
     extra = [d for d in da.dims if d not in ("y", "x")]
     if extra:
         msg = f"select along {extra} first: a grid layer draws values over (y, x)"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     values = np.asarray(da.transpose("y", "x").values, dtype=np.float64)
     lon_e, lat_e = _grid_edges(da)
     cls = scale.classes(values)
@@ -235,7 +236,7 @@ def _point_frame(values: xr.DataArray | pd.Series[Any], points: PointSet | None)
     if isinstance(values, pd.Series):
         if points is None:
             msg = "a Series of values needs the PointSet its index refers to"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         ids = values.index.astype(str)
         pos = points.positions(ids)
         return pd.DataFrame(
@@ -249,7 +250,7 @@ def _point_frame(values: xr.DataArray | pd.Series[Any], points: PointSet | None)
             f"values must be 1-D over point, origin or destination; it has dims "
             f"{tuple(values.dims)} (select along {extra or dims[1:]} first)"
         )
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     where = points if points is not None else points_of(values, dims[0])
     ids = np.asarray(values[dims[0]].values).astype(str)
     pos = where.positions(ids)
@@ -379,7 +380,7 @@ def isochrone_geojson(
         chosen = available[len(available) // 2] if percentile is None else int(percentile)
         if chosen not in available:
             msg = f"percentile {chosen} is not among the isochrones' {available}"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         frame = frame[frame["percentile"] == chosen]
     frame = frame.sort_values("time", kind="stable")
     times = [int(t) for t in frame["time"]]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from otpa.errors import InvalidArgumentError
 from otpa.osm.model import WayTags
 from otpa.walkcomfort.rules import WalkComfortRules
 
@@ -100,7 +101,7 @@ class WalkComfort:
         tag_set = np.asarray(arrays[f"{_MEMBER_PREFIX}tag_set"], dtype=np.int32)
         if tag_set.size and (tag_set.min() < 0 or tag_set.max() >= len(tag_sets)):
             msg = "walk comfort tag sets out of range"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         tags = WayTags(np.asarray(arrays[key], dtype=np.int64), tag_set, tag_sets)
         document = docs.get(f"{_MEMBER_PREFIX}rules")
         rules = None if document is None else WalkComfortRules.from_document(document)

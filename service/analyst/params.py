@@ -2,31 +2,18 @@
 
 The "RR" endpoints (isochrones, timegrid, analyst tiles, ``POST /surfaces``) take every
 plan parameter (``fromPlace``, ``date``, ``time``, ``mode``, ``walkSpeed``,
-``maxWalkDistance``, ``bannedRoutes``, ``wheelchair``...). They are read by the plan's own
-parser (:func:`service.otp1.plan_params.plan_request_from_query`), so a parameter means the
-same thing here as for ``/plan``, and the resulting :class:`~otpa.routing.PlanRequest` is
-mapped onto an :class:`~otpa.analysis.AnalysisRequest` by :func:`analysis_request_for`:
-
-===========================  ==================================================
-PlanRequest                  AnalysisRequest
-===========================  ==================================================
-``date_time``                ``departure`` (one departure unless a window is given)
-``mode`` (query text)        ``modes``
-``walk.speed_mps``           ``walk_speed_mps``
-``bike.speed_mps``           ``bike_speed_mps``
-``walk.effective_max_distance_m``  ``max_walk_time_s`` / ``max_bike_time_s``
-                             (the distance at walking / cycling speed; OTP's
-                             2 km when unlimited)
-``transit.max_transfers``    ``max_rides`` = transfers + 1
-``transit.board_slack_s``    ``board_slack_s``
-``wheelchair.enabled``       ``wheelchair``
-``filters``                  ``filters`` (banned / whitelisted routes, agencies,
-                             stops, trips)
-===========================  ==================================================
-
-So the speeds and slacks are the planner's defaults (OTP 1.x's, e.g. walking at 1.33 m/s),
-not the analysis library's R5 defaults: an RR endpoint answers for the same trip ``/plan``
-would plan. ``arriveBy=true`` is refused (surfaces are computed forward from the origin).
+``walkReluctance``, ``maxWalkDistance``, ``alightSlack``, ``minTransferTime``,
+``optimize``/triangle, ``maxSlope``, ``bannedRoutes``, ``wheelchair``...). They are read
+by the plan's own parser (:func:`service.otp1.plan_params.plan_request_from_query`), and
+the plan's :class:`~otpa.routing.RoutingPreferences` become the analysis request's
+preferences whole (:func:`analysis_request_for`), so a parameter means the same thing
+here as for ``/plan``: the speeds and slacks are the planner's defaults (OTP 1.x's, e.g.
+walking at 1.33 m/s), not the analysis library's R5 defaults, and an RR endpoint answers
+for the same trip ``/plan`` would plan.  What only an analysis has: the walk limit
+(``maxWalkDistance``, OTP's 2 km when unlimited) becomes a hard access limit, the time
+to walk (cycle) it; with ``wheelchair=true`` only trips and stops marked accessible are
+used (travel times cannot weigh accessibility costs).  ``arriveBy=true`` is refused
+(surfaces are computed forward from the origin).
 
 Every reader raises :class:`~service.otp1.errors.ApiError` 400 naming the parameter.
 """
@@ -42,11 +29,12 @@ from zoneinfo import ZoneInfo
 
 from otpa.analysis import AnalysisRequest
 from otpa.analysis.surface import origin_coordinate
+from otpa.errors import ArgumentTypeError, InvalidArgumentError
 from otpa.network import TransportNetwork
 from otpa.routing import PlanRequest
-from otpa.routing.errors import OutsideBoundsError
+from otpa.routing.errors import InvalidRequestError, OutsideBoundsError
 from service.otp1.errors import ApiError
-from service.otp1.plan_params import plan_request_from_query
+from service.otp1.plan_params import network_feed_ids, plan_request_from_query
 
 __all__ = [
     "DEFAULT_MODES",
@@ -262,16 +250,11 @@ def analysis_request_for(
             step_s=step_s,
             max_time_s=max_time_s,
             percentiles=percentiles,
-            walk_speed_mps=plan.walk.speed_mps,
-            bike_speed_mps=plan.bike.speed_mps,
+            preferences=plan.preferences,
             max_walk_time_s=math.ceil(walk_m / plan.walk.speed_mps),
             max_bike_time_s=math.ceil(walk_m / plan.bike.speed_mps),
-            max_rides=plan.transit.max_transfers + 1,
-            board_slack_s=plan.transit.board_slack_s,
-            wheelchair=plan.wheelchair.enabled,
-            filters=plan.filters,
         )
-    except (TypeError, ValueError) as exc:
+    except (InvalidArgumentError, ArgumentTypeError, InvalidRequestError) as exc:
         raise ApiError(400, f"Invalid analysis request: {exc}.") from None
 
 
@@ -313,7 +296,10 @@ def analysis_query(
     """
     time_zone = str(network.time_zone)
     plan = plan_request_from_query(
-        query, time_zone=time_zone, now=dt.datetime.now(ZoneInfo(time_zone))
+        query,
+        time_zone=time_zone,
+        now=dt.datetime.now(ZoneInfo(time_zone)),
+        feed_ids=network_feed_ids(network),
     )
     if plan.from_place is None:
         raise ApiError(400, "Query parameter fromPlace is required (the origin, 'lat,lon').")

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from otpa.analysis import PointSet, PointSetError
+from otpa.errors import InvalidArgumentError
 
 __all__ = [
     "EXTENSIONS",
@@ -169,7 +170,7 @@ class PointSetRegistry:
         """
         if not is_valid_id(point_set_id):
             msg = f"invalid point set id {point_set_id!r}"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         taken_by_file = point_set_id in self._files()
         with self._lock:
             if taken_by_file or point_set_id in self._uploads:

@@ -19,6 +19,8 @@ from types import MappingProxyType
 
 import xarray as xr
 
+from otpa.errors import InvalidArgumentError
+
 __all__ = ["StoredSurface", "SurfaceStore"]
 
 
@@ -62,7 +64,7 @@ class SurfaceStore:
     def __init__(self, max_size: int) -> None:
         if max_size < 1:
             msg = f"max_size must be positive, got {max_size}"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         self.max_size = max_size
         self._surfaces: OrderedDict[int, StoredSurface] = OrderedDict()
         self._ids = itertools.count(1)

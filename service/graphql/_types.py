@@ -24,7 +24,7 @@ from graphql import (
     ValueNode,
 )
 
-from otpa.errors import UnknownIdError
+from otpa.errors import InvalidArgumentError, UnknownIdError
 from otpa.index import Agency, Pattern, Route, Stop, StopAtDistance, StopCluster, TransitIndex, Trip
 from otpa.network import TransportNetwork
 from otpa.realtime import TimetableSnapshot
@@ -122,7 +122,7 @@ def date_arg(value: str | None, name: str) -> dt.date:
     text = value or ""
     try:
         if len(text) != 8 or not text.isdigit():
-            raise ValueError(text)
+            raise InvalidArgumentError(text)
         return dt.date(int(text[:4]), int(text[4:6]), int(text[6:]))
     except ValueError:
         msg = f"Argument {name} must be a date as YYYYMMDD, not {text[:20]!r}."

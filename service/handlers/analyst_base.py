@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 from otpa.analysis import PointSetError
 from otpa.analysis.otp1.extent import TooManyTargetsError
 from otpa.analysis.otp1.tiles import check_tile
+from otpa.errors import InvalidArgumentError
 from otpa.network import TransportNetwork
 from otpa.routing.errors import OutsideBoundsError
 from service.analyst.limits import AnalystLimits
@@ -68,7 +69,7 @@ def tile_path(
         raise ApiError(400, f"Tile zoom z={z} is out of range [{lo}, {hi}].")
     try:
         check_tile(z, x, y)
-    except ValueError as exc:
+    except InvalidArgumentError as exc:
         raise ApiError(400, f"Tile {z}/{x}/{y}: {exc}.") from None
     return z, x, y
 

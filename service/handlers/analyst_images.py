@@ -44,6 +44,7 @@ from otpa.analysis.otp1.tiles import tile_bounds, tile_grid, tile_travel_times
 from otpa.analysis.otp1.timegrid import encode_timegrid
 from otpa.analysis.request import AnalysisRequest
 from otpa.analysis.surface import origin_coordinate
+from otpa.errors import InvalidArgumentError
 from otpa.network import TransportNetwork
 from otpa.routing.errors import OutsideBoundsError
 from otpa.types import Float32Array, UInt8Array
@@ -87,7 +88,7 @@ def tile_style(raw: str | None, default: str) -> Style:
     name = (raw or default).split(",")[0]
     try:
         return parse_style(name)
-    except ValueError as exc:
+    except InvalidArgumentError as exc:
         raise ApiError(400, f"{exc}.") from None
 
 
@@ -104,7 +105,7 @@ def image_format(raw: str) -> ImageFormat:
     """An image format by name or MIME type; 400 ``unsupported image format``."""
     try:
         return parse_image_format(raw)
-    except ValueError as exc:
+    except InvalidArgumentError as exc:
         raise ApiError(400, f"{exc}.") from None
 
 

@@ -33,6 +33,7 @@ Unknown surfaces and point sets are 404 (OTP answered 400 for some).
 from __future__ import annotations
 
 from otpa.analysis import compute_time_surface, isochrones, isochrones_geojson
+from otpa.analysis.crs import UnknownCrsError
 from otpa.analysis.indicator import indicator
 from otpa.analysis.otp1.extent import GridTooLargeError, reach_grid
 from otpa.analysis.otp1.raster import (
@@ -43,6 +44,7 @@ from otpa.analysis.otp1.raster import (
 )
 from otpa.analysis.otp1.render import difference_pixels, render_tile, time_pixels
 from otpa.analysis.otp1.tiles import tile_travel_times
+from otpa.errors import InvalidArgumentError
 from otpa.types import UInt8Array
 from service.analyst.limits import AnalystLimits
 from service.analyst.models import indicator_json, time_surface_short
@@ -249,7 +251,7 @@ class RasterHandler(_SurfaceHandler):
                 stored.dataset, crs=crs, width=width, height=height, resolution=resolution,
                 max_pixels=self.limits.max_raster_pixels,
             )  # fmt: skip
-        except ValueError as exc:
+        except (InvalidArgumentError, UnknownCrsError) as exc:
             raise ApiError(
                 400, f"Invalid raster (crs, width, height, resolution): {exc}."
             ) from None

@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 from tornado.routing import URLSpec
 from tornado.web import url
 
+from otpa.errors import InvalidArgumentError
 from otpa.geocode import MAX_RESULTS, GeocodeQueryError
 from service.geocoding import Geocoder, GeocoderUnavailableError, make_geocoder
 from service.handlers.base import BaseHandler, ServiceContext
@@ -124,7 +125,7 @@ def parse_bbox(raw: str) -> tuple[float, float, float, float]:
     parts = raw.split(",")
     if len(parts) != 4:
         msg = "bbox must be minLat,minLon,maxLat,maxLon"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     min_lat, min_lon, max_lat, max_lon = (float(p) for p in parts)
     ok = all(math.isfinite(v) for v in (min_lat, min_lon, max_lat, max_lon))
     if not (
@@ -133,7 +134,7 @@ def parse_bbox(raw: str) -> tuple[float, float, float, float]:
         and -_LON_MAX <= min_lon <= max_lon <= _LON_MAX
     ):
         msg = "bbox must be minLat,minLon,maxLat,maxLon within -90..90 / -180..180, min <= max"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     return min_lat, min_lon, max_lat, max_lon
 
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import tornado.web
 from tornado.routing import URLSpec
 
+from otpa.errors import InvalidArgumentError
 from otpa.index import Pattern, Route, Stop, StopTimesInPattern, TransitIndex, Trip
 from otpa.realtime import current_snapshot, realtime_stop_times, realtime_trip_times
 from service.graphql import GraphQLRequestError, graphql_error_body, parse_request, run_query
@@ -224,7 +225,7 @@ class IndexHandler(BaseHandler):
             return None
         try:
             if len(raw.strip()) > _MAX_DIGITS:
-                raise ValueError(raw)
+                raise InvalidArgumentError(raw)
             value = kind(raw.strip())
         except ValueError:
             what = "an integer" if kind is int else "a number"
@@ -247,7 +248,7 @@ class IndexHandler(BaseHandler):
     def _date(self, raw: str) -> dt.date:
         try:
             if not _DATE.fullmatch(raw):
-                raise ValueError(raw)
+                raise InvalidArgumentError(raw)
             return dt.date(int(raw[:4]), int(raw[4:6]), int(raw[6:]))
         except ValueError:
             raise ApiError(400, f"Invalid date {raw[:20]!r}: use YYYYMMDD.") from None

@@ -19,11 +19,15 @@ from typing import Any
 import tornado.web
 
 from otpa.errors import (
+    ArgumentTypeError,
     GraphFormatError,
     GtfsError,
+    InvalidArgumentError,
     NetworkBuildError,
     OsmError,
+    OutOfRangeError,
     UnknownIdError,
+    UnknownNameError,
 )
 from otpa.routing.errors import InvalidRequestError
 from service.registry import InvalidRouterIdError, NoGraphsDirError
@@ -50,6 +54,10 @@ EXCEPTION_STATUS: tuple[tuple[type[BaseException], int], ...] = (
     (OsmError, 400),
     (NetworkBuildError, 400),
     (InvalidRequestError, 400),
+    (InvalidArgumentError, 400),
+    (ArgumentTypeError, 400),
+    (UnknownNameError, 400),
+    (OutOfRangeError, 400),
     (UnknownIdError, 404),
     (NoGraphsDirError, 409),
 )

@@ -31,10 +31,12 @@ import dataclasses
 import datetime as dt
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from otpa.errors import InvalidArgumentError
+from otpa.network import TransportNetwork
 from otpa.routing.errors import InvalidRequestError
 from otpa.routing.parse import (
     parse_agency_ids,
@@ -70,6 +72,7 @@ __all__ = [
     "PARAMETERS_BY_NAME",
     "PlanParam",
     "RoutingDefaults",
+    "network_feed_ids",
     "plan_request_from_query",
 ]
 
@@ -195,11 +198,7 @@ def _banned_trips(parameter: str, raw: str) -> dict[str, tuple[int, ...]]:
 
 
 def _modes(parameter: str, raw: str) -> RequestModes:
-    modes = parse_modes(raw)
-    if "MICROMOBILITY" in modes.street:
-        msg = f"mode={raw}: MICROMOBILITY routing is not available in this version"
-        raise InvalidRequestError(msg, parameter=parameter)
-    return modes
+    return parse_modes(raw)
 
 
 def _feed_scoped_id(parameter: str, raw: str) -> str:
@@ -460,9 +459,11 @@ class RoutingDefaults:
             if key == "wheelchairAccessibility":  # OTP 2's trip/stop/elevator costs
                 try:
                     wheelchair = wheelchair_accessibility_config(value)
-                except ValueError as exc:
+                except (InvalidArgumentError, InvalidRequestError) as exc:
                     msg = f"routingDefaults: {exc}"
-                    raise ValueError(msg) from None
+                    raise InvalidArgumentError(msg) from None
+                if "elevator" in wheelchair:  # checked, but the street graph has no elevators
+                    ignored.append("wheelchairAccessibility.elevator")
                 continue
             name = _CONFIG_ALIASES.get(key, key)
             if name not in PARAMETERS_BY_NAME or name in _NOT_DEFAULTABLE or value is None:
@@ -475,7 +476,7 @@ class RoutingDefaults:
             plan_request_from_query({}, time_zone="UTC", now=now, defaults=defaults)
         except InvalidRequestError as exc:
             msg = f"routingDefaults: {exc}"
-            raise ValueError(msg) from None
+            raise InvalidArgumentError(msg) from None
         return defaults
 
 
@@ -505,10 +506,15 @@ def _raw_values(
     return raw, vias
 
 
-def _convert_all(raw: Mapping[str, str]) -> dict[str, Any]:
+def _convert_all(raw: Mapping[str, str], feed_ids: Collection[str] = ()) -> dict[str, Any]:
     converted: dict[str, Any] = {}
     for name, text in raw.items():
-        value = PARAMETERS_BY_NAME[name].convert(name, text)
+        convert = PARAMETERS_BY_NAME[name].convert
+        value: Any
+        if convert is _route_specs:  # OTP's feed_route syntax, read against the feed ids
+            value = parse_route_specs(text, name, feed_ids=feed_ids)
+        else:
+            value = convert(name, text)
         if value is not IGNORE:
             converted[name] = value
     return converted
@@ -553,12 +559,18 @@ def _combine(
     return modes
 
 
+def network_feed_ids(network: TransportNetwork) -> tuple[str, ...]:
+    """The feed ids of a network (route specs name them: ``feed_route``, ``feed__routeId``)."""
+    return tuple(str(f) for f in network.transit.feeds["feed_id"].to_list())
+
+
 def plan_request_from_query(
     query: Mapping[str, Sequence[str]],
     *,
     time_zone: str,
     now: dt.datetime,
     defaults: RoutingDefaults | None = None,
+    feed_ids: Collection[str] = (),
 ) -> PlanRequest:
     """Build the plan request of an OTP 1.x ``/plan`` query.
 
@@ -573,6 +585,10 @@ def plan_request_from_query(
         The current time.
     defaults
         Router-level defaults, or None.
+    feed_ids
+        The network's feed ids (:func:`network_feed_ids`): route specs such as
+        ``bannedRoutes=poa_eptc_T1`` are read against them, so a feed id with
+        underscores works in OTP's ``feed_route`` syntax.
 
     Returns
     -------
@@ -593,7 +609,7 @@ def plan_request_from_query(
     (53.31, False, 1)
     """
     raw, vias = _raw_values(query, defaults)
-    values = _convert_all(raw)
+    values = _convert_all(raw, feed_ids)
     groups: dict[str, dict[str, Any]] = {name: {} for name in _GROUPS}
     top: dict[str, Any] = {}
     for name, value in values.items():

@@ -33,6 +33,8 @@ from otpa.routing.errors import (
     OutsideBoundsError,
     PathNotFoundError,
     PlanningError,
+    TncConfigInvalidError,
+    TncUnavailableError,
     TrivialPathError,
 )
 from otpa.routing.model import (
@@ -46,6 +48,8 @@ from otpa.routing.model import (
     LocalizedAlert,
     Money,
     Place,
+    RentalInfo,
+    TncData,
     TripPlan,
     WalkStep,
 )
@@ -77,6 +81,18 @@ MESSAGES: Mapping[str, tuple[int, str]] = {
     "OUTSIDE_BOUNDS": (
         400,
         "Trip is not possible.  You might be trying to plan a trip outside the map data boundary.",
+    ),
+    "TRANSPORTATION_NETWORK_COMPANY_UNAVAILABLE": (
+        480,
+        "No available Transportation Network Company service at from location",
+    ),
+    "TRANSPORTATION_NETWORK_COMPANY_REQUEST_INVALID": (
+        481,
+        "Invalid Transportation Network Company request",
+    ),
+    "TRANSPORTATION_NETWORK_COMPANY_CONFIG_INVALID": (
+        482,
+        "Transportation Network Company configuration is invalid or missing",
     ),
     "PATH_NOT_FOUND": (
         404,
@@ -149,6 +165,8 @@ PLANNER_ERRORS: tuple[tuple[type[BaseException], str], ...] = (
     (NoTransitTimesError, "NO_TRANSIT_TIMES"),
     (TrivialPathError, "TOO_CLOSE"),
     (LocationNotAccessibleError, "LOCATION_NOT_ACCESSIBLE"),
+    (TncUnavailableError, "TRANSPORTATION_NETWORK_COMPANY_UNAVAILABLE"),
+    (TncConfigInvalidError, "TRANSPORTATION_NETWORK_COMPANY_CONFIG_INVALID"),
     (PathNotFoundError, "PATH_NOT_FOUND"),
     (PlanningError, "PATH_NOT_FOUND"),
 )
@@ -259,11 +277,24 @@ def plan_response(
         The network's time zone, for naive datetimes.
     """
     zone = ZoneInfo(time_zone)
-    return {
+    body: dict[str, Any] = {
         "requestParameters": dict(parameters),
         "plan": trip_plan_json(plan, request, zone),
         "debugOutput": _debug_output(plan.debug_output),
         "elevationMetadata": _elevation_metadata(plan.elevation_metadata, request),
+    }
+    if plan.notices:  # what the plan could not include, and why (a failed ride-hail provider)
+        body["notices"] = list(plan.notices)
+    # the ibi fork's bikeRentalInfo / carRentalInfo / vehicleRentalInfo maps
+    for kind, infos in plan.rental_info.items():
+        body[f"{kind}RentalInfo"] = {name: _rental_info(i) for name, i in infos.items()}
+    return body
+
+
+def _rental_info(info: RentalInfo) -> dict[str, Any]:
+    return {
+        "errors": [{"message": m, "severity": s} for m, s in info.errors],
+        "systemInformationData": {k: v for k, v in info.system_information.items() if v},
     }
 
 
@@ -397,6 +428,7 @@ def leg_json(leg: Leg, request: PlanRequest, zone: ZoneInfo) -> dict[str, Any]:
         "rentedCar": leg.rented_car,
         "rentedVehicle": leg.rented_vehicle,
         "hailedCar": leg.hailed_car,
+        "tncData": _tnc_data(leg.tnc_data),
         "flexDrtAdvanceBookMin": float(leg.flex_drt_advance_book_min),
         "callAndRide": leg.call_and_ride,
         "flexCallAndRideMaxStartTime": _ms(leg.flex_call_and_ride_max_start_time, zone),
@@ -412,6 +444,21 @@ def leg_json(leg: Leg, request: PlanRequest, zone: ZoneInfo) -> dict[str, Any]:
             [place_json(p, zone) for p in leg.intermediate_stops or ()] if show_stops else None
         ),
         "steps": [walk_step_json(s, zone) for s in leg.steps],
+    }
+
+
+def _tnc_data(tnc: TncData | None) -> dict[str, Any] | None:
+    if tnc is None:
+        return None
+    return {
+        "company": tnc.company,
+        "currency": tnc.currency,
+        "travelDuration": tnc.travel_duration,
+        "maxCost": tnc.max_cost,
+        "minCost": tnc.min_cost,
+        "productId": tnc.product_id,
+        "displayName": tnc.display_name,
+        "estimatedArrival": tnc.estimated_arrival,
     }
 
 
@@ -535,6 +582,9 @@ def response_xml(body: Mapping[str, Any]) -> dict[str, Any]:
     """
     out = dict(body)
     out["requestParameters"] = _entries(body.get("requestParameters", {}))
+    for key in ("bikeRentalInfo", "carRentalInfo", "vehicleRentalInfo"):
+        if key in body:  # maps are JAXB entry lists
+            out[key] = _entries(body[key])
     plan = body.get("plan")
     if plan is not None:
         out["plan"] = {

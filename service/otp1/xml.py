@@ -24,6 +24,8 @@ from collections.abc import Mapping
 from typing import Any
 from xml.sax.saxutils import escape
 
+from otpa.errors import InvalidArgumentError
+
 __all__ = ["XML_MEDIA_TYPES", "prefers_xml", "to_xml", "xml_media_type"]
 
 XML_MEDIA_TYPES = ("application/xml", "text/xml")
@@ -67,7 +69,7 @@ def to_xml(root: str, value: Mapping[str, Any]) -> bytes:
 def _check_name(name: str) -> str:
     if not _NAME_RE.fullmatch(name) or name.lower().startswith("xml"):
         msg = f"{name!r} is not a valid XML element name"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     return name
 
 

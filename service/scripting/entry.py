@@ -29,6 +29,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from otpa.errors import UnknownIdError
+
 __all__ = ["CsvOutput", "ScriptEntry", "main"]
 
 _MAX_RETVAL_CHARS = 16 * 1024**2
@@ -91,11 +93,11 @@ class ScriptEntry:
 
         if not self._graphs:
             msg = "no routers are loaded"
-            raise LookupError(msg)
+            raise UnknownIdError(msg)
         rid = router_id if router_id not in (None, "", "default") else next(iter(self._graphs))
         if rid not in self._graphs:
             msg = f"unknown router {rid!r}; routers: {', '.join(self._graphs)}"
-            raise LookupError(msg)
+            raise UnknownIdError(msg)
         if rid not in self._networks:
             self._networks[rid] = TransportNetwork.load(self._graphs[rid], verify=False)
         return self._networks[rid]
@@ -146,7 +148,7 @@ class ScriptEntry:
 
         if self._pointsets is None:
             msg = "the service has no point-set folder"
-            raise LookupError(msg)
+            raise UnknownIdError(msg)
         readers = (
             (".csv", PointSet.from_csv),
             (".json", PointSet.from_geojson),
@@ -157,7 +159,7 @@ class ScriptEntry:
             if path.is_file():
                 return reader(path)
         msg = f"no point set {name!r}"
-        raise LookupError(msg)
+        raise UnknownIdError(msg)
 
     loadPointSet = load_pointset  # noqa: N815
 

@@ -549,7 +549,6 @@ _BOGUS_MSG = "The request has errors that the server is not willing or able to p
         ("numItineraries=abc", "numItineraries", "BOGUS_PARAMETER"),
         ("optimize=FASTEST", "optimize", "BOGUS_PARAMETER"),
         ("mode=WALK,HOVERCRAFT", "mode", "BOGUS_PARAMETER"),
-        ("mode=MICROMOBILITY", "mode", "BOGUS_PARAMETER"),
         ("walkSpeed=-3", "walkSpeed", "BOGUS_PARAMETER"),
         ("walkReluctance=1e19", "walkReluctance", "BOGUS_PARAMETER"),
         ("maxTransfers=2147483647", "maxTransfers", "BOGUS_PARAMETER"),

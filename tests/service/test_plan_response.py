@@ -490,6 +490,9 @@ def test_message_table() -> None:
         "GEOCODE_FROM_AMBIGUOUS": 340,
         "GEOCODE_TO_AMBIGUOUS": 350,
         "GEOCODE_FROM_TO_AMBIGUOUS": 360,
+        "TRANSPORTATION_NETWORK_COMPANY_UNAVAILABLE": 480,
+        "TRANSPORTATION_NETWORK_COMPANY_REQUEST_INVALID": 481,
+        "TRANSPORTATION_NETWORK_COMPANY_CONFIG_INVALID": 482,
     }
     assert planner_error("SYSTEM_ERROR")["msg"] == (
         "We're sorry. The trip planner is temporarily unavailable. Please try again later."

@@ -34,6 +34,11 @@ def test_router_config_wheelchair_accessibility() -> None:
     }
     defaults = RoutingDefaults.from_router_config(config)
     assert defaults.ignored == ()
+    # elevator costs are checked but the street graph has no elevators: reported as ignored
+    with_elevator = {"wheelchairAccessibility": {"elevator": {"unknownCost": 30}}}
+    assert RoutingDefaults.from_router_config(with_elevator).ignored == (
+        "wheelchairAccessibility.elevator",
+    )
     request = plan_request_from_query(QUERY, time_zone="UTC", now=NOW, defaults=defaults)
     assert request.walk.speed_mps == 1.2
     assert request.wheelchair == WheelchairPreferences(

@@ -141,8 +141,6 @@ def test_max_transfers_bomb_on_analysis_endpoints(svc: Service, path: str, value
         ("transferPenalty=-1", "transferPenalty"),
         ("nonpreferredTransferPenalty=-1", "nonpreferredTransferPenalty"),
         ("walkSpeed=1e-9", "walkSpeed"),
-        ("mode=MICROMOBILITY", "mode"),
-        ("mode=MICROMOBILITY_RENT,TRANSIT", "mode"),
     ],
 )
 def test_plan_parameters_that_crashed(svc: Service, extra: str, parameter: str) -> None:
@@ -173,7 +171,7 @@ def test_dates_out_of_range(svc: Service, date_time: str, parameter: str | None)
 
 @pytest.mark.parametrize(
     "extra",
-    ["walkSpeed=1e-9", "mode=MICROMOBILITY", "date=9999-12-31", "date=0001-01-01"],
+    ["walkSpeed=1e-9", "date=9999-12-31", "date=0001-01-01"],
 )
 @pytest.mark.parametrize("endpoint", ["isochrone?cutoffSec=600&", "timegrid?maxTimeSec=600&"])
 def test_analysis_parameters_that_crashed(svc: Service, endpoint: str, extra: str) -> None:

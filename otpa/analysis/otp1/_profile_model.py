@@ -11,6 +11,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from otpa.errors import InvalidArgumentError
 from otpa.routing.model import AbsoluteDirection, RelativeDirection
 
 __all__ = [
@@ -48,7 +49,7 @@ class Stats:
         ints = [round(v) for v in values]
         if not ints:
             msg = "statistics of no values are undefined"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         return cls(min(ints), math.floor(sum(ints) / len(ints)), max(ints), len(ints))
 
 

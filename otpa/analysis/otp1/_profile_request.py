@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
+from otpa.errors import InvalidArgumentError
 from otpa.routing import Location, PlanRequest
 from otpa.routing.preferences import (
     BikePreferences,
@@ -133,7 +134,7 @@ class ProfileRequest:
         object.__setattr__(self, "banned_agencies", frozenset(self.banned_agencies))
         problems = self.problems()
         if problems:
-            raise ValueError("; ".join(problems))
+            raise InvalidArgumentError("; ".join(problems))
 
     def problems(self) -> list[str]:
         """Every invalid value, one sentence each (empty when the request is valid)."""

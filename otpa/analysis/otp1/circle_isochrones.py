@@ -24,6 +24,7 @@ from otpa.analysis.crs import check_crs
 from otpa.analysis.pointset import PointSet
 from otpa.analysis.request import AnalysisRequest
 from otpa.analysis.surface import analysis_request, compute_time_surface, origin_coordinate
+from otpa.errors import InvalidArgumentError
 from otpa.network import TransportNetwork
 
 __all__ = ["MIN_REMAINING_S", "circle_isochrones", "simple_isochrones", "stop_points", "utm_crs"]
@@ -83,10 +84,10 @@ def circle_isochrones(
     t = np.asarray(times_s, dtype=np.float64)
     if not (la.shape == lo.shape == t.shape):
         msg = "lat, lon and times must have the same shape"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     if not (math.isfinite(speed_mps) and speed_mps > 0):
         msg = f"speed must be positive, got {speed_mps!r}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     if crs is None:
         crs = utm_crs(float(la[0]), float(lo[0])) if la.size else "EPSG:3857"
     check_crs(crs)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from otpa.analysis.grid import MAX_GRID_CELLS, Grid, GridCrs
 from otpa.analysis.mercator import mercator_x, mercator_y
 from otpa.analysis.request import AnalysisRequest
-from otpa.errors import OtpaError
+from otpa.errors import InvalidArgumentError, OtpaError
 from otpa.network import TransportNetwork
 from otpa.util.geo import EARTH_RADIUS_M
 
@@ -165,7 +165,7 @@ def reach_grid(
     """
     if not (math.isfinite(cell_size_m) and cell_size_m > 0):
         msg = f"cell_size_m must be a positive number, got {cell_size_m!r}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     box = reach_box(network, lat, lon, reach_radius_m(request))
     if zoom is not None:
         grid = Grid.web_mercator(

@@ -19,6 +19,7 @@ import shapely
 import xarray as xr
 
 from otpa.analysis._layout import grid_of
+from otpa.errors import InvalidArgumentError
 from otpa.network import TransportNetwork
 from otpa.types import FloatArray
 from otpa.util.cache import OwnerCache
@@ -89,7 +90,7 @@ def offroad_distance_m(
     lon_a = np.asarray(lon, dtype=np.float64)
     if lat_a.shape != lon_a.shape:
         msg = f"lat and lon must have the same shape, got {lat_a.shape} and {lon_a.shape}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     out = np.full(lat_a.size, np.inf)
     index = _index_of(network)
     flat_lat, flat_lon = lat_a.ravel(), lon_a.ravel()

@@ -23,6 +23,7 @@ from otpa.analysis._layout import grid_of
 from otpa.analysis.crs import UnknownCrsError
 from otpa.analysis.otp1.render import UNREACHABLE, time_pixels
 from otpa.analysis.sampling import surface_plane
+from otpa.errors import InvalidArgumentError
 from otpa.types import Float32Array
 
 __all__ = [
@@ -115,20 +116,20 @@ def raster_shape(
     xmin, ymin, xmax, ymax = (float(v) for v in bounds)
     if not all(math.isfinite(v) for v in (xmin, ymin, xmax, ymax)):
         msg = f"the surface's extent cannot be expressed in {crs}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     if resolution is not None:
         if not (math.isfinite(resolution) and resolution > 0):
             msg = f"resolution must be a positive number, got {resolution!r}"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         width = max(1, math.ceil((xmax - xmin) / resolution - 1e-9))
         height = max(1, math.ceil((ymax - ymin) / resolution - 1e-9))
         xmax, ymin = xmin + width * resolution, ymax - height * resolution
     if width < 1 or height < 1:
         msg = f"raster width and height must be positive, got {width} x {height}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     if width * height > max_pixels:
         msg = f"a raster of {width} x {height} pixels exceeds the limit of {max_pixels} pixels"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     return RasterShape(crs, (xmin, ymin, xmax, ymax), int(width), int(height))
 
 
@@ -200,7 +201,7 @@ def surface_geotiff(
     """
     if units not in RASTER_UNITS:
         msg = f"unknown raster units {units!r}; expected one of {', '.join(RASTER_UNITS)}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     from rasterio.warp import Resampling, reproject
 
     grid = grid_of(surface)

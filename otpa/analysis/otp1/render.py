@@ -36,6 +36,7 @@ import numpy as np
 import numpy.typing as npt
 from PIL import Image, ImageDraw, ImageFont
 
+from otpa.errors import InvalidArgumentError
 from otpa.types import UInt8Array
 
 __all__ = [
@@ -202,7 +203,7 @@ def parse_style(name: str) -> Style:
         if style == key:
             return style
     msg = f"unknown layer style {name!r}; styles are {', '.join(STYLES)}"
-    raise ValueError(msg)
+    raise InvalidArgumentError(msg)
 
 
 def parse_image_format(name: str) -> ImageFormat:
@@ -216,7 +217,7 @@ def parse_image_format(name: str) -> ImageFormat:
     fmt = IMAGE_FORMATS.get(name.strip().lower())
     if fmt is None:
         msg = f"unsupported image format {name!r}; formats are png, gif, jpeg, geotiff"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     return fmt
 
 
@@ -343,7 +344,7 @@ def render_tile(pixels: npt.ArrayLike, style: Style, fmt: ImageFormat = "png") -
     """
     if style == "BOARDINGS":
         msg = "the BOARDINGS style needs boarding counts; surfaces hold travel times only"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     return encode_image(colorize(pixels, style), fmt)
 
 
@@ -370,7 +371,7 @@ def legend_image(style: Style, width: int = 300, height: int = 150) -> UInt8Arra
     """
     if width < 1 or height < 1:
         msg = f"legend size must be positive, got {width} x {height}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     image = Image.fromarray(colorize(legend_pixels(width, height), style), mode="RGBA")
     draw = ImageDraw.Draw(image)
     font = ImageFont.load_default()

@@ -17,6 +17,7 @@ from otpa.analysis._layout import grid_of
 from otpa.analysis.grid import Grid
 from otpa.analysis.mercator import MERCATOR_RADIUS_M, mercator_lat, mercator_lon
 from otpa.analysis.sampling import cell_columns, cell_rows, gather, surface_plane
+from otpa.errors import InvalidArgumentError
 from otpa.types import Float32Array, FloatArray
 
 __all__ = [
@@ -46,11 +47,11 @@ def check_tile(z: int, x: int, y: int) -> None:
     """
     if not 0 <= z <= MAX_ZOOM:
         msg = f"tile zoom must be within 0..{MAX_ZOOM}, got {z}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     n = 2**z
     if not (0 <= x < n and 0 <= y < n):
         msg = f"tile {z}/{x}/{y} does not exist: x and y must be within 0..{n - 1} at zoom {z}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
 
 
 def tile_bounds(z: int, x: int, y: int) -> tuple[float, float, float, float]:
@@ -108,7 +109,7 @@ def tile_grid(z: int, x: int, y: int, *, cells: int = TILE_SIZE) -> Grid:
     """
     if cells < 1:
         msg = f"cells must be positive, got {cells}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     xmin, ymin, xmax, _ = tile_bounds(z, x, y)
     step = (xmax - xmin) / cells
     return Grid("EPSG:3857", xmin + step / 2.0, ymin + step / 2.0, step, step, cells, cells)

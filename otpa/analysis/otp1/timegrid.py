@@ -31,6 +31,7 @@ from PIL.PngImagePlugin import PngInfo
 from otpa.analysis._layout import grid_of
 from otpa.analysis.grid import Grid
 from otpa.analysis.sampling import surface_plane
+from otpa.errors import InvalidArgumentError
 from otpa.types import FloatArray, UInt8Array
 
 __all__ = [
@@ -99,7 +100,7 @@ def timegrid_metadata(grid: Grid, offroad_distance_m: float) -> dict[str, str]:
     """
     if grid.crs != "EPSG:4326":
         msg = f"a timegrid needs a lon/lat (EPSG:4326) grid, got {grid.crs}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     return {
         CORNER_KEY: f"{grid.y0:.8f},{grid.x0:.8f}",
         CELL_SIZE_KEY: f"{grid.dy:.12f},{grid.dx:.12f}",
@@ -130,7 +131,7 @@ def timegrid_rgba(
     d = np.asarray(offroad_m, dtype=np.float64)
     if t.ndim != 2 or t.shape != d.shape:
         msg = f"times and off-road distances must be 2-d of one shape, got {t.shape}, {d.shape}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     finite = np.isfinite(t)
     z = np.where(finite, np.clip(np.rint(np.where(finite, t, 0.0)), 0, _MAX_Z), UNREACHABLE_Z)
     z = z.astype(np.int64)
@@ -191,7 +192,7 @@ def _pair(text: str, key: str) -> tuple[float, float]:
     parts = text.split(",")
     if len(parts) != 2:
         msg = f"timegrid {key} must be two comma-separated numbers, got {text!r}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     return float(parts[0]), float(parts[1])
 
 
@@ -216,13 +217,13 @@ def decode_timegrid(png: bytes) -> TimeGrid:
     with Image.open(io.BytesIO(png)) as image:
         if image.format != "PNG" or image.mode != "RGBA":
             msg = f"a timegrid is an RGBA PNG, got {image.format} {image.mode}"
-            raise ValueError(msg)
+            raise InvalidArgumentError(msg)
         text = dict(getattr(image, "text", {}))
         rgba = np.asarray(image, dtype=np.uint8)
     missing = [k for k in (CORNER_KEY, CELL_SIZE_KEY, OFFROAD_KEY) if k not in text]
     if missing:
         msg = f"the PNG lacks the timegrid text chunk(s) {missing}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     z = rgba[..., 0].astype(np.int64) | (rgba[..., 1].astype(np.int64) << 8)
     times = np.where(z == UNREACHABLE_Z, np.nan, z.astype(np.float64))
     return TimeGrid(

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from otpa.errors import InvalidArgumentError, UnknownNameError
 from otpa.network import TransportNetwork
 from otpa.network.config import BuildConfig
 from otpa.transit.model import TransitModel
@@ -128,7 +129,7 @@ def append_rows(frame: pd.DataFrame, n: int, values: Mapping[str, Any]) -> pd.Da
     unknown = set(values) - set(frame.columns)
     if unknown:
         msg = f"unknown columns {sorted(unknown)}"
-        raise KeyError(msg)
+        raise UnknownNameError(msg)
     new: dict[str, Any] = {}
     for column in frame.columns:
         dtype = frame[column].dtype
@@ -206,7 +207,7 @@ class Draft:
             extra = len(trips) - len(self.removed)
             if extra < 0:
                 msg = "trips can only be appended to a draft, not dropped"
-                raise ValueError(msg)
+                raise InvalidArgumentError(msg)
             self.removed = np.r_[self.removed, np.zeros(extra, dtype=bool)]
             self.trips = trips
         self._indexes.clear()

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from otpa.analysis.scenario import _json as js
 from otpa.analysis.scenario._draft import Draft
 from otpa.analysis.scenario.validate import check_ids
+from otpa.errors import ArgumentTypeError
 
 if TYPE_CHECKING:
     from otpa.network import TransportNetwork
@@ -33,7 +34,7 @@ class ModificationBase:
             value = getattr(self, name)
             if isinstance(value, str):
                 msg = f"{type(self).__name__}.{name} must be a sequence of ids, not a string"
-                raise TypeError(msg)
+                raise ArgumentTypeError(msg)
             if value is not None and not isinstance(value, tuple):
                 object.__setattr__(self, name, tuple(value))
 

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from otpa.routing._transfers import _CACHE, _COSTS, CACHE_SIZE, transfer_costs, transfer_times
+from otpa.routing._transfers import _COSTS, _TIMES, CACHE_SIZE, transfer_costs, transfer_times
 from otpa.routing.errors import InvalidRequestError
 from otpa.routing.preferences import (
     PARAMETER_RANGES,
@@ -117,8 +117,8 @@ def test_walk_speed_caches_are_bounded() -> None:
         speed = 0.5 + i / 10
         assert transfer_times(net, speed).tolist() == [math.ceil(100 / speed), math.ceil(250 / speed)]  # type: ignore[arg-type]  # noqa: E501
         transfer_costs(net, speed, 2.0)  # type: ignore[arg-type]
-    assert len(_CACHE[net]) == CACHE_SIZE  # type: ignore[index]
-    assert len(_COSTS[net]) == CACHE_SIZE  # type: ignore[index]
-    recent = 0.5 + (3 * CACHE_SIZE - 1) / 10
-    assert recent in _CACHE[net]  # type: ignore[index]
-    assert 0.5 not in _CACHE[net]  # type: ignore[index]
+    speeds = [0.5 + i / 10 for i in range(3 * CACHE_SIZE)]
+    kept = [s for s in speeds if _TIMES.get(net, s) is not None]
+    assert kept == speeds[-CACHE_SIZE:]  # the most recent ones, no more
+    kept_costs = [s for s in speeds if _COSTS.get(net, (s, 2.0)) is not None]
+    assert kept_costs == speeds[-CACHE_SIZE:]

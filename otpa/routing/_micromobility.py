@@ -1,0 +1,155 @@
+"""Micromobility (e-scooters and the like): speed from power, weight and slope, as the ibi fork.
+
+The ibi fork of OTP 1.x rides MICROMOBILITY at the speed where the vehicle's
+sustained power balances rolling resistance, the slope's pull and air drag
+(``StreetEdge.calculateMicromobilitySpeed``, after gribble.org's power/speed model):
+
+    P = V * (CdA * rho / 2 * V^2 + Frg + V * Crvn)
+
+with ``P = watts * 0.8`` (drivetrain losses, not always full power), ``Frg = g * weight
+* (Crr * cos(beta) + sin(beta))``, ``Crvn = 0.1 * cos(beta)``, ``Crr = 0.005``,
+``CdA = 0.63 * 0.6`` m^2 and the dry-air density at the altitude (``101325 Pa *
+exp(-g M h / (R T)) / (R_d T)`` with ``T = 293 K - 9.8 K/km``); the cubic is solved
+with Cardano's formulas.  The speed is then bounded by ``minimumMicromobilitySpeed`` and
+``maximumMicromobilitySpeed`` and by the street's car speed (the speed limit).
+
+Where the graph has elevation, ``beta = atan(grade)`` of each edge from its climb and
+descent (``(rise - fall) / length``) and the air density of its lower end; without
+elevation the street is flat at sea level.  Vehicles ride where bicycles may; where a
+cyclist would walk, the rider walks the vehicle (the bicycle cost model's walking).
+Time is OTP's (whole seconds per edge) and the weight the time x ``walkReluctance``,
+as OTP 1.x weighs every street mode.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from otpa.routing._street_costs import EdgeCosts, edge_costs
+from otpa.routing._street_types import StreetOptions
+from otpa.routing.preferences import MicromobilityPreferences
+from otpa.street import StreetGraph
+from otpa.types import FloatArray
+
+__all__ = ["drag_component", "micromobility_costs", "micromobility_speed"]
+
+G = 9.80665
+_CDA = 0.63 * 0.6
+_P0 = 101325.0
+_MOLAR_MASS = 0.0289644
+_R = 8.3144598
+_R_DRY = 287.058
+_T0 = 293.0
+_CRR = 0.005
+_CRV = 0.1
+
+
+def drag_component(altitude_m: FloatArray | float) -> FloatArray:
+    """``Cd * A * rho`` at an altitude (metres), dry air.
+
+    Examples
+    --------
+    >>> round(float(drag_component(0)), 4), round(float(drag_component(2000)), 4)
+    (0.4554, 0.3801)
+    """
+    h = np.asarray(altitude_m, dtype=np.float64)
+    t = _T0 - 9.8 * h / 1000.0
+    rho = _P0 * np.exp(-G * _MOLAR_MASS * h / (_R * t)) / (_R_DRY * t)
+    out: FloatArray = _CDA * rho
+    return out
+
+
+def micromobility_speed(
+    watts: float,
+    weight_kg: float,
+    beta: FloatArray | float,
+    cda_rho: FloatArray | float,
+    min_speed: float,
+    max_speed: float,
+    crr: float = _CRR,
+) -> FloatArray:
+    """Speed (m/s) on inclination ``beta`` (radians), bounded by ``[min_speed, max_speed]``.
+
+    Examples
+    --------
+    >>> round(float(micromobility_speed(250 / 0.8, 105, 0.0, 0.4553, -1e9, 1e9)), 2)
+    9.47
+    >>> round(float(micromobility_speed(250 / 0.8, 105, math.atan(0.07), 0.4553, -1e9, 1e9)), 2)
+    3.15
+    """
+    b_ = np.asarray(beta, dtype=np.float64)
+    k = np.asarray(cda_rho, dtype=np.float64)
+    p = watts * 0.8
+    crvn = _CRV * np.cos(b_)
+    frg = G * weight_kg * (crr * np.cos(b_) + np.sin(b_))
+    a = -(crvn**3) / 27.0 + 2.0 * frg * crvn / (3.0 * k**2) + p / k
+    b = 2.0 / (9.0 * k) * (3.0 * frg - 2.0 * crvn / k)
+    check = a**2 + b**3
+    roll = 2.0 / 3.0 * crvn / k
+    root = np.sqrt(np.maximum(check, 0.0))
+    cardano = np.cbrt(a + root) + np.cbrt(a - root) - roll
+    neg_b = np.maximum(-b, 0.0)
+    denom = np.sqrt(neg_b**3)
+    ratio = np.divide(a, denom, out=np.zeros(np.broadcast(a, denom).shape), where=denom > 0)
+    trig = 2.0 * np.sqrt(neg_b) * np.cos(np.arccos(np.clip(ratio, -1.0, 1.0)) / 3.0)
+    speed = np.where(check >= 0, cardano, trig - roll)
+    out: FloatArray = np.maximum(np.minimum(speed, max_speed), min_speed)
+    return out
+
+
+def micromobility_costs(
+    graph: StreetGraph, options: StreetOptions, prefs: MicromobilityPreferences
+) -> EdgeCosts:
+    """Edge costs of riding a micromobility vehicle (see the module docstring).
+
+    ``options`` are the request's BICYCLE options (permissions, walking the vehicle,
+    reluctance); the riding edges get the power-model time.
+    """
+    key = ("micromobility", options, prefs)
+    cached = graph._cache.get("micromobility_costs")
+    if cached is not None and cached[0] == key:
+        out: EdgeCosts = cached[1]
+        return out
+    bike = edge_costs(graph, options)
+    length = np.asarray(graph.edge_length_m, dtype=np.float64)
+    grade = np.zeros_like(length)
+    altitude = np.zeros_like(length)
+    if graph.edge_rise_m is not None and graph.edge_fall_m is not None:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            net = np.asarray(graph.edge_rise_m) - np.asarray(graph.edge_fall_m)
+            grade = np.where(length > 0, net / length, 0.0)
+        grade = np.nan_to_num(np.clip(grade, -1.0, 1.0))
+    if graph.vertex_elevation_m is not None:
+        z = np.asarray(graph.vertex_elevation_m, dtype=np.float64)
+        ends = np.minimum(z[np.asarray(graph.edge_from)], z[np.asarray(graph.edge_to)])
+        altitude = np.nan_to_num(ends)
+    speed = micromobility_speed(
+        prefs.watts,
+        prefs.weight_kg,
+        np.arctan(grade),
+        drag_component(altitude),
+        prefs.min_speed_mps,
+        prefs.max_speed_mps,
+    )
+    car = np.asarray(graph.edge_car_speed_mps, dtype=np.float64)
+    speed = np.minimum(speed, np.where(car > 0, car, np.inf))
+    ride = np.isfinite(bike.weight) & ~np.asarray(bike.walking)
+    time = np.where(ride, length / speed, bike.time_s)
+    weight = np.where(ride, time * options.walk_reluctance, bike.weight)
+    usable = np.isfinite(weight) & (length > 0)
+    per_m = weight[usable] / length[usable]
+    costs = EdgeCosts(
+        weight=weight,
+        time_s=time,
+        time_ceil_s=np.ceil(time),
+        walking=bike.walking,
+        ban_bit=bike.ban_bit,
+        turn_speed=np.where(ride, speed, bike.turn_speed),
+        blocked=bike.blocked,
+        driving=False,
+        min_weight_per_m=float(per_m.min()) if per_m.size else math.inf,
+    )
+    graph._cache["micromobility_costs"] = (key, costs)
+    return costs

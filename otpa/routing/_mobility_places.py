@@ -1,0 +1,251 @@
+"""Where a trip may change vehicle: rental stations and vehicles, parking lots.
+
+The routing side of shared mobility reads these as plain tuples of
+:class:`VehiclePlace`, each linked to one street vertex (the nearer end of the
+nearest edge a cyclist may ride or walk, found with the vectorised snap, so the
+shared graph is never split).  Rental stations and free-floating vehicles come from
+the :class:`otpa.mobility.RentalState` a plan took at its start (GBFS feeds, or the
+build's OSM stations), parking lots from the build's OSM features
+(:func:`otpa.mobility.parking_lots`): availability is a property of the snapshot,
+the street graph never changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from otpa.mobility import GeofencingZones, RentalState, parking_lots, rental_kind_of
+from otpa.network import TransportNetwork
+from otpa.routing._snap import snap_many
+from otpa.street import StreetGraph
+from otpa.types import BoolArray, FloatArray, Int32Array
+
+__all__ = [
+    "LinkedPlaces",
+    "VehiclePlace",
+    "free_vehicles",
+    "geofence_masks",
+    "link_places",
+    "parking_places",
+    "rental_stations",
+]
+
+#: A place farther than this from any street is not usable (metres).
+LINK_MAX_M = 500.0
+
+
+@dataclass(frozen=True)
+class VehiclePlace:
+    """A rental station or free-floating vehicle, or a parking lot.
+
+    Attributes
+    ----------
+    id
+        Station, vehicle or lot id (``osm:node:N`` for OSM features).
+    name
+        Display name.
+    lat, lon
+        Position.
+    networks
+        Rental networks (systems) it belongs to; empty for parking.
+    vehicles_available
+        Vehicles that can be picked up (None: unknown, always some).
+    spaces_available
+        Free docks or spaces (None: unknown, always some).
+    allow_pickup, allow_dropoff
+        Whether vehicles may be rented from or returned to it.
+    floating
+        A free-floating vehicle (returned anywhere allowed, not here).
+    """
+
+    id: str
+    name: str
+    lat: float
+    lon: float
+    networks: tuple[str, ...] = ()
+    vehicles_available: int | None = None
+    spaces_available: int | None = None
+    allow_pickup: bool = True
+    allow_dropoff: bool = True
+    floating: bool = False
+
+    @property
+    def can_pick_up(self) -> bool:
+        """True when a vehicle may be rented here now."""
+        n = self.vehicles_available
+        return self.allow_pickup and (n is None or n > 0)
+
+    @property
+    def can_drop_off(self) -> bool:
+        """True when a vehicle may be returned here now."""
+        return (
+            not self.floating
+            and self.allow_dropoff
+            and (self.spaces_available is None or self.spaces_available > 0)
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class LinkedPlaces:
+    """Places with their street vertices (``vertex == -1``: not near a usable street)."""
+
+    places: tuple[VehiclePlace, ...]
+    vertex: Int32Array
+
+    def usable(self, mask: Iterable[bool]) -> np.ndarray:
+        """Indices of the places selected by ``mask`` that are linked to a street."""
+        m = np.fromiter(mask, dtype=bool, count=len(self.places)) & (self.vertex >= 0)
+        return np.flatnonzero(m)
+
+
+def link_places(network: TransportNetwork, places: Sequence[VehiclePlace]) -> LinkedPlaces:
+    """Link places to the street vertex nearest to them along the nearest usable edge."""
+    graph = network.street
+    n = len(places)
+    vertex = np.full(n, -1, dtype=np.int32)
+    if graph is None or n == 0:
+        return LinkedPlaces(tuple(places), vertex)
+    lat = np.array([p.lat for p in places], dtype=np.float64)
+    lon = np.array([p.lon for p in places], dtype=np.float64)
+    snaps = snap_many(graph, lat, lon, "BICYCLE", LINK_MAX_M)
+    ok = snaps.edge >= 0
+    e = snaps.edge[ok]
+    near_start = snaps.fraction[ok] < 0.5
+    vertex[ok] = np.where(
+        near_start, np.asarray(graph.edge_from)[e], np.asarray(graph.edge_to)[e]
+    ).astype(np.int32)
+    return LinkedPlaces(tuple(places), vertex)
+
+
+def _count(value: int) -> int | None:
+    return None if int(value) < 0 else int(value)
+
+
+def rental_stations(
+    state: RentalState, kind: str = "BICYCLE", networks: Collection[str] = ()
+) -> tuple[VehiclePlace, ...]:
+    """The docking stations of ``kind`` (an OTP rental kind) in a rental state.
+
+    ``networks``: keep only these rental networks (OTP's ``companies``; empty: all).
+    Availability is the feed's (-1, unknown, counts as available).
+    """
+    st = state.stations
+    pickup, dropoff = st.allow_pickup, st.allow_dropoff
+    out = []
+    for i in range(len(st)):
+        if rental_kind_of(st.form_factor[i]) != kind:
+            continue
+        if networks and st.network[i] not in networks:
+            continue
+        out.append(
+            VehiclePlace(
+                id=st.ids[i],
+                name=st.names[i] or st.ids[i],
+                lat=float(st.lat[i]),
+                lon=float(st.lon[i]),
+                networks=(st.network[i],),
+                vehicles_available=_count(st.vehicles_available[i]),
+                spaces_available=_count(st.spaces_available[i]),
+                allow_pickup=bool(pickup[i]),
+                allow_dropoff=bool(dropoff[i]),
+            )
+        )
+    return tuple(out)
+
+
+def free_vehicles(
+    state: RentalState, kind: str = "BICYCLE", networks: Collection[str] = ()
+) -> tuple[VehiclePlace, ...]:
+    """The available free-floating vehicles of ``kind`` in a rental state."""
+    fv = state.vehicles
+    ok = fv.available_mask()
+    out = []
+    for i in range(len(fv)):
+        if not ok[i] or rental_kind_of(fv.form_factor[i]) != kind:
+            continue
+        if networks and fv.network[i] not in networks:
+            continue
+        out.append(
+            VehiclePlace(
+                id=fv.ids[i],
+                name=fv.ids[i],
+                lat=float(fv.lat[i]),
+                lon=float(fv.lon[i]),
+                networks=(fv.network[i],),
+                vehicles_available=1,
+                spaces_available=0,
+                allow_dropoff=False,
+                floating=True,
+            )
+        )
+    return tuple(out)
+
+
+def parking_places(network: TransportNetwork, kind: str) -> tuple[VehiclePlace, ...]:
+    """The OSM parking lots of ``kind`` (``park_and_ride`` or ``bike_parking``)."""
+    lots = parking_lots(network, kind)
+    default = "Park and ride" if kind == "park_and_ride" else "Bike parking"
+    return tuple(
+        VehiclePlace(
+            id=lots.ids[i],
+            name=lots.names[i] or default,
+            lat=float(lots.lat[i]),
+            lon=float(lots.lon[i]),
+        )
+        for i in range(len(lots))
+    )
+
+
+def _zone_rules(
+    zones: GeofencingZones, lat: FloatArray, lon: FloatArray, vehicle_type_id: str | None
+) -> tuple[BoolArray, BoolArray]:
+    """Per point: may a vehicle ride through, may it be left there (first zone wins)."""
+    n = lat.shape[0]
+    # a point in no zone (NaN is in no bounding box) gets the global rule
+    default = zones.rules_at([np.nan], [np.nan], vehicle_type_id)[0]
+    through = np.full(n, default.ride_through_allowed, dtype=bool)
+    end = np.full(n, default.ride_end_allowed, dtype=bool)
+    pending = np.ones(n, dtype=bool)
+    for zone in zones.zones:
+        rule = zone.rule_for(vehicle_type_id)
+        if rule is None:
+            continue
+        idx = np.flatnonzero(pending)
+        if idx.size == 0:
+            break
+        inside = np.zeros(n, dtype=bool)
+        inside[idx] = zone.contains(lat[idx], lon[idx])
+        through[inside] = rule.ride_through_allowed
+        end[inside] = rule.ride_end_allowed
+        pending &= ~inside
+    return through, end
+
+
+def geofence_masks(
+    graph: StreetGraph, zones: GeofencingZones, vehicle_type_id: str | None = None
+) -> tuple[BoolArray | None, BoolArray | None]:
+    """Edges a rented vehicle may not enter, and vertices where it may be left.
+
+    An edge is closed when its start, end or middle lies where riding through is not
+    allowed.  ``(None, None)`` when the network has neither zones nor global rules.
+    """
+    if not len(zones) and not zones.global_rules:
+        return None, None
+    key = ("geofence", id(zones), vehicle_type_id)
+    cached = graph._cache.get("geofence")
+    if cached is not None and cached[0] == key and cached[1] is zones:
+        out: tuple[BoolArray, BoolArray] = cached[2]
+        return out
+    v_lat = np.asarray(graph.vertex_lat, dtype=np.float64)
+    v_lon = np.asarray(graph.vertex_lon, dtype=np.float64)
+    through_v, end_v = _zone_rules(zones, v_lat, v_lon, vehicle_type_id)
+    ef, et = np.asarray(graph.edge_from), np.asarray(graph.edge_to)
+    m_lat, m_lon = (v_lat[ef] + v_lat[et]) / 2.0, (v_lon[ef] + v_lon[et]) / 2.0
+    through_m, _ = _zone_rules(zones, m_lat, m_lon, vehicle_type_id)
+    no_ride = ~(through_v[ef] & through_v[et] & through_m)
+    result = (no_ride, end_v)
+    graph._cache["geofence"] = (key, zones, result)
+    return result

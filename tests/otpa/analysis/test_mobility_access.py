@@ -1,0 +1,98 @@
+"""Bike-share and park & ride access in surfaces and matrices equal the planner's times.
+
+On the demo city (OSM bike-share stations, the Westgate P+R): the travel time of each
+destination is the earliest arrival of any itinerary :func:`otpa.plan` returns for the
+same request (every distinct trip sequence by duration, and the street-only trip).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import math
+
+import pandas as pd
+import pytest
+
+import otpa
+from otpa.analysis import AnalysisRequest, PointSet, compute_time_surface, travel_time_matrix
+from otpa.network import TransportNetwork
+from otpa.routing import ItineraryPreferences, Location, PlanRequest
+from otpa.routing.errors import PlanningError
+
+DEP = dt.datetime(2026, 3, 3, 8, 0)
+TARGETS = [(53.3065, 4.2110), (53.3100, 4.2000), (53.2950, 4.2100), (53.3030, 4.1900),
+           (53.3120, 4.2200), (53.2990, 4.2150)]  # fmt: skip
+NEAR_CENTRAL_BIKES = (53.2995, 4.1995)
+NEAR_PARK_AND_RIDE = (53.2960, 4.1850)
+
+
+@pytest.fixture(scope="module")
+def net() -> TransportNetwork:
+    from otpa.testing.demo import demo_network
+
+    return demo_network()
+
+
+@pytest.fixture(scope="module")
+def targets() -> PointSet:
+    frame = pd.DataFrame(
+        {
+            "id": [str(i) for i in range(len(TARGETS))],
+            "lat": [p[0] for p in TARGETS],
+            "lon": [p[1] for p in TARGETS],
+        }
+    )
+    return PointSet.from_frame(frame)
+
+
+def _earliest(net: TransportNetwork, req: PlanRequest) -> float:
+    best = math.inf
+    by_duration = ItineraryPreferences(num_itineraries=20, path_comparator="duration")
+    variants = [dataclasses.replace(req, itineraries=by_duration)]
+    if not req.transit.only_transit_trips:  # the street-only trip (walking or renting)
+        street = dataclasses.replace(req.modes, transit_modes=frozenset())
+        variants.append(dataclasses.replace(req, modes=street))
+    for r in variants:
+        try:
+            found = otpa.plan(net, r)
+        except PlanningError:
+            continue
+        for it in found.itineraries:
+            asked = r.date_time.replace(tzinfo=it.end_time.tzinfo)
+            best = min(best, (it.end_time - asked).total_seconds())
+    return best
+
+
+@pytest.mark.parametrize(
+    ("modes", "origin"),
+    [
+        ("BICYCLE_RENT,TRANSIT", NEAR_CENTRAL_BIKES),
+        ("BICYCLE_RENT", NEAR_CENTRAL_BIKES),
+        ("CAR_PARK,TRANSIT", NEAR_PARK_AND_RIDE),
+    ],
+)
+def test_surface_equals_the_plans_earliest_arrival(
+    net: TransportNetwork, targets: PointSet, modes: str, origin: tuple[float, float]
+) -> None:
+    request = AnalysisRequest(departure=DEP, walk_connectors=False, modes=modes)
+    ds = compute_time_surface(net, origin, target=targets, request=request)
+    got = ds.travel_time.sel(percentile=50).to_numpy()
+    for j, (lat, lon) in enumerate(TARGETS):
+        preq = request.plan_request(
+            Location(lat=origin[0], lon=origin[1]), Location(lat=lat, lon=lon)
+        )
+        assert got[j] == _earliest(net, preq), (modes, j)
+
+
+def test_renting_is_faster_than_walking_in_a_matrix(
+    net: TransportNetwork, targets: PointSet
+) -> None:
+    lat, lon = NEAR_CENTRAL_BIKES
+    origins = PointSet.from_frame(pd.DataFrame({"id": ["o"], "lat": [lat], "lon": [lon]}))
+    rent = travel_time_matrix(net, origins, targets, DEP, modes="BICYCLE_RENT,TRANSIT",
+                              walk_connectors=False).sel(percentile=50)  # fmt: skip
+    walk = travel_time_matrix(net, origins, targets, DEP, modes="WALK,TRANSIT",
+                              walk_connectors=False).sel(percentile=50)  # fmt: skip
+    assert bool((rent <= walk).all())
+    assert bool((rent < walk).any())

@@ -1,0 +1,121 @@
+"""MICROMOBILITY and MICROMOBILITY_RENT on the demo city (the ibi fork's power model).
+
+The demo city is flat at sea level: a 250 W, 105 kg vehicle would reach 9.47 m/s there
+(the ibi fork's ``calculateMicromobilitySpeed``, checked against its own test values in
+the module's doctests), so ``maximumMicromobilitySpeed`` (5 m/s by default) or the
+street's speed limit bounds it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+
+import numpy as np
+import pytest
+
+from otpa import plan
+from otpa.mobility import FreeVehicles, RentalSnapshot, SystemInformation, mobility_store_for
+from otpa.network import TransportNetwork
+from otpa.routing import Itinerary, Location, PlanRequest
+from otpa.routing.parse import parse_modes, rental_preferences
+from otpa.routing.preferences import MicromobilityPreferences
+
+WHEN = dt.datetime(2026, 3, 3, 8, 0)
+A = (53.2995, 4.1995)
+B = (53.3065, 4.2110)
+
+
+@pytest.fixture(scope="module")
+def net() -> TransportNetwork:
+    from otpa.testing.demo import demo_network
+
+    return demo_network()
+
+
+def _request(modes: str, **micro: float) -> PlanRequest:
+    m = parse_modes(modes)
+    return PlanRequest(
+        Location(lat=A[0], lon=A[1]),
+        Location(lat=B[0], lon=B[1]),
+        WHEN,
+        modes=m,
+        rental=rental_preferences(m),
+        micromobility=MicromobilityPreferences(**micro),
+    )
+
+
+def _ride(it: Itinerary) -> tuple[float, float]:
+    (leg,) = [leg for leg in it.legs if leg.mode == "MICROMOBILITY"]
+    return leg.duration, leg.distance
+
+
+def test_micromobility_rides_at_the_speed_bounds(net: TransportNetwork) -> None:
+    (it,) = plan(net, _request("MICROMOBILITY")).itineraries
+    assert [leg.mode for leg in it.legs] == ["MICROMOBILITY"]
+    assert not it.legs[0].transit_leg
+    duration, distance = _ride(it)
+    # at most 5 m/s (the default maximum); turns and whole seconds per edge add a little
+    assert duration >= distance / 5.0
+    assert duration <= distance / 5.0 + 90
+    (slow,) = plan(net, _request("MICROMOBILITY", max_speed_mps=2.5)).itineraries
+    s_duration, s_distance = _ride(slow)
+    assert s_duration >= s_distance / 2.5
+    assert s_duration > duration
+
+
+def test_power_and_weight_set_the_speed_below_the_maximum(net: TransportNetwork) -> None:
+    fast = _ride(plan(net, _request("MICROMOBILITY", max_speed_mps=30.0)).itineraries[0])
+    weak = _ride(
+        plan(net, _request("MICROMOBILITY", watts=60.0, max_speed_mps=30.0)).itineraries[0]
+    )
+    heavy = _ride(
+        plan(
+            net, _request("MICROMOBILITY", watts=60.0, weight_kg=300.0, max_speed_mps=30.0)
+        ).itineraries[0]
+    )
+    # on the flat, rolling resistance grows with weight: 60 W moves 300 kg slower than 105 kg
+    assert fast[0] < weak[0] <= heavy[0]
+    # the minimum speed is a floor however weak the vehicle
+    floor = _ride(
+        plan(
+            net, _request("MICROMOBILITY", watts=1.0, min_speed_mps=4.0, max_speed_mps=30.0)
+        ).itineraries[0]
+    )
+    assert floor[0] <= floor[1] / 4.0 + 90
+
+
+def test_micromobility_rent_takes_a_free_floating_scooter(net: TransportNetwork) -> None:
+    store = mobility_store_for(net)
+    snap = RentalSnapshot(
+        network="Scoot",
+        kind="vehicle-rental",
+        system=SystemInformation(system_id="scoot", name="Scoot"),
+        vehicles=FreeVehicles(
+            ids=("sc1",),
+            network=("Scoot",),
+            vehicle_type_id=("es",),
+            lat=np.array([A[0]]),
+            lon=np.array([A[1] + 0.0004]),
+            form_factor=("SCOOTER",),
+            propulsion=("electric",),
+            current_range_m=np.array([20000.0]),
+            is_reserved=np.array([False]),
+            is_disabled=np.array([False]),
+        ),
+    )
+    try:
+        store.publish("test-scooters", snap)
+        req = _request("MICROMOBILITY_RENT")
+        (it,) = plan(net, req).itineraries
+        rides = [leg for leg in it.legs if leg.rented_vehicle]
+        assert [leg.mode for leg in rides] == ["MICROMOBILITY"]
+        assert rides[0].from_place.vertex_type == "VEHICLERENTAL"
+        assert rides[0].from_place.networks == ("Scoot",)
+        assert not any(leg.rented_bike for leg in it.legs)
+        # the bike-share stations are not scooters: without the scooter, no rented leg
+        store.remove("test-scooters")
+        (walk,) = plan(net, dataclasses.replace(req)).itineraries
+        assert not any(leg.rented_vehicle for leg in walk.legs)
+    finally:
+        store.remove("test-scooters")
