@@ -120,7 +120,7 @@ class UpdaterManager:
         try:
             if not isinstance(section, dict):
                 msg = "routingDefaults is not a JSON object"
-                raise ValueError(msg)
+                raise UpdaterConfigError(msg)
             self.routing_defaults[router_id] = RoutingDefaults.from_router_config(section)
         except ValueError as exc:  # the router is served with the library's defaults
             logger.warning("router %r: routingDefaults not used: %s", router_id, exc)

@@ -28,6 +28,7 @@ from typing import Any
 
 import pandas as pd
 
+from otpa.errors import GtfsError
 from otpa.gtfs.report import Severity, ValidationReport
 
 __all__ = ["BookingRule", "FlexData", "FlexStopTime", "parse_duration_s", "read_flex"]
@@ -222,7 +223,7 @@ def _ring(positions: Any) -> list[list[float]]:
     ok = all(math.isfinite(v) for p in ring for v in p)
     if len(ring) < 4 or not ok or not all(-180 <= x <= 180 and -90 <= y <= 90 for x, y in ring):
         msg = "a ring needs at least 4 finite longitude/latitude positions"
-        raise ValueError(msg)
+        raise GtfsError(msg)
     return ring
 
 
@@ -251,11 +252,11 @@ def _zones(doc: Any, issues: _Issues) -> dict[str, dict[str, Any]]:
                 coords = [coords]
             elif kind != "MultiPolygon":
                 msg = f"geometry is {kind or 'missing'}, not a Polygon or MultiPolygon"
-                raise ValueError(msg)
+                raise GtfsError(msg)
             polygons = [[_ring(r) for r in polygon] for polygon in coords]
             if not polygons or not all(polygons):
                 msg = "a polygon without rings"
-                raise ValueError(msg)
+                raise GtfsError(msg)
         except (TypeError, ValueError, IndexError, KeyError) as exc:
             msg = f"zone {fid!s} is not a valid polygon ({exc}); skipped"
             issues.add("warning", file, msg, "invalid geometry")

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from otpa.errors import OtpaError
+from otpa.errors import InvalidArgumentError, OtpaError
 from otpa.mobility.model import (
     FeedMessage,
     FreeVehicles,
@@ -678,7 +678,7 @@ def parse_gbfs(
     """
     if kind not in RENTAL_UPDATER_TYPES:
         msg = f"kind must be one of {', '.join(RENTAL_UPDATER_TYPES)}, got {kind!r}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     default_ff = RENTAL_UPDATER_TYPES[kind]
     r = _Reader(files)
     gbfs_raw = files.get("gbfs")
@@ -794,7 +794,7 @@ def rental_applier(
     """
     if config.type not in RENTAL_UPDATER_TYPES:
         msg = f"not a rental updater type: {config.type!r}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
     lang = config.raw.get("language") if isinstance(config.raw.get("language"), str) else None
 
     def apply(data: bytes) -> ApplyReport:

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from otpa.errors import InvalidArgumentError
 from otpa.mobility.model import (
     BoolArray,
     ParkingLots,
@@ -49,7 +50,7 @@ def parking_lots(network: TransportNetwork, kind: str) -> ParkingLots:
     """
     if kind not in PARKING_KINDS:
         msg = f"parking kind must be one of {PARKING_KINDS}, got {kind!r}"
-        raise ValueError(msg)
+        raise InvalidArgumentError(msg)
 
     def build() -> ParkingLots:
         rows = network.features.get(kind, [])
