@@ -150,8 +150,31 @@ def _direct(prep: Prepared, origin: StreetEnd, mob: MobilityAccess | None) -> Fl
     for rental in () if mob is None else mob.street_trees:  # renting may beat walking
         t = np.minimum(t, tree_times(rental, snaps).time_s)
     t = t + _origin_connector(prep, origin) + prep.connector_s
+    if _slope_fallback(prep):
+        # as the planner: where no path keeps to maxSlope, the walk that does not (tooSloped)
+        missing = ~np.isfinite(t)
+        if missing.any():
+            relaxed = dataclasses.replace(prep.options, max_slope=math.inf)
+            tree = street_tree(
+                prep.network, origin.where, relaxed, max_time_s=limit + prep.links.edge_margin_s
+            )
+            again = tree_times(tree, snaps).time_s + _origin_connector(prep, origin)
+            t[missing] = (again + prep.connector_s)[missing]
     t[t > limit] = np.inf
     return t
+
+
+def _slope_fallback(prep: Prepared) -> bool:
+    """Whether a wheelchair walk is retried without the slope limit (as the planner does)."""
+    o = prep.options
+    graph = prep.network.street
+    return (
+        o.mode == "WALK"
+        and o.wheelchair
+        and graph is not None
+        and graph.has_elevation
+        and math.isfinite(o.max_slope)
+    )
 
 
 def _arrivals(

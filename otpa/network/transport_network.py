@@ -295,6 +295,11 @@ class TransportNetwork:
         return start, end
 
     @property
+    def feed_ids(self) -> tuple[str, ...]:
+        """Ids of the GTFS feeds, in feed order (stop, route and trip ids are ``feed:id``)."""
+        return tuple(str(f) for f in self.transit.feeds["feed_id"].to_list())
+
+    @property
     def transit_modes(self) -> list[str]:
         """OTP mode names of the routes present, in OTP's order."""
         present = set(self.transit.routes["mode"].dropna().astype(str))

@@ -9,8 +9,6 @@ computed once per network and kept while the network lives (:func:`network_geome
 
 from __future__ import annotations
 
-import threading
-import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -19,6 +17,7 @@ import numpy as np
 from otpa.osm.model import FLAG_RESTRICTION_COPY
 from otpa.tiles._mercator import world_xy
 from otpa.types import FloatArray, Int32Array, IntArray
+from otpa.util.cache import OwnerCache
 
 if TYPE_CHECKING:
     from otpa.network import TransportNetwork
@@ -236,22 +235,20 @@ def _stop_points(transit: TransitModel) -> Points:
     return Points(x[order], y[order], ok[order].astype(np.int32))
 
 
-_CACHE: weakref.WeakKeyDictionary[TransportNetwork, NetworkGeometry] = weakref.WeakKeyDictionary()
-_LOCK = threading.Lock()
+_CACHE: OwnerCache[str, NetworkGeometry] = OwnerCache()
 
 
 def network_geometry(network: TransportNetwork) -> NetworkGeometry:
     """The drawable geometry of a network, projected on first use and cached with it."""
-    with _LOCK:
-        cached = _CACHE.get(network)
-        if cached is None:
-            streets, fwd, bwd = _street_pieces(network.street)
-            cached = NetworkGeometry(
-                streets=streets,
-                seg_forward=fwd,
-                seg_backward=bwd,
-                transit=_transit_pieces(network.transit),
-                stops=_stop_points(network.transit),
-            )
-            _CACHE[network] = cached
-        return cached
+    return _CACHE.get_or_build(network, "geometry", lambda: _network_geometry(network))
+
+
+def _network_geometry(network: TransportNetwork) -> NetworkGeometry:
+    streets, fwd, bwd = _street_pieces(network.street)
+    return NetworkGeometry(
+        streets=streets,
+        seg_forward=fwd,
+        seg_backward=bwd,
+        transit=_transit_pieces(network.transit),
+        stops=_stop_points(network.transit),
+    )

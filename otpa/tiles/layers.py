@@ -24,8 +24,6 @@ legend, in drawing order (a later class is drawn over an earlier one).
 
 from __future__ import annotations
 
-import threading
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -34,6 +32,7 @@ import numpy as np
 
 from otpa.osm.model import FLAG_STAIRS, FLAG_WHEELCHAIR_NO
 from otpa.types import Int16Array
+from otpa.util.cache import OwnerCache
 from otpa.walkcomfort import segment_walk_comfort, walk_comfort_version
 
 if TYPE_CHECKING:
@@ -300,10 +299,8 @@ class StreetStyle:
     version: int = 0
 
 
-_STYLE_CACHE: weakref.WeakKeyDictionary[TransportNetwork, dict[str, StreetStyle]] = (
-    weakref.WeakKeyDictionary()
-)
-_LOCK = threading.Lock()
+#: Per network and (layer, walk-comfort version); an outdated version is dropped as least used.
+_STYLE_CACHE: OwnerCache[tuple[str, int], StreetStyle] = OwnerCache(max_entries=32)
 
 
 def street_style(network: TransportNetwork, key: str) -> StreetStyle | None:
@@ -312,11 +309,6 @@ def street_style(network: TransportNetwork, key: str) -> StreetStyle | None:
     if street is None:
         return None
     version = walk_comfort_version(network) if key == "walk-comfort" else 0
-    with _LOCK:
-        styles = _STYLE_CACHE.setdefault(network, {})
-        style = styles.get(key)
-    if style is None or style.version != version:
-        style = StreetStyle(_CLASSIFIERS[key](network, street), version)
-        with _LOCK:
-            styles[key] = style
-    return style
+    return _STYLE_CACHE.get_or_build(
+        network, (key, version), lambda: StreetStyle(_CLASSIFIERS[key](network, street), version)
+    )

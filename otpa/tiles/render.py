@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import io
-import threading
-import weakref
-from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -15,6 +12,7 @@ from otpa.tiles._mercator import TileError, check_tile, tile_bounds_3857
 from otpa.tiles._raster import ClassPlane
 from otpa.tiles.layers import LAYERS, LayerInfo, LegendEntry, street_style
 from otpa.types import FloatArray, IntArray, UInt8Array
+from otpa.util.cache import OwnerCache
 from otpa.walkcomfort import walk_comfort_version
 
 if TYPE_CHECKING:
@@ -36,10 +34,9 @@ MIN_SIZE, MAX_SIZE = 16, 1024
 CACHED_MAX_ZOOM = 12
 #: ...at most this many per network (least recently used dropped first).
 CACHED_TILES = 128
-_TILE_CACHE: weakref.WeakKeyDictionary[
-    TransportNetwork, OrderedDict[tuple[object, ...], tuple[UInt8Array, UInt8Array]]
-] = weakref.WeakKeyDictionary()
-_CACHE_LOCK = threading.Lock()
+_TILE_CACHE: OwnerCache[tuple[object, ...], tuple[UInt8Array, UInt8Array]] = OwnerCache(
+    max_entries=CACHED_TILES
+)
 
 
 def _rgba(hex_color: str, alpha: int = 255) -> tuple[int, int, int, int]:
@@ -202,20 +199,14 @@ def _render(
         return _draw(network, info, z, x, y, size)
     version = walk_comfort_version(network) if info.key == "walk-comfort" else 0
     key = (info.key, z, x, y, size, version)
-    with _CACHE_LOCK:
-        tiles = _TILE_CACHE.setdefault(network, OrderedDict())
-        hit = tiles.get(key)
-        if hit is not None:
-            tiles.move_to_end(key)
-            return hit
-    indices, palette = _draw(network, info, z, x, y, size)
-    indices.setflags(write=False)
-    palette.setflags(write=False)
-    with _CACHE_LOCK:
-        tiles[key] = (indices, palette)
-        while len(tiles) > CACHED_TILES:
-            tiles.popitem(last=False)
-    return indices, palette
+
+    def draw() -> tuple[UInt8Array, UInt8Array]:
+        indices, palette = _draw(network, info, z, x, y, size)
+        indices.setflags(write=False)
+        palette.setflags(write=False)
+        return indices, palette
+
+    return _TILE_CACHE.get_or_build(network, key, draw)
 
 
 def _draw(

@@ -34,7 +34,7 @@ from otpa.network import TransportNetwork
 from otpa.routing import PlanRequest
 from otpa.routing.errors import InvalidRequestError, OutsideBoundsError
 from service.otp1.errors import ApiError
-from service.otp1.plan_params import network_feed_ids, plan_request_from_query
+from service.otp1.plan_params import plan_request_from_query
 
 __all__ = [
     "DEFAULT_MODES",
@@ -299,7 +299,7 @@ def analysis_query(
         query,
         time_zone=time_zone,
         now=dt.datetime.now(ZoneInfo(time_zone)),
-        feed_ids=network_feed_ids(network),
+        feed_ids=network.feed_ids,
     )
     if plan.from_place is None:
         raise ApiError(400, "Query parameter fromPlace is required (the origin, 'lat,lon').")

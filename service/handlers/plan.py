@@ -30,7 +30,7 @@ from service.handlers.base import BaseHandler, ServiceContext
 from service.handlers.scenarios import scenario_network
 from service.openapi import Operation, Param
 from service.otp1.geocode_places import geocode_places
-from service.otp1.plan_params import RoutingDefaults, network_feed_ids, plan_request_from_query
+from service.otp1.plan_params import RoutingDefaults, plan_request_from_query
 from service.otp1.plan_response import (
     error_response,
     plan_response,
@@ -99,7 +99,7 @@ class PlanHandler(BaseHandler):
                 time_zone=time_zone,
                 now=dt.datetime.now(ZoneInfo(time_zone)),
                 defaults=self._routing_defaults.get(canonical),
-                feed_ids=network_feed_ids(network),
+                feed_ids=network.feed_ids,
             )
         except InvalidRequestError as exc:
             self._write_planner_error(exc, parameters, planning=False)

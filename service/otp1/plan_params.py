@@ -36,7 +36,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from otpa.errors import InvalidArgumentError
-from otpa.network import TransportNetwork
 from otpa.routing.errors import InvalidRequestError
 from otpa.routing.parse import (
     parse_agency_ids,
@@ -72,7 +71,6 @@ __all__ = [
     "PARAMETERS_BY_NAME",
     "PlanParam",
     "RoutingDefaults",
-    "network_feed_ids",
     "plan_request_from_query",
 ]
 
@@ -559,11 +557,6 @@ def _combine(
     return modes
 
 
-def network_feed_ids(network: TransportNetwork) -> tuple[str, ...]:
-    """The feed ids of a network (route specs name them: ``feed_route``, ``feed__routeId``)."""
-    return tuple(str(f) for f in network.transit.feeds["feed_id"].to_list())
-
-
 def plan_request_from_query(
     query: Mapping[str, Sequence[str]],
     *,
@@ -586,7 +579,7 @@ def plan_request_from_query(
     defaults
         Router-level defaults, or None.
     feed_ids
-        The network's feed ids (:func:`network_feed_ids`): route specs such as
+        The network's feed ids (``TransportNetwork.feed_ids``): route specs such as
         ``bannedRoutes=poa_eptc_T1`` are read against them, so a feed id with
         underscores works in OTP's ``feed_route`` syntax.
 

@@ -29,7 +29,7 @@ from otpa.analysis.otp1.profile import (
     StreetSegment,
     TransitSegment,
 )
-from otpa.errors import UnknownIdError
+from otpa.errors import InvalidArgumentError, UnknownIdError
 from otpa.index import TransitIndex
 from otpa.transit.modes import TRANSIT_MODES
 from otpa.util.polyline import encode_polyline
@@ -295,7 +295,7 @@ def profile_query(query: Query, *, today: dt.date) -> ProfileQuery:
             banned_agencies=frozenset(a.strip() for a in (banned or "").split(",") if a.strip()),
             **fields,
         )
-    except ValueError as exc:  # what the checks above let through (never expected)
+    except InvalidArgumentError as exc:  # what the checks above let through (never expected)
         raise ApiError(400, f"Invalid profile request: {exc}.") from None
     return ProfileQuery(request, r.boolean("analyst"), r.raw("scenario"))
 

@@ -51,6 +51,7 @@ class FakeNetwork:
     has_bike_park: bool = False
     bike_rental_station_count: int = 0
     time_zone: str = "America/Los_Angeles"
+    feed_ids: tuple[str, ...] = ("demo",)
 
     def summary(self) -> dict[str, int]:
         """Counts, as TransportNetwork.summary()."""

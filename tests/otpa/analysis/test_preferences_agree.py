@@ -190,3 +190,46 @@ def test_optimize_and_triangle_follow_the_plans_path(
         atlanta, targets, "BICYCLE", BASE.replace(bike=dataclasses.replace(BASE.bike, **bike))
     )
     assert not np.array_equal(quick, other)  # a safer path is a slower one somewhere
+
+
+#: Porto Alegre (with its elevation raster): a hexagon on a hillside and eight
+#: hexagons a wheelchair user reaches only over slopes above 3 % (below OTP's 8.33 %).
+POA_ORIGIN = (-30.0437537876839, -51.22781349812)
+POA_HILLSIDE = [
+    "89a901281abffff", "89a9012889bffff", "89a90128e07ffff", "89a90128eb7ffff",
+    "89a90128e13ffff", "89a901283a7ffff", "89a90128c73ffff", "89a90128ccfffff",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def poa(data_root: Path) -> TransportNetwork:
+    return built_network(data_root, "small/porto-alegre")
+
+
+def test_max_slope_limits_analysis_and_plan_alike(poa: TransportNetwork, data_root: Path) -> None:
+    """Where no path keeps to ``maxSlope`` the planner walks the steeper one (``tooSloped``,
+    OTP 1.x's retry without the limit); the analysis follows the same path."""
+    hexgrid = PointSet.from_csv(data_root / "small" / "porto-alegre" / "poa_hexgrid.csv")
+    hill = hexgrid.subset(POA_HILLSIDE)
+    sloped = {}
+    for slope in (BASE.wheelchair.max_slope, 0.03):
+        wheelchair = dataclasses.replace(BASE.wheelchair, enabled=True, max_slope=slope)
+        request = AnalysisRequest(
+            departure=dt.datetime(2019, 5, 13, 14, 0),
+            modes="WALK",
+            preferences=BASE.replace(wheelchair=wheelchair),
+            walk_connectors=False,
+            max_time_s=3600,
+        )
+        ds = compute_time_surface(poa, POA_ORIGIN, target=hill, request=request)
+        got = ds.travel_time.sel(percentile=50).to_numpy()
+        for j in range(len(hill)):
+            plan_req = request.plan_request(
+                Location(lat=POA_ORIGIN[0], lon=POA_ORIGIN[1]),
+                Location(lat=float(hill.lat[j]), lon=float(hill.lon[j])),
+            )
+            assert got[j] == _chosen_duration(poa, plan_req), (slope, j)
+            sloped[slope, j] = otpa.plan(poa, plan_req).itineraries[0].too_sloped
+    n = len(POA_HILLSIDE)
+    assert [sloped[BASE.wheelchair.max_slope, j] for j in range(n)] == [False] * n
+    assert [sloped[0.03, j] for j in range(n)] == [True] * n
