@@ -80,6 +80,8 @@ def reload_walk_comfort(registry: RouterRegistry) -> list[dict[str, Any]]:
 class WalkComfortHandler(BaseHandler):
     """``GET /otp/routers/{routerId}/walk_comfort`` (see the module docstring)."""
 
+    admin_methods = frozenset({"GET"})  # reloads every router's rules
+
     async def get(self, router_id: str) -> None:
         """Reload the walk-comfort rules of every router."""
         await self.require_role(ROLE_ROUTERS)
