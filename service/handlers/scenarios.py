@@ -243,6 +243,11 @@ class ScenarioListHandler(_ScenarioBase):
 class ScenarioHandler(_ScenarioBase):
     """``/otp/routers/{routerId}/scenarios/{scenarioId}``: read (GET) and delete (DELETE)."""
 
+    openapi: ClassVar[dict[str, Operation]] = {
+        "get": Operation("One stored scenario's JSON document"),
+        "delete": Operation("Remove a stored scenario (ROUTERS role)", errors=(400, 401, 403, 404)),
+    }
+
     async def get(self, router_id: str, scenario_id: str) -> None:
         """The scenario's JSON document."""
         canonical, _ = self.registry.lookup(router_id)
