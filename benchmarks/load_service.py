@@ -172,7 +172,15 @@ def _call(conn: http.client.HTTPConnection, method: str, path: str, **kw: Any) -
 class Workload:
     """Random requests over the stops of the served router."""
 
-    def __init__(self, server: Server, date: str, *, plans_only: bool, seed: int) -> None:
+    def __init__(
+        self,
+        server: Server,
+        date: str,
+        *,
+        plans_only: bool,
+        seed: int,
+        mix: tuple[tuple[str, float], ...] = MIX,
+    ) -> None:
         conn = server.connection()
         status, _, body = _call(conn, "GET", f"/otp/routers/{server.router}/index/stops")
         conn.close()
@@ -185,12 +193,13 @@ class Workload:
         self.date = date
         self.plans_only = plans_only
         self.seed = seed
+        self.mix = tuple((k, w) for k, w in mix if w > 0)
 
     def request(self, rng: random.Random) -> tuple[str, str, str, dict[str, Any]]:
         """(kind, method, path, extra http.client arguments) of one random request."""
         kind = "plan"
         if not self.plans_only:
-            kind = rng.choices([k for k, _ in MIX], weights=[w for _, w in MIX])[0]
+            kind = rng.choices([k for k, _ in self.mix], weights=[w for _, w in self.mix])[0]
         sid, lat, lon = rng.choice(self.stops)
         if kind == "plan":
             _, lat2, lon2 = rng.choice(self.stops)
@@ -237,7 +246,7 @@ def warm_up(server: Server, workload: Workload, *, rounds: int = 3) -> None:
     """Send a few requests of every kind first (JIT compilation, caches), unmeasured."""
     rng = random.Random(workload.seed)
     conn = server.connection(timeout=600)
-    wanted = {"plan"} if workload.plans_only else {k for k, _ in MIX}
+    wanted = {"plan"} if workload.plans_only else {k for k, _ in workload.mix}
     seen: dict[str, int] = dict.fromkeys(wanted, 0)
     while min(seen.values()) < rounds:
         kind, method, path, extra = workload.request(rng)
@@ -366,12 +375,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--heavy-workers", type=int, default=4)
     parser.add_argument("--plans-only", action="store_true")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--mix", default=None, help="weights, e.g. plan=4,index=3,graphql=2,isochrone=1"
+    )
     args = parser.parse_args(argv)
     if not args.graph.exists():
         parser.error(f"{args.graph} missing: run benchmarks/bench_plan.py once to build it")
     with serving(args.graph, args.router, heavy_workers=args.heavy_workers) as server:
         date = args.date or _service_day(server)
-        workload = Workload(server, date, plans_only=args.plans_only, seed=args.seed)
+        mix = MIX
+        if args.mix:
+            weights = dict(part.split("=") for part in args.mix.split(","))
+            mix = tuple((k, float(weights.get(k, 0))) for k, _ in MIX)
+        workload = Workload(server, date, plans_only=args.plans_only, seed=args.seed, mix=mix)
         result = run_load(
             server,
             workload,
