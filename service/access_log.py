@@ -6,7 +6,7 @@ import logging
 
 import tornado.web
 
-from service.handlers.base import BaseHandler
+from service.handlers.base import BaseHandler, request_done
 
 __all__ = ["access_log", "log_request"]
 
@@ -18,8 +18,10 @@ def log_request(handler: tornado.web.RequestHandler) -> None:
 
     The line is ``key=value`` pairs (``status=200 method=GET path=/otp/routers
     ms=1.8 id=...``), easy to grep and to parse; server errors log at ERROR level,
-    client errors at WARNING, the rest at INFO.
+    client errors at WARNING, the rest at INFO.  Tornado calls it when the answer is
+    finished, so it also counts the request out of :class:`service.drain.InFlight`.
     """
+    request_done(handler)  # answered: a draining server need not wait for it (service.drain)
     status = handler.get_status()
     level = logging.INFO if status < 400 else logging.WARNING if status < 500 else logging.ERROR
     if not access_log.isEnabledFor(level):

@@ -44,8 +44,9 @@ from otpa.network import build_network
 from service.access_log import log_request
 from service.analyst.state import AnalystState
 from service.config import ServiceConfig
+from service.drain import InFlight
 from service.handlers.analyst import analyst_urls
-from service.handlers.base import Builder, NotFoundHandler, ServiceContext
+from service.handlers.base import Builder, NotFoundHandler, ServiceContext, pools_from_config
 from service.handlers.geocode import geocode_urls
 from service.handlers.health import LivenessHandler, ReadinessHandler
 from service.handlers.index import index_urls
@@ -113,6 +114,7 @@ def make_app(
         registry=registry,
         server_info=server_info(otpa.__version__, cpu_name, n_cores),
         builder=default_builder() if builder == "auto" else builder,
+        pools=pools_from_config(config),  # bounded light/heavy work pools (service.workpools)
     )
     args = {"ctx": ctx}
     # one surface store and point-set registry, shared by the analyst and profile endpoints
@@ -171,5 +173,7 @@ def make_app(
         otpa_cors=config.cors,
         serve_traceback=False,
         otpa_updaters=updaters,
+        otpa_pools=ctx.pools,
+        otpa_inflight=InFlight(),  # requests in flight, drained on SIGTERM (service.drain)
         **settings,
     )

@@ -42,11 +42,17 @@ from service.auth import PasswordHashError, UserEntry
 from service.registry import InvalidRouterIdError, validate_router_id
 
 __all__ = [
+    "DEFAULT_DRAIN_TIMEOUT_S",
+    "DEFAULT_HEAVY_QUEUE",
+    "DEFAULT_HEAVY_WORKERS",
+    "DEFAULT_LIGHT_QUEUE",
+    "DEFAULT_LIGHT_WORKERS",
     "DEFAULT_MAX_ANALYSIS_CELLS",
     "DEFAULT_MAX_POINTSET_BYTES",
     "DEFAULT_MAX_SURFACES",
     "DEFAULT_MAX_UNZIPPED_BYTES",
     "DEFAULT_MAX_UPLOAD_BYTES",
+    "DEFAULT_REQUEST_TIME_LIMIT_S",
     "DEFAULT_SCRIPT_MEMORY_BYTES",
     "GEOCODER_BACKENDS",
     "ConfigError",
@@ -70,6 +76,16 @@ DEFAULT_MAX_POINTSET_BYTES = 16 * 1024**2
 _MAX_PORT = 65535
 #: Address space one script run may use (2 GiB).
 DEFAULT_SCRIPT_MEMORY_BYTES = 2 * 1024**3
+#: Threads and queue of the light work pool (server info, index, geocoding...).
+DEFAULT_LIGHT_WORKERS = 4
+DEFAULT_LIGHT_QUEUE = 256
+#: Threads and queue of the heavy work pool (plans, analyses, graph loads).
+DEFAULT_HEAVY_WORKERS = 4
+DEFAULT_HEAVY_QUEUE = 128
+#: Longest time one request may take.
+DEFAULT_REQUEST_TIME_LIMIT_S = 120.0
+#: Longest wait for the requests in flight when the server stops.
+DEFAULT_DRAIN_TIMEOUT_S = 30.0
 #: Backends of ``GET /otp/geocode``.
 GEOCODER_BACKENDS = ("builtin", "nominatim", "pelias")
 
@@ -136,6 +152,18 @@ class ServiceConfig:
         Mount the scenario-comparison dashboard at ``/dashboard`` (Panel/Bokeh in the
         same process, over the loaded networks); the tile URL template of its basemap
         (``{z}/{x}/{y}``, ``{router}``), None for the service's own basemap tiles.
+    light_workers, light_queue
+        Threads and queue length of the ``light`` work pool (server info, routers, index,
+        GraphQL, geocoding, tiles; :mod:`service.workpools`).  A request that finds the
+        pool's threads busy and its queue full is shed: 503 with ``Retry-After``.
+    heavy_workers, heavy_queue
+        The same for the ``heavy`` pool (plans, analyses, scenario graphs, graph loads).
+    request_time_limit_s
+        Longest time one request may take (from its arrival): a plan past it answers
+        OTP's ``REQUEST_TIMEOUT`` error, other work 504.  ``searchTimeout`` of a plan is
+        capped by it.
+    drain_timeout_s
+        On SIGTERM/SIGINT, longest wait for the requests in flight before exiting.
     """
 
     graphs_dir: Path | None = None
@@ -162,6 +190,13 @@ class ServiceConfig:
     script_memory_limit_bytes: int = DEFAULT_SCRIPT_MEMORY_BYTES
     dashboard: bool = False
     dashboard_basemap_url: str | None = None
+    # -- overload and time limits (service.workpools) --
+    light_workers: int = DEFAULT_LIGHT_WORKERS
+    light_queue: int = DEFAULT_LIGHT_QUEUE
+    heavy_workers: int = DEFAULT_HEAVY_WORKERS
+    heavy_queue: int = DEFAULT_HEAVY_QUEUE
+    request_time_limit_s: float = DEFAULT_REQUEST_TIME_LIMIT_S
+    drain_timeout_s: float = DEFAULT_DRAIN_TIMEOUT_S
 
     def __post_init__(self) -> None:
         for name in ("graphs_dir", "scenarios_dir", "pointsets_dir"):
@@ -186,10 +221,17 @@ class ServiceConfig:
             "max_surfaces",
             "max_analysis_cells",
             "max_pointset_bytes",
+            "light_workers",
+            "heavy_workers",
         ):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 msg = f"{name} must be a positive integer, not {value!r}"
+                raise ConfigError(msg)
+        for name in ("light_queue", "heavy_queue"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                msg = f"{name} must be an integer >= 0, not {value!r}"
                 raise ConfigError(msg)
         self._check_geocoding_and_scripting()
 
@@ -203,7 +245,12 @@ class ServiceConfig:
         ):
             msg = f"geocoder {self.geocoder} needs geocoder_url, an http(s) URL, not {url!r}"
             raise ConfigError(msg)
-        for name in ("geocoder_timeout_s", "script_time_limit_s"):
+        for name in (
+            "geocoder_timeout_s",
+            "script_time_limit_s",
+            "request_time_limit_s",
+            "drain_timeout_s",
+        ):
             value = getattr(self, name)
             if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
                 msg = f"{name} must be a positive number, not {value!r}"
@@ -358,6 +405,12 @@ _CONVERTERS: dict[str, Any] = {
     "script_memory_limit_bytes": _int,
     "dashboard": _bool,
     "dashboard_basemap_url": lambda k, v: _expect(k, v, str, "a tile URL template"),
+    "light_workers": _int,
+    "light_queue": _int,
+    "heavy_workers": _int,
+    "heavy_queue": _int,
+    "request_time_limit_s": lambda k, v: float(_expect(k, v, (int, float), "a number")),
+    "drain_timeout_s": lambda k, v: float(_expect(k, v, (int, float), "a number")),
 }
 
 

@@ -137,6 +137,9 @@ class Operation:
         (readiness' 503 is a ``Health`` body).
     xml
         True when ``Accept: application/xml`` gets the same body as XML (OTP 1.x's JAXB).
+    text_errors
+        Error statuses that may also come as OTP 1.x's plain-text answer (``text/plain``)
+        besides the JSON error body.
     """
 
     summary: str
@@ -149,6 +152,7 @@ class Operation:
     request_body: tuple[str, ...] = ()
     xml: bool = False
     other: tuple[tuple[int, str | None], ...] = ()
+    text_errors: tuple[int, ...] = ()
 
 
 def path_template(regex: str, *, strict: bool = True) -> tuple[str, list[tuple[str, str]]]:
@@ -380,6 +384,11 @@ def _operation(
         responses[str(status)] = {"description": text, "content": _response_content(body)}
     for status in sorted({*op.errors, 500}):
         responses.setdefault(str(status), {"$ref": f"#/components/responses/E{status}"})
+    for status in op.text_errors:
+        responses[str(status)] = {
+            "description": _STATUS_TEXT.get(status, "Error"),
+            "content": {"application/json": {"schema": ref("Error")}, "text/plain": {}},
+        }
     out: dict[str, Any] = {
         "operationId": operation_id,
         "summary": op.summary,

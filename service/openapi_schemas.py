@@ -210,7 +210,17 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "ServerInfo": _SERVER_INFO,
     "Health": _object(
         {"status": {"enum": ["UP", "DOWN"]}},
-        {"routers": {"type": "array", "items": _STR}, "missing": {"type": "array", "items": _STR}},
+        {
+            "routers": {"type": "array", "items": _STR},
+            "missing": {"type": "array", "items": _STR},
+            "draining": _BOOL,
+            "work": {
+                "type": "object",
+                "description": "light and heavy work pools: workers, queue, pending, "
+                "shed (503s), timedOut, completed",
+                "additionalProperties": {"type": "object", "additionalProperties": _INT},
+            },
+        },
     ),
     "Error": _ERROR,
     "StopShort": _object(

@@ -1,5 +1,9 @@
 """Run the service: load routers, listen, stop cleanly on SIGINT/SIGTERM.
 
+Stopping drains: the listening sockets close, readiness turns 503, the requests in
+flight are answered (for at most ``drain_timeout_s``), then the idle connections
+close and the process exits (:mod:`service.drain`).
+
 * :func:`serve` blocks until SIGINT/SIGTERM (command line, containers);
 * :func:`start_in_thread` runs the same server in a background thread and
   returns ``(url, stop)`` (tests, notebooks);
@@ -29,6 +33,7 @@ from otpa.mobility import apply_router_config_once
 from otpa.testing.demo import demo_city_dir, demo_network
 from service.app import make_app
 from service.config import ConfigError, ServiceConfig, load_config
+from service.drain import InFlight
 from service.handlers.base import Builder
 from service.http_limits import LimitedHTTPServer
 from service.registry import Loader, RouterRegistry
@@ -52,7 +57,7 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-_SHUTDOWN_GRACE_S = 5.0
+_SHUTDOWN_GRACE_S = 5.0  # closing idle connections, after the drain
 _START_TIMEOUT_S = 300.0
 
 
@@ -138,6 +143,16 @@ def _announce(url: str) -> None:
     print(f"otpa service ready: {landing_url(url)}", flush=True)
 
 
+async def _drain(server: LimitedHTTPServer, inflight: InFlight, timeout_s: float) -> None:
+    """Stop accepting connections, then wait for the requests in flight to be answered."""
+    server.stop()
+    inflight.draining = True  # readiness answers 503 from now on
+    if inflight.count:
+        logger.info("draining %d request(s) in flight", inflight.count)
+    if not await inflight.wait_idle(timeout_s):
+        logger.warning("%d request(s) still in flight after %g s", inflight.count, timeout_s)
+
+
 async def _run(
     config: ServiceConfig,
     *,
@@ -169,10 +184,11 @@ async def _run(
     finally:
         for sig in signals:
             loop.remove_signal_handler(sig)
-        server.stop()
+        await _drain(server, app.settings["otpa_inflight"], config.drain_timeout_s)
         app.settings["otpa_updaters"].close()  # the routers' real-time updaters
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(server.close_all_connections(), _SHUTDOWN_GRACE_S)
+        app.settings["otpa_pools"].close()
         logger.info("otpa service stopped")
     return url
 
@@ -298,7 +314,7 @@ def start_in_thread(
         if state.loop is not None and state.stop is not None and thread.is_alive():
             with contextlib.suppress(RuntimeError):  # loop already closed
                 state.loop.call_soon_threadsafe(state.stop.set)
-        thread.join(_SHUTDOWN_GRACE_S + 5)
+        thread.join(config.drain_timeout_s + _SHUTDOWN_GRACE_S + 5)
 
     return state.url, stop
 

@@ -27,6 +27,7 @@ __all__ = [
     "UnsafeArchiveError",
     "build_from_zip",
     "extract_flat_zip",
+    "fsync_directory",
     "replace_file",
 ]
 
@@ -85,6 +86,10 @@ class StagedUpload:
 def replace_file(staged: Path, dest: Path) -> None:
     """Move a staged file to ``dest`` atomically, keeping ``dest.bak`` during the move.
 
+    The staged file must already be on disk (:meth:`StagedUpload.finish` fsyncs it);
+    after the rename the folder is fsynced too, so a crash (``kill -9``, power loss)
+    leaves either the old file or the new one, never a mix.
+
     The previous file is hard-linked (or copied) to ``<dest>.bak`` first, as OTP
     1.x kept ``Graph.obj.bak`` while saving; the backup is removed once the
     atomic :func:`os.replace` has succeeded.  Processes that have the old file
@@ -107,8 +112,19 @@ def replace_file(staged: Path, dest: Path) -> None:
             shutil.copy2(dest, backup)
     try:
         os.replace(staged, dest)
+        fsync_directory(dest.parent)  # the rename itself survives a crash
     finally:
         backup.unlink(missing_ok=True)
+
+
+def fsync_directory(directory: Path) -> None:
+    """Flush a directory's entries (a rename into it) to disk, where the OS allows it."""
+    with contextlib.suppress(OSError):  # not every platform opens directories
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def _check_member_name(name: str) -> None:

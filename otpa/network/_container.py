@@ -27,6 +27,7 @@ DEFLATE, array encodings and patch members.  Both are read.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
@@ -208,7 +209,10 @@ def write_container(
             zf.writestr(_zipinfo(_MANIFEST), json.dumps(manifest, indent=1).encode())
             for name, payload in payloads.items():
                 _write_member(zf, name, payload.data, compress=compress)
+        with open(tmp_name, "rb+") as written:  # on disk before the rename: a crash
+            os.fsync(written.fileno())  # leaves the old graph or the new one, whole
         os.replace(tmp_name, dest)
+        _fsync_directory(dest.parent)
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise
@@ -447,3 +451,13 @@ def _read_members(
         else:
             raise _fail(path, f"unexpected member {name}")
     return stored, encodings, documents
+
+
+def _fsync_directory(directory: Path) -> None:
+    """Flush a rename into ``directory`` to disk, where the OS can open directories."""
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

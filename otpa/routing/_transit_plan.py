@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from zoneinfo import ZoneInfo
@@ -169,8 +170,12 @@ def _search_journeys(
     """Up to ``numItineraries`` journeys with distinct trip sequences, best cost first.
 
     Like OTP 1.x, after each search the trips used are banned and the search
-    runs again until enough itineraries are found or nothing more is found.
+    runs again until enough itineraries are found or nothing more is found, or
+    ``searchTimeout`` (counted from the first search) has passed: then the
+    journeys found so far are the answer.
     """
+    timeout_ms = s.request.itineraries.search_timeout_ms
+    deadline = None if timeout_ms is None else time.monotonic() + timeout_ms / 1000.0
     filters = raptor_filters(s.network.transit, timetable, s.request)
     wanted = s.request.itineraries.num_itineraries
     base_allowed = filters.trip_allowed
@@ -200,6 +205,8 @@ def _search_journeys(
                 break
         if len(found) >= wanted or new == 0:
             break
+        if deadline is not None and time.monotonic() >= deadline:
+            break  # out of time: the journeys found so far
         for j in found:
             for leg in j.legs:
                 if isinstance(leg, TransitLeg):

@@ -81,6 +81,7 @@ class AnalystHandler(BaseHandler):
     """
 
     analyst: AnalystState
+    work_pool = "heavy"
 
     @classmethod
     def openapi_for(cls, kwargs: Mapping[str, Any]) -> dict[str, Operation]:

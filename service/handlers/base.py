@@ -4,10 +4,18 @@ Handlers are thin: parse the request, call the registry or the public otpa API
 (in a worker thread when it is slow), serialize the answer.  Errors are raised,
 never written by hand: :meth:`BaseHandler.write_error` turns them into the one
 JSON error body of :mod:`service.otp1.errors`.
+
+Slow work goes through :meth:`BaseHandler.run_blocking` into the handler's
+bounded work pool (``work_pool``: ``light`` or ``heavy``, :mod:`service.workpools`):
+a full pool sheds the request with ``503`` and ``Retry-After``; work still running
+when the request's time (``request_time_limit_s``, counted from its arrival) is up
+is abandoned with :class:`RequestTimeLimitError` (``504``; ``/plan`` answers OTP's
+``REQUEST_TIMEOUT`` error instead).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import logging
@@ -18,24 +26,34 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import tornado.web
-from tornado.ioloop import IOLoop
 
 from otpa.mobility import live_station_count
 from service.auth import check_credentials, parse_basic_authorization
 from service.config import ServiceConfig
+from service.drain import InFlight
 from service.otp1.errors import WWW_AUTHENTICATE, ApiError, error_body, status_for_exception
 from service.otp1.router_info import router_info
 from service.otp1.serialize import dumps_json
 from service.otp1.xml import prefers_xml, to_xml, xml_media_type
 from service.registry import RouterRegistry
+from service.workpools import PoolFullError, PoolName, WorkPools
 
 if TYPE_CHECKING:
     from otpa.network import TransportNetwork
 
-__all__ = ["BaseHandler", "Builder", "NotFoundHandler", "ServiceContext"]
+__all__ = [
+    "RETRY_AFTER_S",
+    "BaseHandler",
+    "Builder",
+    "NotFoundHandler",
+    "RequestTimeLimitError",
+    "ServiceContext",
+    "pools_from_config",
+    "request_done",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +68,35 @@ _FALSE = frozenset({"false", "0", "no"})
 _OTP_HTTP_BASIC_REFUSAL = (
     "OpenTripPlanner refuses to do basic auth without transport layer security (HTTPS)."
 )
+#: ``Retry-After`` (seconds) of a request shed because its work pool is full.
+RETRY_AFTER_S = 1
+
+
+class RequestTimeLimitError(ApiError):
+    """The request's work ran past the server's per-request time limit (504)."""
+
+    def __init__(self, limit_s: float) -> None:
+        super().__init__(
+            504,
+            f"The request took longer than the server's limit of {limit_s:g} s and was stopped.",
+        )
+
+
+def request_done(handler: tornado.web.RequestHandler) -> None:
+    """Count a handler's request as no longer in flight (answered or abandoned)."""
+    inflight = handler.application.settings.get("otpa_inflight")
+    if isinstance(inflight, InFlight):
+        inflight.finished(handler)
+
+
+def pools_from_config(config: ServiceConfig) -> WorkPools:
+    """The light and heavy work pools sized as the configuration says."""
+    return WorkPools(
+        light_workers=config.light_workers,
+        light_queue=config.light_queue,
+        heavy_workers=config.heavy_workers,
+        heavy_queue=config.heavy_queue,
+    )
 
 
 @dataclass(frozen=True)
@@ -69,6 +116,8 @@ class ServiceContext:
     info_cache
         RouterInfo per loaded network (networks are immutable), filled and read
         on the event loop thread only; entries vanish with their network.
+    pools
+        The bounded light and heavy work pools (:mod:`service.workpools`).
     """
 
     config: ServiceConfig
@@ -78,16 +127,35 @@ class ServiceContext:
     info_cache: weakref.WeakKeyDictionary[Any, dict[str, Any]] = field(
         default_factory=weakref.WeakKeyDictionary
     )
+    pools: WorkPools = field(default_factory=WorkPools)
 
 
 class BaseHandler(tornado.web.RequestHandler):
     """Base of all otpa handlers (see the module docstring)."""
 
     ctx: ServiceContext
+    #: The work pool of :meth:`run_blocking` (``heavy`` for plans and analyses).
+    work_pool: ClassVar[PoolName] = "light"
+    #: Whether :meth:`run_blocking` stops waiting at the request time limit (not for
+    #: graph loads, which take as long as they take).
+    time_limited: ClassVar[bool] = True
+    #: Methods whose work is administration (graph loads): the heavy pool, no time limit.
+    admin_methods: ClassVar[frozenset[str]] = frozenset()
+
+    def __init__(self, application: tornado.web.Application, request: Any, **kwargs: Any) -> None:
+        """Create the handler and count its request as in flight (:mod:`service.drain`)."""
+        super().__init__(application, request, **kwargs)
+        inflight = application.settings.get("otpa_inflight")
+        if isinstance(inflight, InFlight):
+            inflight.started(self)
 
     def initialize(self, ctx: ServiceContext) -> None:
         """Receive the service context from the URL table."""
         self.ctx = ctx
+
+    def on_connection_close(self) -> None:
+        """The client went away: the request no longer holds a stopping server."""
+        request_done(self)
 
     @property
     def registry(self) -> RouterRegistry:
@@ -194,8 +262,39 @@ class BaseHandler(tornado.web.RequestHandler):
     # -- helpers ------------------------------------------------------------------------------
 
     async def run_blocking(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Run slow library work in the default thread pool, off the event loop."""
-        return await IOLoop.current().run_in_executor(None, functools.partial(fn, *args, **kwargs))
+        """Run slow library work in this handler's work pool, off the event loop.
+
+        Raises
+        ------
+        ApiError
+            503 with ``Retry-After`` when the pool is full (the request is shed).
+        RequestTimeLimitError
+            When the request's time limit passes first (the job is cancelled if it
+            has not started; a running one finishes in its thread, unread).
+        """
+        admin = self.request.method in self.admin_methods
+        pool = self.ctx.pools.pool("heavy" if admin else self.work_pool)
+        try:
+            future = pool.submit(functools.partial(fn, *args, **kwargs))
+        except PoolFullError as exc:
+            raise ApiError(
+                503,
+                f"The server is busy ({exc.pool} requests); try again shortly.",
+                headers={"Retry-After": str(RETRY_AFTER_S)},
+            ) from None
+        waiting = asyncio.wrap_future(future)
+        if admin or not self.time_limited:
+            return await waiting
+        try:
+            return await asyncio.wait_for(waiting, self.time_left_s())
+        except TimeoutError:
+            future.cancel()
+            pool.count_timeout()
+            raise RequestTimeLimitError(self.ctx.config.request_time_limit_s) from None
+
+    def time_left_s(self) -> float:
+        """Seconds left of this request's time limit (``request_time_limit_s``)."""
+        return max(self.ctx.config.request_time_limit_s - self.request.request_time(), 0.0)
 
     async def router_info(self, router_id: str, network: TransportNetwork) -> dict[str, Any]:
         """Return a router's RouterInfo, computed once per network in a worker thread."""

@@ -1,15 +1,19 @@
 """``GET /otp/health`` (liveness) and ``GET /otp/health/ready`` (readiness) for operators.
 
-Liveness answers 200 whenever the event loop runs.  Readiness answers 200 once every
+Liveness answers 200 whenever the event loop runs, with the counters of the two work
+pools (``work``: threads, queue, pending now; requests shed with 503, timed out and
+completed so far; :mod:`service.workpools`).  Readiness answers 200 once every
 configured router is loaded (or, with none configured, at least one router is), and 503
 with the missing router ids otherwise, so a load balancer sends no traffic to a server
-that cannot plan yet.  Both are cheap and never touch a network.
+that cannot plan yet; a server draining its requests before it stops (SIGTERM) answers
+503 with ``draining: true``.  Both are cheap and never touch a network.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
+from service.drain import InFlight
 from service.handlers.base import BaseHandler
 from service.openapi import Operation
 
@@ -24,9 +28,9 @@ class LivenessHandler(BaseHandler):
     }
 
     def get(self) -> None:
-        """Answer 200."""
+        """Answer 200 with the work pools' counters."""
         self.set_header("Cache-Control", "no-store")
-        self.write_json({"status": "UP"})
+        self.write_json({"status": "UP", "work": self.ctx.pools.stats()})
 
 
 class ReadinessHandler(BaseHandler):
@@ -46,10 +50,14 @@ class ReadinessHandler(BaseHandler):
         loaded = self.registry.ids()
         wanted = list(self.ctx.config.routers)
         missing = [rid for rid in wanted if rid not in loaded]
-        ready = not missing and bool(loaded)
+        inflight = self.settings.get("otpa_inflight")
+        draining = isinstance(inflight, InFlight) and inflight.draining
+        ready = not missing and bool(loaded) and not draining
         body: dict[str, object] = {"status": "UP" if ready else "DOWN", "routers": loaded}
         if missing:
             body["missing"] = missing
+        if draining:
+            body["draining"] = True
         self.set_header("Cache-Control", "no-store")
         if not ready:
             self.set_header("Retry-After", "5")

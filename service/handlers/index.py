@@ -194,6 +194,7 @@ class IndexHandler(BaseHandler):
     async def get(self, router_id: str, *ids: str) -> None:
         """Run the view in a worker thread and write its JSON (or raw text) answer."""
         _, network = self.registry.lookup(router_id)
+        _ = self._detail, self._refs  # malformed booleans are a 400 on every view
         reply = await self.run_blocking(self._answer, network, ids)
         if isinstance(reply, _Text):
             self.write_text(reply.text)

@@ -17,6 +17,7 @@ answered 200 with ``GRAPH_UNAVAILABLE``).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -26,7 +27,7 @@ import otpa
 from otpa.routing.errors import InvalidRequestError, PlanningError
 from otpa.routing.model import DebugOutput, TripPlan
 from otpa.routing.request import PlanRequest
-from service.handlers.base import BaseHandler, ServiceContext
+from service.handlers.base import BaseHandler, RequestTimeLimitError, ServiceContext
 from service.handlers.scenarios import scenario_network
 from service.openapi import Operation, Param
 from service.otp1.geocode_places import geocode_places
@@ -34,6 +35,7 @@ from service.otp1.plan_params import RoutingDefaults, plan_request_from_query
 from service.otp1.plan_response import (
     error_response,
     plan_response,
+    planner_error,
     planner_error_for,
     request_parameters,
     response_xml,
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
 __all__ = ["PlanHandler", "Planner"]
 
 Planner = Callable[["TransportNetwork", PlanRequest], TripPlan]
+_MAX_SEARCH_TIMEOUT_MS = 3_600_000  # searchTimeout's range
 
 
 class PlanHandler(BaseHandler):
@@ -57,6 +60,7 @@ class PlanHandler(BaseHandler):
     :class:`RoutingDefaults` (router-config ``routingDefaults``).
     """
 
+    work_pool = "heavy"
     openapi: ClassVar[dict[str, Operation]] = {
         "get": Operation(
             "Plan a trip: a TripPlan, or OTP's PlannerError (both HTTP 200)",
@@ -106,9 +110,15 @@ class PlanHandler(BaseHandler):
             return
         planner = self._planner or otpa.plan
         try:
-            plan = await self.run_blocking(planner, network, request)
+            plan = await self.run_blocking(
+                planner, network, _time_capped(request, self.time_left_s())
+            )
         except (PlanningError, InvalidRequestError) as exc:
             self._write_planner_error(exc, parameters, planning=True)
+            return
+        except RequestTimeLimitError:  # past the server's limit: OTP's REQUEST_TIMEOUT (200)
+            timeout = planner_error("REQUEST_TIMEOUT")
+            self._write(error_response(timeout, parameters=parameters, debug_output=DebugOutput()))
             return
         snapshot = getattr(plan, "realtime_snapshot", None)
         if snapshot is not None:  # the real-time timetable version every leg comes from
@@ -130,3 +140,13 @@ class PlanHandler(BaseHandler):
 
     def _write(self, body: Mapping[str, Any]) -> None:
         self.respond("response", body, lambda: response_xml(body))
+
+
+def _time_capped(request: PlanRequest, time_left_s: float) -> PlanRequest:
+    """The request with its ``searchTimeout`` capped by the time the request has left."""
+    left_ms = min(max(int(time_left_s * 1000), 1), _MAX_SEARCH_TIMEOUT_MS)
+    wanted = request.itineraries.search_timeout_ms
+    if wanted is not None and wanted <= left_ms:
+        return request
+    itineraries = dataclasses.replace(request.itineraries, search_timeout_ms=left_ms)
+    return dataclasses.replace(request, itineraries=itineraries)

@@ -37,6 +37,8 @@ _PRE_EVICT = Param("preEvict", _TRUE, "evict the old graph before loading the ne
 class RouterListHandler(BaseHandler):
     """``/otp/routers``: list all routers, reload all from disk, evict all."""
 
+    admin_methods = frozenset({"PUT", "POST", "DELETE"})  # graph loads: heavy, no time limit
+
     openapi: ClassVar[dict[str, Operation]] = {
         "get": Operation("Every router's RouterInfo", response="RouterList", xml=True, errors=()),
         "put": Operation(
@@ -81,6 +83,8 @@ class RouterListHandler(BaseHandler):
 @tornado.web.stream_request_body
 class RouterHandler(BaseHandler):
     """``/otp/routers/{routerId}`` (and ``POST /otp/routers/save``)."""
+
+    admin_methods = frozenset({"PUT", "POST", "DELETE"})  # graph loads: heavy, no time limit
 
     openapi: ClassVar[dict[str, Operation]] = {
         "get": Operation("One router's RouterInfo", response="RouterInfo", xml=True),
@@ -163,6 +167,7 @@ class RouterHandler(BaseHandler):
 
     def on_connection_close(self) -> None:
         """Drop a half-received upload."""
+        super().on_connection_close()
         if self._upload is not None and not self._posting:
             self._upload.discard()
 

@@ -142,6 +142,8 @@ def scenario_urls(args: dict[str, Any]) -> list[URLSpec]:
 class _ScenarioBase(BaseHandler):
     """Shared: authentication of writes and the ``problems`` in error bodies."""
 
+    work_pool = "heavy"  # scenario graphs are copies of whole networks
+
     async def prepare(self) -> None:
         """Authenticate writes (ROUTERS role)."""
         if self.request.method in ("POST", "PUT", "DELETE"):
@@ -240,6 +242,11 @@ class ScenarioListHandler(_ScenarioBase):
 
 class ScenarioHandler(_ScenarioBase):
     """``/otp/routers/{routerId}/scenarios/{scenarioId}``: read (GET) and delete (DELETE)."""
+
+    openapi: ClassVar[dict[str, Operation]] = {
+        "get": Operation("One stored scenario's JSON document"),
+        "delete": Operation("Remove a stored scenario (ROUTERS role)", errors=(400, 401, 403, 404)),
+    }
 
     async def get(self, router_id: str, scenario_id: str) -> None:
         """The scenario's JSON document."""

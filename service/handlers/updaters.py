@@ -9,12 +9,13 @@ updaters the answer is OTP's 404 ``No updaters running.``; an unknown index give
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import tornado.web
 from tornado.routing import URLSpec
 
 from service.handlers.base import BaseHandler, ServiceContext
+from service.openapi import Operation
 from service.updaters import UpdaterManager
 
 __all__ = ["UpdaterHandler", "UpdaterListHandler", "updater_urls"]
@@ -39,6 +40,13 @@ class _UpdatersBase(BaseHandler):
 class UpdaterListHandler(_UpdatersBase):
     """``GET /otp/routers/{routerId}/updaters``."""
 
+    openapi: ClassVar[dict[str, Operation]] = {
+        "get": Operation(
+            "Every real-time updater's status (404 in plain text when none runs)",
+            text_errors=(404,),
+        )
+    }
+
     def get(self, router_id: str) -> None:
         """Every updater's status, keyed by its index."""
         statuses = self._statuses(router_id)
@@ -48,6 +56,13 @@ class UpdaterListHandler(_UpdatersBase):
 
 class UpdaterHandler(_UpdatersBase):
     """``GET /otp/routers/{routerId}/updaters/{n}``."""
+
+    openapi: ClassVar[dict[str, Operation]] = {
+        "get": Operation(
+            "One real-time updater's status (404 in plain text when there is none)",
+            text_errors=(404,),
+        )
+    }
 
     def get(self, router_id: str, index: str) -> None:
         """One updater's status."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from otpa.network import TransportNetwork
 from otpa.walkcomfort import (
@@ -30,6 +30,7 @@ from otpa.walkcomfort import (
 )
 from service.auth import ROLE_ROUTERS
 from service.handlers.base import BaseHandler
+from service.openapi import Operation
 from service.otp1.errors import ApiError
 from service.registry import RouterRegistry
 
@@ -79,6 +80,13 @@ def reload_walk_comfort(registry: RouterRegistry) -> list[dict[str, Any]]:
 
 class WalkComfortHandler(BaseHandler):
     """``GET /otp/routers/{routerId}/walk_comfort`` (see the module docstring)."""
+
+    admin_methods = frozenset({"GET"})  # reloads every router's rules
+    openapi: ClassVar[dict[str, Operation]] = {
+        "get": Operation(
+            "Reload every router's walk-comfort rules (ROUTERS role)", errors=(401, 403, 404)
+        )
+    }
 
     async def get(self, router_id: str) -> None:
         """Reload the walk-comfort rules of every router."""

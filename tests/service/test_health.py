@@ -15,7 +15,10 @@ pytestmark = pytest.mark.http
 def test_liveness_and_readiness_with_routers(service: Service) -> None:
     resp = service.get("/otp/health")
     assert resp.status == 200
-    assert resp.json() == {"status": "UP"}
+    body = resp.json()
+    assert body["status"] == "UP"
+    assert set(body["work"]) == {"light", "heavy"}  # the work pools' counters
+    assert body["work"]["heavy"]["shed"] == 0
     assert resp.header("Cache-Control") == "no-store"
     resp = service.get("/otp/health/ready")
     assert resp.status == 200

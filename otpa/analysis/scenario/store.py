@@ -10,6 +10,7 @@ half-written document.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import os
 import tempfile
 import uuid
@@ -86,6 +87,7 @@ class ScenarioStore:
                 out.flush()
                 os.fsync(out.fileno())
             os.replace(tmp, path)
+            _fsync_directory(path.parent)  # the rename survives a crash too
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
@@ -132,3 +134,13 @@ class ScenarioStore:
         except FileNotFoundError:
             msg = f"router {router_id!r} has no scenario {scenario_id!r}"
             raise UnknownIdError(msg) from None
+
+
+def _fsync_directory(directory: Path) -> None:
+    """Flush a rename into ``directory`` to disk, where the OS can open directories."""
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)

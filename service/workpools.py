@@ -1,0 +1,172 @@
+"""Two bounded worker pools for the CPU work of requests: ``light`` and ``heavy``.
+
+Handlers run their slow library calls through
+:meth:`service.handlers.base.BaseHandler.run_blocking`, which hands them to the
+pool named by the handler's ``work_pool``:
+
+* ``light`` -- server info, routers, the index API and GraphQL, geocoding, tiles;
+* ``heavy`` -- trip plans, analyses (isochrones, surfaces, profiles), scenario
+  graphs, graph loads.
+
+Each pool has a fixed number of threads and a bounded queue (sizes in
+:class:`service.config.ServiceConfig`), so cheap requests never queue behind
+heavy ones and a burst never grows memory without bound: when a pool holds
+``workers + queue`` jobs, :meth:`WorkPool.submit` raises :class:`PoolFullError`
+and the handler answers ``503`` with ``Retry-After`` (shed load, counted apart
+from errors).  Work stays in threads of this process: the searches share the
+loaded networks, the real-time snapshots and the dashboard's state.
+
+Examples
+--------
+>>> pools = WorkPools(light_workers=1, light_queue=0, heavy_workers=1, heavy_queue=0)
+>>> pools.pool("heavy").submit(lambda: 6 * 7).result()
+42
+>>> pools.stats()["heavy"]["completed"]
+1
+>>> pools.close()
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import threading
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar
+
+__all__ = ["PoolFullError", "PoolName", "WorkPool", "WorkPools"]
+
+T = TypeVar("T")
+PoolName = Literal["light", "heavy"]
+
+
+class PoolFullError(RuntimeError):
+    """A pool's threads are busy and its queue is full: the request is shed.
+
+    Parameters
+    ----------
+    pool
+        The pool's name.
+    capacity
+        Jobs it holds at most (threads plus queue).
+    """
+
+    def __init__(self, pool: str, capacity: int) -> None:
+        super().__init__(f"the {pool} work pool is full ({capacity} requests in progress)")
+        self.pool = pool
+        self.capacity = capacity
+
+
+class WorkPool:
+    """A thread pool that refuses work beyond ``workers + queue`` pending jobs.
+
+    Parameters
+    ----------
+    name
+        ``light`` or ``heavy`` (thread names, messages, statistics).
+    workers
+        Threads.
+    queue
+        Jobs that may wait for a thread.
+    """
+
+    def __init__(self, name: str, workers: int, queue: int) -> None:
+        self.name = name
+        self.workers = workers
+        self.queue = queue
+        self._executor = concurrent.futures.ThreadPoolExecutor(
+            max_workers=workers, thread_name_prefix=f"otpa-{name}"
+        )
+        self._lock = threading.Lock()
+        self._pending = 0
+        self._shed = 0
+        self._timed_out = 0
+        self._completed = 0
+
+    @property
+    def capacity(self) -> int:
+        """Most jobs held at once (running and queued)."""
+        return self.workers + self.queue
+
+    def submit(self, fn: Callable[[], T]) -> concurrent.futures.Future[T]:
+        """Queue ``fn``; raise :class:`PoolFullError` when the pool is full.
+
+        Raises
+        ------
+        PoolFullError
+            When ``workers + queue`` jobs are already pending (counted as shed).
+        """
+        with self._lock:
+            if self._pending >= self.capacity:
+                self._shed += 1
+                raise PoolFullError(self.name, self.capacity)
+            self._pending += 1
+        try:
+            future = self._executor.submit(fn)
+        except BaseException:
+            self._release(None)
+            raise
+        future.add_done_callback(self._release)
+        return future
+
+    def _release(self, future: concurrent.futures.Future[Any] | None) -> None:
+        with self._lock:
+            self._pending -= 1
+            if future is not None and not future.cancelled():
+                self._completed += 1
+
+    def count_timeout(self) -> None:
+        """Count a job whose request ran out of time."""
+        with self._lock:
+            self._timed_out += 1
+
+    def stats(self) -> dict[str, int]:
+        """Threads, queue size, jobs pending now; shed, timed-out and completed jobs so far."""
+        with self._lock:
+            return {
+                "workers": self.workers,
+                "queue": self.queue,
+                "pending": self._pending,
+                "shed": self._shed,
+                "timedOut": self._timed_out,
+                "completed": self._completed,
+            }
+
+    def close(self) -> None:
+        """Stop taking work; queued jobs are dropped, running ones finish in their threads."""
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+class WorkPools:
+    """The service's ``light`` and ``heavy`` pools (see the module docstring).
+
+    Parameters
+    ----------
+    light_workers, light_queue, heavy_workers, heavy_queue
+        Threads and queue lengths of each pool.
+    """
+
+    def __init__(
+        self,
+        *,
+        light_workers: int = 4,
+        light_queue: int = 256,
+        heavy_workers: int = 4,
+        heavy_queue: int = 128,
+    ) -> None:
+        self._pools: dict[str, WorkPool] = {
+            "light": WorkPool("light", light_workers, light_queue),
+            "heavy": WorkPool("heavy", heavy_workers, heavy_queue),
+        }
+
+    def pool(self, name: PoolName) -> WorkPool:
+        """The pool called ``name``."""
+        return self._pools[name]
+
+    def stats(self) -> dict[str, dict[str, int]]:
+        """:meth:`WorkPool.stats` of each pool, by name."""
+        return {name: pool.stats() for name, pool in self._pools.items()}
+
+    def close(self) -> None:
+        """Close both pools."""
+        for pool in self._pools.values():
+            pool.close()

@@ -1,0 +1,166 @@
+"""Overload and time limits: bounded work pools shed with 503, requests stop at their limit.
+
+The planner is swapped for one that blocks (``otpa.plan`` is looked up per request),
+so the tests control exactly how long the heavy work runs.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from _fakes import Response, Service
+
+import otpa
+from otpa.routing import ItineraryPreferences, Location, PlanRequest, RequestModes
+from otpa.routing.errors import PathNotFoundError
+from otpa.testing.demo import demo_network, write_demo_city
+from service.handlers.index import IndexHandler
+
+pytestmark = pytest.mark.http
+
+MakeService = Callable[..., Service]
+PLAN = "/otp/routers/demo/plan?fromPlace=52.52,13.40&toPlace=52.53,13.41"
+
+
+@pytest.fixture(scope="module")
+def demo() -> Any:
+    return demo_network()
+
+
+def _start(make_service: MakeService, demo: Any, **config: Any) -> Service:
+    return make_service(graphs_dir=None, routers=(), networks={"demo": demo}, **config)
+
+
+def _work(svc: Service, pool: str) -> dict[str, int]:
+    return svc.get("/otp/health").json()["work"][pool]
+
+
+def _wait_pending(svc: Service, pool: str, n: int) -> None:
+    deadline = time.monotonic() + 10
+    while _work(svc, pool)["pending"] < n:
+        assert time.monotonic() < deadline, "the job never reached the pool"
+        time.sleep(0.01)
+
+
+class BlockingPlanner:
+    """Blocks until released, then finds no path; records the requests it saw."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.requests: list[PlanRequest] = []
+
+    def __call__(self, network: Any, request: PlanRequest) -> Any:
+        self.requests.append(request)
+        self.release.wait(10)
+        raise PathNotFoundError("none")
+
+
+@pytest.fixture
+def planner(monkeypatch: pytest.MonkeyPatch) -> Iterator[BlockingPlanner]:
+    blocking = BlockingPlanner()
+    monkeypatch.setattr(otpa, "plan", blocking)
+    yield blocking
+    blocking.release.set()
+
+
+def test_full_heavy_pool_sheds_with_503_while_light_requests_are_answered(
+    make_service: MakeService, demo: Any, planner: BlockingPlanner
+) -> None:
+    svc = _start(make_service, demo, heavy_workers=1, heavy_queue=1)
+    answers: list[Response] = []
+    threads = [threading.Thread(target=lambda: answers.append(svc.get(PLAN))) for _ in range(2)]
+    for t in threads:
+        t.start()
+    _wait_pending(svc, "heavy", 2)  # one running, one queued: the pool is full
+
+    shed = svc.get(PLAN)
+    assert shed.status == 503
+    assert shed.header("Retry-After") == "1"
+    assert shed.json()["status"] == 503
+    assert "busy" in shed.json()["message"]
+    # cheap requests run in the light pool: they do not queue behind the plans
+    assert svc.get("/otp/routers").status == 200
+    assert svc.get("/otp/routers/demo/index/routes").status == 200
+
+    planner.release.set()
+    for t in threads:
+        t.join(10)
+    assert [a.status for a in answers] == [200, 200]
+    assert {a.json()["error"]["message"] for a in answers} == {"PATH_NOT_FOUND"}
+    work = _work(svc, "heavy")
+    assert (work["shed"], work["pending"], work["completed"]) == (1, 0, 2)
+    assert _work(svc, "light")["shed"] == 0
+
+
+def test_plan_past_the_time_limit_answers_request_timeout(
+    make_service: MakeService, demo: Any, planner: BlockingPlanner
+) -> None:
+    svc = _start(make_service, demo, request_time_limit_s=0.3)
+    started = time.monotonic()
+    resp = svc.get(PLAN)
+    assert time.monotonic() - started < 5  # answered at the limit, not when the search ends
+    assert resp.status == 200  # /plan's refusals are OTP error objects in a 200
+    error = resp.json()["error"]
+    assert (error["id"], error["message"]) == (408, "REQUEST_TIMEOUT")
+    assert _work(svc, "heavy")["timedOut"] == 1
+    # the search was told how long it had: searchTimeout capped by the time left
+    assert 0 < planner.requests[0].itineraries.search_timeout_ms <= 300
+
+
+def test_search_timeout_is_passed_on_and_capped(
+    make_service: MakeService, demo: Any, planner: BlockingPlanner
+) -> None:
+    planner.release.set()
+    svc = _start(make_service, demo, request_time_limit_s=20)
+    svc.get(PLAN + "&searchTimeout=150")
+    svc.get(PLAN + "&searchTimeout=600000")  # 10 minutes: more than the server allows
+    asked = [r.itineraries.search_timeout_ms for r in planner.requests]
+    assert asked[0] == 150
+    assert 15_000 < asked[1] <= 20_000
+
+
+def test_other_work_past_the_time_limit_answers_504(
+    make_service: MakeService, demo: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = threading.Event()
+
+    def slow(self: IndexHandler, *args: Any) -> Any:
+        release.wait(10)
+        raise AssertionError("not reached in time")
+
+    monkeypatch.setattr(IndexHandler, "_answer", slow)
+    svc = _start(make_service, demo, request_time_limit_s=0.3)
+    try:
+        resp = svc.get("/otp/routers/demo/index/routes")
+    finally:
+        release.set()
+    assert resp.status == 504
+    body = resp.json()
+    assert body["status"] == 504
+    assert "0.3 s" in body["message"]
+    assert "Traceback" not in resp.text
+    assert _work(svc, "light")["timedOut"] == 1
+
+
+def test_search_timeout_stops_the_search_for_more_itineraries(tmp_path: Any) -> None:
+    city = write_demo_city(tmp_path / "city")
+    network = demo_network()
+    (olat, olon), (dlat, dlon) = city.places["Westgate"], city.places["Harbour"]
+    when = dt.datetime.combine(city.sample_date, dt.time(8, 0))
+    def plan(**itineraries: Any) -> int:
+        request = PlanRequest(
+            Location(lat=olat, lon=olon),
+            Location(lat=dlat, lon=dlon),
+            when,
+            modes=RequestModes(street=frozenset({"WALK"})),
+            itineraries=ItineraryPreferences(**itineraries),
+        )
+        return len(otpa.plan(network, request).itineraries)
+
+    assert plan() >= 2  # several distinct transit itineraries without a budget
+    assert plan(search_timeout_ms=0) == 1  # no time left after the first search
