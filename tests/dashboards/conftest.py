@@ -31,9 +31,9 @@ def demo_network() -> TransportNetwork:
     return network
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
-    """A headless Debian chromium driven by Playwright (one per test module)."""
+    """A headless Debian chromium driven by Playwright (one for the session's browser tests)."""
     playwright = pytest.importorskip("playwright.sync_api")
     path = ensure_chromium()
     with playwright.sync_playwright() as p:
