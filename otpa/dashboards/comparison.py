@@ -508,13 +508,13 @@ class ScenarioComparison(pn.viewable.Viewer):
             ),
             pn.Row(self.scenario_name, self.scenario_id),
             pn.Row(self.route_choice, draft),
-            pn.Row(self.stop_choice, self.headway, self.speed, add_draft, clear_stops),
             pn.pane.Markdown(
-                "Click stops on the map to add them, in order, to the new route "
-                "(or pick them from the list above)."
+                "**New route**: click stops on the map to add them in order (or pick them "
+                "from the list below)."
             ),
-            self.picked,
             pn.pane.Bokeh(self.editor_map, sizing_mode="stretch_width"),
+            self.picked,
+            pn.Row(self.stop_choice, self.headway, self.speed, add_draft, clear_stops),
             self.document,
             pn.Row(validate, save, refresh),
             self.problems,
@@ -556,7 +556,10 @@ class ScenarioComparison(pn.viewable.Viewer):
             self.picked.object = "No stop near the click: click on a stop (grey dot)."
             return
         stop_id = str(data["stop_id"][k])
-        self.stop_choice.value = [*(self.stop_choice.value or []), stop_id]
+        chosen = list(self.stop_choice.value or [])
+        if chosen and chosen[-1] == stop_id:  # a route does not stop twice in a row
+            return
+        self.stop_choice.value = [*chosen, stop_id]
 
     def _draw_new_route(self, _event: Any = None) -> None:
         """Draw the chosen stops of the new route, in order, on the editor's map."""

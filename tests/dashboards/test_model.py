@@ -10,8 +10,10 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import geopandas as gpd
 import numpy as np
@@ -32,6 +34,12 @@ from otpa.network import TransportNetwork
 
 OPTIONS = {"window": 1800, "max_time": 3600, "percentiles": (50,)}
 NO_LINE_1 = Scenario("no line 1", (RemoveRoutes(("demo:1",)),), id="no-line-1")
+
+
+def _run(coroutine: Any) -> Any:
+    """``asyncio.run`` in a fresh thread (the browser tests' Playwright loop may own this one)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def _departure(network: TransportNetwork) -> dt.datetime:
@@ -155,11 +163,11 @@ def test_view_draws_inline_without_a_server(
 ) -> None:
     view = ScenarioComparison(demo_network, pointsets={"nine": points})
     origin = (float(points.lat[4]), float(points.lon[4]))
-    result = asyncio.run(view.compute_origin(*origin))
+    result = _run(view.compute_origin(*origin))
     assert result is not None
     assert len(view.iso_base.data["xs"]) == len(view.iso_scenario.data["xs"]) == 3
     assert view.diff_source.data["x"] == []  # base against base: nothing changed
-    assert asyncio.run(view.compute_origin(10.0, 10.0)) is None
+    assert _run(view.compute_origin(10.0, 10.0)) is None
     assert view.message.visible
     assert "Cannot compute" in view.message.object
     assert len(view.iso_base.data["xs"]) == 3  # the last good result stays
@@ -239,6 +247,8 @@ def test_editor_map_clicks_add_the_nearest_stops_in_order(
     for sid in picked:  # a click 10 m beside each stop
         x, y = mercator([stops.loc[sid, "lon"]], [stops.loc[sid, "lat"]])
         view._on_stop_tap(SimpleNamespace(x=float(x[0]) + 10.0, y=float(y[0]) - 10.0))
+    assert view.stop_choice.value == picked
+    view._on_stop_tap(SimpleNamespace(x=float(x[0]), y=float(y[0])))  # the last one again
     assert view.stop_choice.value == picked
     assert view.new_route.data["order"] == [1, 2, 3]
     assert view.picked.object.count("→") == 2
