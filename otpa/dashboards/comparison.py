@@ -782,6 +782,7 @@ class ScenarioComparison(pn.viewable.Viewer):
         self._draw_regional()
         self.csv_download.disabled = False
         self.gpkg_download.disabled = False
+        self.message.visible = False
 
     def _draw_regional(self) -> None:
         result = self.regional_result
@@ -833,7 +834,8 @@ def _spacing_m(points: PointSet) -> float:
 
 
 def _ecdf(values: Any, weights: Any = None) -> dict[str, list[float]]:
-    """The weighted empirical CDF: ``x`` the distinct values, ``y`` the weight share ≤ x."""
+    """The weighted empirical CDF as step points: ``(min, 0)``, then per distinct value ``x``
+    the share of the weight at or below it (the last ``y`` is 1)."""
     v = np.asarray(values, dtype=np.float64)
     w = np.ones_like(v) if weights is None else np.asarray(weights, dtype=np.float64)
     if v.size == 0 or float(w.sum()) <= 0:
@@ -842,4 +844,4 @@ def _ecdf(values: Any, weights: Any = None) -> dict[str, list[float]]:
     v, w = v[order], w[order]
     cum = np.cumsum(w) / float(w.sum())
     last = np.r_[v[1:] != v[:-1], True]  # the last of each run of equal values
-    return {"x": v[last].tolist(), "y": cum[last].tolist()}
+    return {"x": [float(v[0]), *v[last].tolist()], "y": [0.0, *cum[last].tolist()]}

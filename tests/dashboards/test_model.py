@@ -266,6 +266,6 @@ def test_side_by_side_maps_share_ranges_and_the_ecdf_is_weighted() -> None:
     from otpa.dashboards.comparison import _ecdf
 
     assert _ecdf([3.0, 1.0, 1.0, 2.0], [1.0, 1.0, 2.0, 4.0]) == {
-        "x": [1.0, 2.0, 3.0], "y": [0.375, 0.875, 1.0]
+        "x": [1.0, 1.0, 2.0, 3.0], "y": [0.0, 0.375, 0.875, 1.0]
     }  # fmt: skip
     assert _ecdf([], None) == {"x": [], "y": []}
