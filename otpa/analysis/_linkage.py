@@ -6,6 +6,10 @@ an egress time is the one the planner's egress search would give: the street tim
 from the stop's vertex plus the stop's link walked at the mode's speed, kept when
 within the access time and distance limits.  The result is a CSR table over points:
 ``(stop, seconds)`` pairs that the propagation kernel reads.
+
+The tables are cached on the street graph (keyed by the points, the options and a
+digest of the stops' street links), so the networks of scenarios that keep the
+streets and stops (removed routes, new frequencies or speeds) reuse their base's.
 """
 
 from __future__ import annotations
@@ -195,7 +199,7 @@ def link_targets(
     max_time_s: float,
     max_distance_m: float,
 ) -> TargetLinks:
-    """Snap destinations and compute their egress tables (cached per network and inputs).
+    """Snap destinations and compute their egress tables (cached per street graph and inputs).
 
     Parameters
     ----------
@@ -211,9 +215,23 @@ def link_targets(
     lat = np.ascontiguousarray(lat, dtype=np.float64)
     lon = np.ascontiguousarray(lon, dtype=np.float64)
     key = _key(lat, lon, options, (float(max_time_s), float(max_distance_m)))
+    owner: object = network
+    if network.street is not None:
+        # the table depends on the streets and on the stops' links only: a scenario that
+        # changes the timetable (not the stops) shares its base's street graph and finds
+        # the base's table here instead of running every stop's street search again
+        owner = network.street
+        key = (*key, _stop_links_key(network))
     return _CACHE.get_or_build(
-        network, key, lambda: _link(network, lat, lon, options, max_time_s, max_distance_m)
+        owner, key, lambda: _link(network, lat, lon, options, max_time_s, max_distance_m)
     )
+
+
+def _stop_links_key(network: TransportNetwork) -> str:
+    """A digest of what the egress searches read of the stops: their vertices and links."""
+    h = hashlib.sha1(np.ascontiguousarray(network.stop_vertex, dtype=np.int64).tobytes())
+    h.update(np.ascontiguousarray(network.stop_link_distance_m, dtype=np.float64).tobytes())
+    return h.hexdigest()
 
 
 def _link(

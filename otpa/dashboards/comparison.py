@@ -65,14 +65,22 @@ _TIME_CHANGE = list(RdBu11)
 _ACCESS_CHANGE = list(reversed(RdBu11))
 
 
-def _map_figure(name: str, extent: tuple[float, float, float, float], basemap: str | None) -> Any:
-    """An empty Web Mercator map over ``(west, south, east, north)``, basemap tiles if any."""
+def _map_figure(
+    name: str,
+    extent: tuple[float, float, float, float],
+    basemap: str | None,
+    linked: Any = None,
+) -> Any:
+    """An empty Web Mercator map over ``(west, south, east, north)``, basemap tiles if any.
+
+    ``linked``: a map whose ranges this one shares (pan and zoom move both).
+    """
     west, south, east, north = extent
     (x0, x1), (y0, y1) = mercator([west, east], [south, north])
     fig = figure(
         name=name,
-        x_range=Range1d(start=float(x0), end=float(x1)),
-        y_range=Range1d(start=float(y0), end=float(y1)),
+        x_range=linked.x_range if linked is not None else Range1d(start=float(x0), end=float(x1)),
+        y_range=linked.y_range if linked is not None else Range1d(start=float(y0), end=float(y1)),
         x_axis_type="mercator",
         y_axis_type="mercator",
         match_aspect=True,
@@ -189,11 +197,29 @@ class ScenarioComparison(pn.viewable.Viewer):
             pn.widgets.Select.from_param(m.param.scenario, label="scenario", width=240),
             width=260,
         )
+        self.base_map, self.scenario_map = self._side_maps()
+        self.view_choice = pn.widgets.RadioButtonGroup(
+            options=["overlaid", "side by side"], value="overlaid"
+        )
+        overlaid = pn.pane.Bokeh(self.map, sizing_mode="stretch_width")
+        side = pn.Row(
+            pn.pane.Bokeh(self.base_map, sizing_mode="stretch_width"),
+            pn.pane.Bokeh(self.scenario_map, sizing_mode="stretch_width"),
+            sizing_mode="stretch_width",
+            visible=False,
+        )
+
+        def show_view(event: Any) -> None:
+            overlaid.visible = event.new == "overlaid"
+            side.visible = event.new != "overlaid"
+
+        self.view_choice.param.watch(show_view, "value")
         single = pn.Row(
             pn.Column(
-                pn.Row(self.lat_input, self.lon_input, self.compute_button),
+                pn.Row(self.lat_input, self.lon_input, self.compute_button, self.view_choice),
                 self.status,
-                pn.pane.Bokeh(self.map, sizing_mode="stretch_width"),
+                overlaid,
+                side,
                 sizing_mode="stretch_width",
             ),
             pn.Column(
@@ -230,6 +256,7 @@ class ScenarioComparison(pn.viewable.Viewer):
             name="stops_layer", legend_label="stops",
         )  # fmt: skip
         mapper = LinearColorMapper(palette=_TIME_CHANGE, low=-600, high=600)
+        self.diff_mapper = mapper
         fig.rect(
             x="x", y="y", width="w", height="h", source=self.diff_source,
             fill_color={"field": "value", "transform": mapper}, line_color=None,
@@ -255,16 +282,49 @@ class ScenarioComparison(pn.viewable.Viewer):
         fig.on_event(events.Tap, self._on_tap)
         return fig
 
-    def _stops(self) -> dict[str, list[float]]:
+    def _side_maps(self) -> tuple[Any, Any]:
+        """Base (left) and scenario (right) maps; shared ranges link their pan and zoom."""
+        maps = []
+        for name, source, color, title in (
+            ("base_map", self.iso_base, _BASE_COLOR, "base"),
+            ("scenario_map", self.iso_scenario, _SCENARIO_COLOR, "scenario"),
+        ):
+            fig = _map_figure(name, self._extent(), self._basemap(), self.map)
+            fig.title.text = title
+            fig.height = 420
+            fig.scatter(x="x", y="y", source=self.stops_source, size=3, color="#555", alpha=0.5)
+            if name == "scenario_map":
+                fig.rect(
+                    x="x", y="y", width="w", height="h", source=self.diff_source,
+                    fill_color={"field": "value", "transform": self.diff_mapper},
+                    line_color=None, fill_alpha=0.7, name="difference_side_layer",
+                )  # fmt: skip
+            fig.multi_polygons(
+                xs="xs", ys="ys", source=source, fill_color=color, fill_alpha=0.12,
+                line_color=color, line_width=2, name=f"{name}_iso_layer",
+            )  # fmt: skip
+            fig.scatter(
+                x="x", y="y", source=self.origin_source, size=12, marker="circle_cross",
+                color="black", fill_alpha=0.2,
+            )  # fmt: skip
+            fig.on_event(events.Tap, self._on_tap)
+            maps.append(fig)
+        return maps[0], maps[1]
+
+    def _stops(self) -> dict[str, list[Any]]:
         stops = self.model.network.transit.stops
         sx, sy = mercator(stops["lon"].to_numpy(), stops["lat"].to_numpy())
-        return {"x": sx.tolist(), "y": sy.tolist()}
+        return {
+            "x": sx.tolist(), "y": sy.tolist(),
+            "stop_id": [str(v) for v in stops["stop_id"]],
+            "name": [str(v) for v in stops["name"]],
+        }  # fmt: skip
 
     def _router_changed(self, _event: Any = None) -> None:
         """Another network: its extent, stops, basemap and routes; results are cleared."""
         west, south, east, north = self._extent()
         (x0, x1), (y0, y1) = mercator([west, east], [south, north])
-        for fig in (self.map, self.regional_map):
+        for fig in (self.map, self.regional_map, self.editor_map):
             fig.x_range.start, fig.x_range.end = float(x0), float(x1)
             fig.y_range.start, fig.y_range.end = float(y0), float(y1)
             basemap = self._basemap()
@@ -278,6 +338,7 @@ class ScenarioComparison(pn.viewable.Viewer):
         self.route_choice.value = []
         self.stop_choice.options = self._stop_options()
         self.stop_choice.value = []
+        self.editor_stops.data = self._stops()
 
     def _route_options(self) -> dict[str, str]:
         routes = self.model.network.transit.routes
@@ -426,6 +487,11 @@ class ScenarioComparison(pn.viewable.Viewer):
         self.speed = pn.widgets.FloatInput(label="speed (km/h)", value=20.0, start=1.0, width=120)
         add_draft = pn.widgets.Button(label="Add-route draft")
         add_draft.on_click(self._draft_add)
+        clear_stops = pn.widgets.Button(label="Clear stops")
+        clear_stops.on_click(lambda _e: setattr(self.stop_choice, "value", []))
+        self.editor_map = self._editor_map()
+        self.stop_choice.param.watch(self._draw_new_route, "value")
+        self.picked = pn.pane.Markdown("", name="picked")
         validate = pn.widgets.Button(label="Validate")
         validate.on_click(self._on_validate)
         save = pn.widgets.Button(label="Save", color="primary")
@@ -442,11 +508,72 @@ class ScenarioComparison(pn.viewable.Viewer):
             ),
             pn.Row(self.scenario_name, self.scenario_id),
             pn.Row(self.route_choice, draft),
-            pn.Row(self.stop_choice, self.headway, self.speed, add_draft),
+            pn.pane.Markdown(
+                "**New route**: click stops on the map to add them in order (or pick them "
+                "from the list below)."
+            ),
+            pn.pane.Bokeh(self.editor_map, sizing_mode="stretch_width"),
+            self.picked,
+            pn.Row(self.stop_choice, self.headway, self.speed, add_draft, clear_stops),
             self.document,
             pn.Row(validate, save, refresh),
             self.problems,
             sizing_mode="stretch_width",
+        )
+
+    def _editor_map(self) -> Any:
+        """The network's stops to click (each click adds the nearest stop to the new route)."""
+        fig = _map_figure("editor_map", self._extent(), self._basemap())
+        fig.height = 420
+        self.editor_stops = ColumnDataSource(self._stops(), name="editor_stops")
+        self.new_route = ColumnDataSource({"x": [], "y": [], "order": []}, name="new_route")
+        stops = fig.scatter(
+            x="x", y="y", source=self.editor_stops, size=7, color="#555", alpha=0.7,
+            name="editor_stops_layer",
+        )  # fmt: skip
+        fig.line(x="x", y="y", source=self.new_route, color=_SCENARIO_COLOR, line_width=3)
+        fig.scatter(
+            x="x", y="y", source=self.new_route, size=11, color=_SCENARIO_COLOR,
+            name="new_route_layer",
+        )  # fmt: skip
+        fig.add_tools(
+            HoverTool(renderers=[stops], tooltips=[("stop", "@name"), ("id", "@stop_id")])
+        )
+        fig.on_event(events.Tap, self._on_stop_tap)
+        return fig
+
+    def _on_stop_tap(self, event: Any) -> None:
+        """Add the stop nearest to the click (within 25 screen pixels' worth of metres)."""
+        data = self.editor_stops.data
+        if not data["x"]:
+            return
+        x = np.asarray(data["x"], dtype=np.float64)
+        y = np.asarray(data["y"], dtype=np.float64)
+        d = np.hypot(x - float(event.x), y - float(event.y))
+        k = int(np.argmin(d))
+        span = abs(float(self.editor_map.x_range.end) - float(self.editor_map.x_range.start))
+        if d[k] > max(span / 40.0, 1.0):
+            self.picked.object = "No stop near the click: click on a stop (grey dot)."
+            return
+        stop_id = str(data["stop_id"][k])
+        chosen = list(self.stop_choice.value or [])
+        if chosen and chosen[-1] == stop_id:  # a route does not stop twice in a row
+            return
+        self.stop_choice.value = [*chosen, stop_id]
+
+    def _draw_new_route(self, _event: Any = None) -> None:
+        """Draw the chosen stops of the new route, in order, on the editor's map."""
+        data = self.editor_stops.data
+        where = {sid: i for i, sid in enumerate(data["stop_id"])}
+        chosen = [sid for sid in (self.stop_choice.value or []) if sid in where]
+        self.new_route.data = {
+            "x": [data["x"][where[sid]] for sid in chosen],
+            "y": [data["y"][where[sid]] for sid in chosen],
+            "order": list(range(1, len(chosen) + 1)),
+        }
+        names = [data["name"][where[sid]] for sid in chosen]
+        self.picked.object = (
+            "New route: " + " → ".join(names) if names else "No stops chosen yet."
         )
 
     def _on_validate(self, _event: Any) -> None:
@@ -562,6 +689,13 @@ class ScenarioComparison(pn.viewable.Viewer):
             left="left", right="right", top="top", bottom=0, source=self.hist_source,
             color=_SCENARIO_COLOR, alpha=0.7,
         )  # fmt: skip
+        self.ecdf_source = ColumnDataSource({"x": [], "y": []}, name="ecdf")
+        ecdf = figure(
+            name="ecdf_chart", height=260, width=420, tools="", toolbar_location=None,
+            title="share (weighted) with a change ≤ x", y_range=Range1d(start=0.0, end=1.02),
+        )  # fmt: skip
+        ecdf.step(x="x", y="y", source=self.ecdf_source, mode="after", color=_BASE_COLOR,
+                  line_width=2)  # fmt: skip
         self.summary = pn.pane.DataFrame(pd.DataFrame(), name="summary", index=True)
         self.csv_download = pn.widgets.FileDownload(
             callback=self._csv_bytes, filename="regional-comparison.csv",
@@ -585,6 +719,7 @@ class ScenarioComparison(pn.viewable.Viewer):
                 pn.pane.Bokeh(fig, sizing_mode="stretch_width"),
                 pn.Column(
                     pn.pane.Bokeh(hist),
+                    pn.pane.Bokeh(ecdf),
                     self.summary,
                     pn.Row(self.csv_download, self.gpkg_download),
                 ),
@@ -647,6 +782,7 @@ class ScenarioComparison(pn.viewable.Viewer):
         self._draw_regional()
         self.csv_download.disabled = False
         self.gpkg_download.disabled = False
+        self.message.visible = False
 
     def _draw_regional(self) -> None:
         result = self.regional_result
@@ -670,6 +806,7 @@ class ScenarioComparison(pn.viewable.Viewer):
         self.hist_source.data = {
             "left": edges[:-1].tolist(), "right": edges[1:].tolist(), "top": counts.tolist()
         }  # fmt: skip
+        self.ecdf_source.data = _ecdf(change[finite], None if weights is None else weights[finite])
         self.summary.object = result.summary(float(self.model.threshold)).round(1)
 
     def _csv_bytes(self) -> io.BytesIO:
@@ -694,3 +831,17 @@ def _spacing_m(points: PointSet) -> float:
     d[d == 0] = np.inf
     return float(np.median(d.min(axis=1)) * scale)
 
+
+
+def _ecdf(values: Any, weights: Any = None) -> dict[str, list[float]]:
+    """The weighted empirical CDF as step points: ``(min, 0)``, then per distinct value ``x``
+    the share of the weight at or below it (the last ``y`` is 1)."""
+    v = np.asarray(values, dtype=np.float64)
+    w = np.ones_like(v) if weights is None else np.asarray(weights, dtype=np.float64)
+    if v.size == 0 or float(w.sum()) <= 0:
+        return {"x": [], "y": []}
+    order = np.argsort(v, kind="stable")
+    v, w = v[order], w[order]
+    cum = np.cumsum(w) / float(w.sum())
+    last = np.r_[v[1:] != v[:-1], True]  # the last of each run of equal values
+    return {"x": [float(v[0]), *v[last].tolist()], "y": [0.0, *cum[last].tolist()]}

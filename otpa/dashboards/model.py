@@ -14,6 +14,7 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -534,9 +535,12 @@ class ComparisonModel(param.Parameterized):
         """Accessibility from every point of the point set, base and scenario.
 
         Each version's travel-time matrix is a dask array of ``chunks`` origins per
-        task; the tasks are computed a few at a time (one per core, dask's threaded
-        scheduler) so that ``progress`` (called with the fraction done, 0 to 1) and
-        ``cancelled`` (polled between batches) work.
+        task.  The first task runs alone (it links the points to the streets; the
+        scenario's network shares that table when its stops are the base's), then
+        the tasks of both versions run in a pool of one thread per core, so
+        ``progress`` (called with the fraction done, 0 to 1, after every task) and
+        ``cancelled`` (polled while tasks run; the tasks not started are dropped)
+        work.
 
         Raises
         ------
@@ -555,26 +559,20 @@ class ComparisonModel(param.Parameterized):
             name: travel_time_matrix(net, points, request=req, chunks=max(1, int(chunks)))
             for name, net in versions.items()
         }
-        blocks = {name: m.data.to_delayed().ravel().tolist() for name, m in matrices.items()}
-        total = sum(len(b) for b in blocks.values())
-        done = 0
-        computed: dict[str, xr.DataArray] = {}
-        if progress is not None:
-            progress(0.0)
-        batch = max(1, os.cpu_count() or 1)  # tasks computed together, one per core
-        for name, parts in blocks.items():
-            arrays: list[Any] = []
-            for start in range(0, len(parts), batch):
-                if cancelled is not None and cancelled():
-                    msg = "the regional comparison was cancelled"
-                    raise RegionalCancelledError(msg)
-                chunk = parts[start : start + batch]
-                arrays.extend(dask_compute(*chunk, scheduler="threads", num_workers=batch))
-                done += len(chunk)
-                if progress is not None:
-                    progress(done / total)
-            m = matrices[name]
-            computed[name] = m.copy(data=np.concatenate(arrays, axis=0))
+        tasks = [
+            (name, k, part)
+            for name, m in matrices.items()
+            for k, part in enumerate(m.data.to_delayed().ravel().tolist())
+        ]
+        blocks = _run_tasks(tasks, progress=progress, cancelled=cancelled)
+        computed = {
+            name: m.copy(
+                data=np.concatenate(
+                    [blocks[(name, k)] for k in range(m.data.numblocks[0])], axis=0
+                )
+            )
+            for name, m in matrices.items()
+        }
         access = {
             name: accessibility(ttm, points, cutoffs=cutoffs, columns=[column]).sel(
                 percentile=int(self.percentile), opportunity=column
@@ -594,3 +592,49 @@ class ComparisonModel(param.Parameterized):
         frame.index.name = "id"
         return RegionalResult(frame, cutoffs, column, weight, access)
 
+
+
+def _run_tasks(
+    tasks: list[tuple[str, int, Any]],
+    *,
+    progress: Callable[[float], None] | None,
+    cancelled: Callable[[], bool] | None,
+) -> dict[tuple[str, int], Any]:
+    """Compute dask tasks in a thread pool; the first alone (it fills the shared caches)."""
+
+    def stop_requested() -> bool:
+        return cancelled is not None and cancelled()
+
+    def run(part: Any) -> Any:
+        return dask_compute(part, scheduler="sync")[0]
+
+    def cancel() -> RegionalCancelledError:
+        msg = "the regional comparison was cancelled"
+        return RegionalCancelledError(msg)
+
+    total = len(tasks)
+    done: dict[tuple[str, int], Any] = {}
+    if progress is not None:
+        progress(0.0)
+    if not tasks:
+        return done
+    if stop_requested():
+        raise cancel()
+    name, k, part = tasks[0]
+    done[(name, k)] = run(part)
+    if progress is not None:
+        progress(len(done) / total)
+    pool = ThreadPoolExecutor(max(1, os.cpu_count() or 1), thread_name_prefix="otpa-regional")
+    try:
+        pending = {pool.submit(run, part): (name, k) for name, k, part in tasks[1:]}
+        while pending:
+            finished, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+            for future in finished:
+                done[pending.pop(future)] = future.result()
+            if finished and progress is not None:
+                progress(len(done) / total)
+            if pending and stop_requested():
+                raise cancel()
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+    return done

@@ -31,15 +31,53 @@ def demo_network() -> TransportNetwork:
     return network
 
 
-@pytest.fixture(scope="module")
+class _Chromium:
+    """One headless Debian chromium (Playwright) for all the dashboard tests.
+
+    Started by the first test that needs it and closed after the last test of this
+    folder (see ``pytest_runtest_teardown``): Playwright's synchronous API keeps an
+    event loop in the main thread while it runs, which the other test folders must
+    not inherit.
+    """
+
+    def __init__(self) -> None:
+        self._playwright: Any = None
+        self._browser: Any = None
+
+    def get(self) -> Any:
+        if self._browser is None:
+            sync_api = pytest.importorskip("playwright.sync_api")
+            path = ensure_chromium()
+            self._playwright = sync_api.sync_playwright().start()
+            self._browser = self._playwright.chromium.launch(
+                executable_path=str(path), args=CHROMIUM_ARGS
+            )
+        return self._browser
+
+    def close(self) -> None:
+        if self._browser is not None:
+            self._browser.close()
+            self._playwright.stop()
+        self._browser = self._playwright = None
+
+
+_CHROMIUM = _Chromium()
+_HERE = Path(__file__).resolve().parent
+
+
+@pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
-    """A headless Debian chromium driven by Playwright (one per test module)."""
-    playwright = pytest.importorskip("playwright.sync_api")
-    path = ensure_chromium()
-    with playwright.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=str(path), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    """The shared headless chromium (one start for every browser test of this folder)."""
+    yield _CHROMIUM.get()
+    _CHROMIUM.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """After the last test of this folder (and its modules' pages): close the browser."""
+    yield
+    if nextitem is None or _HERE not in Path(nextitem.path).resolve().parents:
+        _CHROMIUM.close()
 
 
 @pytest.fixture(scope="session")

@@ -21,6 +21,7 @@ import pytest
 from _browser import assert_not_blank
 
 from otpa.analysis import Grid, PointSet, RemoveRoutes, Scenario, compare_scenarios
+from otpa.dashboards.geometry import mercator
 from otpa.dashboards.model import default_date
 from otpa.network import TransportNetwork
 from service.auth import ROLE_ROUTERS, UserEntry, hash_password
@@ -140,6 +141,41 @@ def _http(method: str, url: str, body: Any = None) -> Any:
         request.add_header("Authorization", f"Basic {token}")
     with urllib.request.urlopen(request, timeout=30) as response:
         return json.loads(response.read())
+
+
+def _screen_xy(page: Any, figure: str, x: float, y: float) -> tuple[float, float]:
+    """Page coordinates of the Web Mercator point ``(x, y)`` on the Bokeh figure ``figure``."""
+    found = page.evaluate(
+        """([name, x, y]) => {
+            const model = Bokeh.documents[0].get_model_by_name(name);
+            const view = Bokeh.index.find_one(model);
+            const box = view.canvas_view.events_el.getBoundingClientRect();
+            return [box.left + view.frame.x_scale.compute(x),
+                    box.top + view.frame.y_scale.compute(y)];
+        }""",
+        [figure, x, y],
+    )
+    return float(found[0]), float(found[1])
+
+
+def _wait_settled(page: Any, figure: str) -> None:
+    """Wait until the figure is laid out and has not moved for 300 ms (tab shown, text grown)."""
+    page.wait_for_function(
+        """(name) => {
+            const view = Bokeh.index.find_one(Bokeh.documents[0].get_model_by_name(name));
+            if (view == null) return false;
+            const b = view.canvas_view.events_el.getBoundingClientRect();
+            const now = [b.left, b.top, b.width, b.height].join();
+            const was = window.__otpaBox;
+            if (b.width < 100 || was == null || was.box !== now) {
+                window.__otpaBox = {box: now, since: performance.now()};
+                return false;
+            }
+            return performance.now() - was.since > 300;
+        }""",
+        arg=figure,
+        timeout=30_000,
+    )
 
 
 def _map_canvas_box(page: Any) -> dict[str, float]:
@@ -265,6 +301,86 @@ def test_click_draws_base_and_scenario_isochrones_and_the_difference(
     assert_not_blank(shot)
 
 
+def test_side_by_side_maps_show_base_and_scenario_with_linked_ranges(
+    page: Any, screenshot_dir: Path
+) -> None:
+    page.get_by_role("button", name="side by side").click()
+    page.wait_for_function(
+        "() => { const v = Bokeh.index.find_one("
+        "Bokeh.documents[0].get_model_by_name('base_map'));"
+        " return v != null && v.canvas_view.events_el.getBoundingClientRect().width > 100; }",
+        timeout=30_000,
+    )
+    assert _bokeh(
+        page,
+        "doc.get_model_by_name('base_map').x_range === doc.get_model_by_name('scenario_map')"
+        ".x_range && doc.get_model_by_name('base_map').y_range === "
+        "doc.get_model_by_name('single_map').y_range",
+    )  # one pair of ranges: panning or zooming one map moves the other
+    # the scenario side draws the same difference cells as the overlaid map
+    assert _bokeh(
+        page,
+        "doc.get_model_by_name('difference_side_layer').data_source.name === 'difference'",
+    )
+    shot = screenshot_dir / "dashboard-side-by-side.png"
+    page.screenshot(path=str(shot))
+    assert_not_blank(shot)
+    page.get_by_role("button", name="overlaid").click()
+    page.wait_for_timeout(300)
+
+
+def test_new_route_from_stops_clicked_on_the_map_is_saved(
+    page: Any, service: dict[str, Any], demo_network: TransportNetwork, screenshot_dir: Path
+) -> None:
+    _tab(page, "Scenario editor")
+    page.get_by_role("button", name="Clear stops").click()
+    stops = demo_network.transit.stops.set_index("stop_id")
+    picked = ["demo:bus_c_2_2", "demo:bus_c_6_6", "demo:bus_c_10_10"]
+    _wait_settled(page, "editor_map")
+    for k, sid in enumerate(picked, start=1):
+        x, y = mercator([stops.loc[sid, "lon"]], [stops.loc[sid, "lat"]])
+        sx, sy = _screen_xy(page, "editor_map", float(x[0]), float(y[0]))
+        for attempt in range(3):  # chromium may drop a click as Bokeh re-lays the page out
+            page.mouse.click(sx + 2, sy - 2)  # a click beside the stop picks it
+            try:  # (clicking the last chosen stop again adds nothing)
+                page.wait_for_function(
+                    f"() => {_LENGTH}('new_route', 'x') === {k}", timeout=10_000 * (attempt + 1)
+                )
+                break
+            except Exception:
+                page.screenshot(path=str(screenshot_dir / "dashboard-editor-failed.png"))
+                if attempt == 2:
+                    raise
+        _wait_settled(page, "editor_map")  # the chosen stops' list grows below the map
+    page.get_by_text("New route: ").first.wait_for(timeout=15_000)
+    page.locator("label", has_text="name").locator("xpath=..").locator("input").first.fill(
+        "cross-town"
+    )
+    page.locator("label", has_text="id (optional)").locator("xpath=..").locator(
+        "input"
+    ).first.fill("cross-town")
+    page.keyboard.press("Tab")
+    page.get_by_role("button", name="Add-route draft").click()
+    page.wait_for_function(
+        "(el) => el.value.includes('demo:bus_c_10_10')",
+        arg=page.locator("textarea").first.element_handle(),
+        timeout=15_000,
+    )
+    page.get_by_role("button", name="Save").click()
+    page.get_by_text("Saved scenario 'cross-town'").wait_for(timeout=15_000)
+    stored = Scenario.from_json(
+        _http("GET", f"{service['base']}/otp/routers/{ROUTER}/scenarios/cross-town")
+    )
+    (route,) = stored.modifications
+    assert route.stops == tuple(picked)
+    assert stored.validate(demo_network) == []
+    shot = screenshot_dir / "dashboard-editor-map.png"
+    page.screenshot(path=str(shot))
+    assert_not_blank(shot)
+    _tab(page, "Single point")
+    _select_with_option(page, "no-line-1").select_option("no-line-1")  # as the next tests expect
+
+
 def test_bad_origin_shows_a_message_and_keeps_the_last_result(page: Any) -> None:
     before = _source(page, "iso_base")
     assert before["xs"]
@@ -295,6 +411,9 @@ def test_regional_comparison_reaches_100_percent_and_downloads_the_library_resul
     page.get_by_role("button", name="Run regional comparison").click()
     page.wait_for_function(f"() => {_LENGTH}('histogram', 'top') > 0", timeout=180_000)
     assert page.locator("progress").first.get_attribute("value") == "100"
+    ecdf = _source(page, "ecdf")
+    assert ecdf["y"][-1] == pytest.approx(1.0)  # the population-weighted ECDF is drawn
+    assert ecdf["x"] == sorted(ecdf["x"])
     with page.expect_download(timeout=30_000) as info:
         page.get_by_role("button", name="Download CSV").click()
     frame = pd.read_csv(io.BytesIO(Path(info.value.path()).read_bytes()), dtype={"id": str})

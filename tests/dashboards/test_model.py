@@ -10,7 +10,10 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import geopandas as gpd
 import numpy as np
@@ -25,11 +28,18 @@ from otpa.dashboards import (
     RegionalCancelledError,
     ScenarioComparison,
 )
+from otpa.dashboards.geometry import mercator
 from otpa.dashboards.model import default_date
 from otpa.network import TransportNetwork
 
 OPTIONS = {"window": 1800, "max_time": 3600, "percentiles": (50,)}
 NO_LINE_1 = Scenario("no line 1", (RemoveRoutes(("demo:1",)),), id="no-line-1")
+
+
+def _run(coroutine: Any) -> Any:
+    """``asyncio.run`` in a fresh thread (the browser tests' Playwright loop may own this one)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def _departure(network: TransportNetwork) -> dt.datetime:
@@ -153,11 +163,11 @@ def test_view_draws_inline_without_a_server(
 ) -> None:
     view = ScenarioComparison(demo_network, pointsets={"nine": points})
     origin = (float(points.lat[4]), float(points.lon[4]))
-    result = asyncio.run(view.compute_origin(*origin))
+    result = _run(view.compute_origin(*origin))
     assert result is not None
     assert len(view.iso_base.data["xs"]) == len(view.iso_scenario.data["xs"]) == 3
     assert view.diff_source.data["x"] == []  # base against base: nothing changed
-    assert asyncio.run(view.compute_origin(10.0, 10.0)) is None
+    assert _run(view.compute_origin(10.0, 10.0)) is None
     assert view.message.visible
     assert "Cannot compute" in view.message.object
     assert len(view.iso_base.data["xs"]) == 3  # the last good result stays
@@ -226,3 +236,36 @@ def test_editor_drafts_an_added_route_that_validates(
     view.document.value = '{"name": "x", "modifications": [{"type": "remove-routes"}]}'
     assert view.validate_document() is None
     assert view.problems.object.startswith("- ")  # the library's problems, one per line
+
+
+def test_editor_map_clicks_add_the_nearest_stops_in_order(
+    demo_network: TransportNetwork, tmp_path: Path
+) -> None:
+    view = ScenarioComparison(demo_network, store=ScenarioStore(tmp_path))
+    stops = demo_network.transit.stops.set_index("stop_id")
+    picked = ["demo:bus_c_2_2", "demo:bus_c_10_10", "demo:bus_c_6_6"]
+    for sid in picked:  # a click 10 m beside each stop
+        x, y = mercator([stops.loc[sid, "lon"]], [stops.loc[sid, "lat"]])
+        view._on_stop_tap(SimpleNamespace(x=float(x[0]) + 10.0, y=float(y[0]) - 10.0))
+    assert view.stop_choice.value == picked
+    view._on_stop_tap(SimpleNamespace(x=float(x[0]), y=float(y[0])))  # the last one again
+    assert view.stop_choice.value == picked
+    assert view.new_route.data["order"] == [1, 2, 3]
+    assert view.picked.object.count("→") == 2
+    x, y = mercator([float(stops["lon"].max()) + 0.05], [float(stops["lat"].max()) + 0.05])
+    view._on_stop_tap(SimpleNamespace(x=float(x[0]), y=float(y[0])))  # far from any stop
+    assert view.stop_choice.value == picked
+    assert view.picked.object.startswith("No stop near the click")
+    view._draft_add()
+    scenario = view.validate_document()
+    assert scenario is not None
+    assert scenario.modifications[0].stops == tuple(picked)
+
+
+def test_side_by_side_maps_share_ranges_and_the_ecdf_is_weighted() -> None:
+    from otpa.dashboards.comparison import _ecdf
+
+    assert _ecdf([3.0, 1.0, 1.0, 2.0], [1.0, 1.0, 2.0, 4.0]) == {
+        "x": [1.0, 1.0, 2.0, 3.0], "y": [0.0, 0.375, 0.875, 1.0]
+    }  # fmt: skip
+    assert _ecdf([], None) == {"x": [], "y": []}
