@@ -17,6 +17,19 @@ also makes the labels valid upper bounds when the same arrays are reused for an
 earlier departure (range RAPTOR, :mod:`._range`).  Routes of a round are scanned
 in increasing index and labels only change on strict improvement, so ties are
 resolved deterministically.
+
+Two prunings leave every label (times and provenance) as the plain scan would
+(without transfers.txt rules and on-board starts, where they are off):
+
+* a route is boarded only at stops *marked* in the previous round.  The label of an
+  unmarked stop was set in an earlier round (or, in range RAPTOR, an earlier
+  search) whose scan of the same route boarded there already, so the trip found
+  now arrives nowhere earlier than the labels do;
+* when the current trip already holds a stop's ride label at this position, that
+  earlier scan recorded the rest of the ride too: the scan stops alighting until it
+  boards an earlier trip, and ends after the last marked stop.  In range RAPTOR
+  this skips most of each route, since a departure one minute earlier mostly
+  catches the same trips.
 """
 
 from __future__ import annotations
