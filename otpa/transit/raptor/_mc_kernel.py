@@ -17,7 +17,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from otpa.transit.raptor._common import first_trip, first_trip_rules, is_banned, rule_range
+from otpa.transit.raptor._common import (
+    IntLike,
+    first_trip,
+    first_trip_rules,
+    is_banned,
+    rule_range,
+)
 from otpa.transit.raptor._mc_labels import (
     KIND_ACCESS,
     KIND_RIDE,
@@ -47,11 +53,11 @@ def _offer(
     rb_cost: FloatArray,
     rb_dep: IntArray,
     rb_n: int,
-    trip: int,
-    pos: int,
-    parent: int,
+    trip: IntLike,
+    pos: IntLike,
+    parent: IntLike,
     cost: float,
-    dep: int,
+    dep: IntLike,
 ) -> int:
     """Offer boarding ``trip`` at ``pos`` (from label ``parent``) to the route bag.
 
