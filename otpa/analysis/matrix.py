@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import dask.array as da
@@ -36,16 +38,38 @@ def _one(prep: Prepared, lat: float, lon: float) -> Float32Array:
     return result.times.T  # (n_destinations, n_percentiles)
 
 
+_LOADED: dict[tuple[str, int, int], TransportNetwork] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def _network_at(path: str) -> TransportNetwork:
+    """The saved graph at ``path``, opened once per process (and again if the file changes)."""
+    st = os.stat(path)
+    key = (os.path.realpath(path), st.st_mtime_ns, st.st_size)
+    with _LOAD_LOCK:
+        net = _LOADED.get(key)
+        if net is None:
+            for old in [k for k in _LOADED if k[0] == key[0]]:
+                del _LOADED[old]
+            net = _LOADED[key] = TransportNetwork.load(path)
+        return net
+
+
 def _block(
-    network: TransportNetwork,
+    network: TransportNetwork | str,
     request: AnalysisRequest,
     d_lat: FloatArray,
     d_lon: FloatArray,
     o_lat: FloatArray,
     o_lon: FloatArray,
 ) -> Float32Array:
-    """Rows of the matrix for some origins (a dask task; links are cached per process)."""
-    prep = prepare(network, request, d_lat, d_lon)
+    """Rows of the matrix for some origins (a dask task; links are cached per process).
+
+    ``network`` is the network itself (a dask key every task shares: each worker
+    receives it once) or the path of a saved graph that every worker opens itself.
+    """
+    net = _network_at(network) if isinstance(network, str) else network
+    prep = prepare(net, request, d_lat, d_lon)
     out = np.empty((o_lat.shape[0], d_lat.shape[0], len(request.percentiles)), dtype=np.float32)
     for i in range(o_lat.shape[0]):
         out[i] = _one(prep, float(o_lat[i]), float(o_lon[i]))
@@ -75,7 +99,7 @@ def _in_memory(
 
 
 def travel_time_matrix(
-    network: TransportNetwork,
+    network: TransportNetwork | str | os.PathLike[str],
     origins: PointSet,
     destinations: PointSet | None = None,
     departure: dt.datetime | None = None,
@@ -95,7 +119,12 @@ def travel_time_matrix(
     Parameters
     ----------
     network
-        The network.
+        The network, or the path of a saved graph (:meth:`TransportNetwork.save`).  With
+        ``chunks`` a network object becomes one key of the dask graph that every task
+        shares, so a ``dask.distributed`` cluster ships it to each worker once (the
+        scheduler sends it to one worker, the others copy it from there); a path is
+        opened by each worker process itself, once (memory-mapped), and must name the
+        same file on every worker (a shared file system).  See ``docs/scaling.md``.
     origins, destinations
         Point sets (``destinations`` defaults to ``origins``).
     departure
@@ -105,7 +134,8 @@ def travel_time_matrix(
     chunks
         Origins per dask task: the result is then a lazy dask-backed array that
         computes unchanged on a ``dask.distributed`` cluster (the network is shipped
-        to each worker once, in the safe graph format).  Call ``.compute()`` (with
+        to each worker once, in the safe graph format, or opened from ``network``'s
+        path).  Call ``.compute()`` (with
         ``dask.diagnostics.ProgressBar()`` or ``distributed.progress`` for a progress
         bar).  None computes now, in threads.
     n_threads
@@ -128,6 +158,10 @@ def travel_time_matrix(
     ...                          window=3600, chunks=64)  # doctest: +SKIP
     >>> ttm.sel(percentile=50).compute()  # doctest: +SKIP
     """
+    path: str | None = None
+    if isinstance(network, (str, os.PathLike)):
+        path = str(Path(network).resolve())
+        network = _network_at(path)
     req = analysis_request(departure, request, options)
     dest = origins if destinations is None else destinations
     n_o, n_d, n_p = len(origins), len(dest), len(req.percentiles)
@@ -147,7 +181,7 @@ def travel_time_matrix(
             msg = "chunks must be a positive number of origins"
             raise InvalidArgumentError(msg)
         size = int(chunks)
-        net = delayed(network, pure=True)
+        net = delayed(network, pure=True) if path is None else path
         reqd = delayed(req, pure=True)
         d_lat = delayed(np.asarray(dest.lat), pure=True)
         d_lon = delayed(np.asarray(dest.lon), pure=True)

@@ -17,7 +17,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from otpa.transit.raptor._common import first_trip, first_trip_rules, is_banned, rule_range
+from otpa.transit.raptor._common import (
+    IntLike,
+    first_trip,
+    first_trip_rules,
+    is_banned,
+    rule_range,
+)
 from otpa.transit.raptor._mc_labels import (
     KIND_ACCESS,
     KIND_RIDE,
@@ -34,9 +40,46 @@ from otpa.transit.raptor._mc_labels import (
 )
 from otpa.transit.raptor._query import INF, SearchQuery
 from otpa.transit.raptor.spi import RaptorTimetable
-from otpa.types import FloatArray
+from otpa.types import FloatArray, IntArray
 
 __all__ = ["run_mc"]
+
+
+@njit(cache=True, inline="always")  # type: ignore[misc]
+def _offer(
+    rb_trip: IntArray,
+    rb_bpos: IntArray,
+    rb_parent: IntArray,
+    rb_cost: FloatArray,
+    rb_dep: IntArray,
+    rb_n: int,
+    trip: IntLike,
+    pos: IntLike,
+    parent: IntLike,
+    cost: float,
+    dep: IntLike,
+) -> int:
+    """Offer boarding ``trip`` at ``pos`` (from label ``parent``) to the route bag.
+
+    The trip's slot keeps the cheaper boarding (on one trip the cheaper boarding stays
+    cheaper at every later stop); a new slot is always filled, whatever the cost, so no
+    slot is left unset.  Returns the new number of slots, -1 when the bag is full.
+    """
+    found = -1
+    for i in range(rb_n):
+        if rb_trip[i] == trip:
+            found = i
+            break
+    fresh = found < 0
+    if fresh:
+        if rb_n >= rb_trip.shape[0]:
+            return -1
+        found = rb_n
+        rb_n += 1
+    if fresh or cost - dep < rb_cost[found] - rb_dep[found]:
+        rb_trip[found], rb_bpos[found], rb_parent[found] = trip, pos, parent
+        rb_cost[found], rb_dep[found] = cost, dep
+    return rb_n
 
 
 @njit(cache=True, nogil=True)  # type: ignore[misc]
@@ -273,22 +316,11 @@ def run_mc(  # noqa: C901
                             c += q.transfer_penalty + w * (d - lt)
                             if q.has_preferred and rule != 0 and rule != 1:
                                 c += q.nonpreferred_penalty
-                        found = -1
-                        for i in range(rb_n):
-                            if rb_trip[i] == kb:
-                                found = i
-                                break
-                        fresh = found < 0
-                        if fresh:
-                            if rb_n >= rb_cap:
-                                return OVERFLOW_ROUTE_BAG
-                            found = rb_n
-                            rb_n += 1
-                        # on one trip, the cheaper boarding stays cheaper at every later stop;
-                        # a new slot is always filled, whatever the cost (never left unset)
-                        if fresh or c - d < rb_cost[found] - rb_dep[found]:
-                            rb_trip[found], rb_bpos[found], rb_parent[found] = kb, j, li
-                            rb_cost[found], rb_dep[found] = c, d
+                        rb_n = _offer(
+                            rb_trip, rb_bpos, rb_parent, rb_cost, rb_dep, rb_n, kb, j, li, c, d
+                        )
+                        if rb_n < 0:
+                            return OVERFLOW_ROUTE_BAG
                         # with per-trip costs a later trip may be cheaper than the first one:
                         # board each later trip that costs less than all before it (no
                         # transfers.txt rule between the two rides: those pick one trip)
@@ -307,21 +339,12 @@ def run_mc(  # noqa: C901
                             ):
                                 ck = c - trip_board_cost[t0 + kb] + pk + wf * (dk - d)
                                 best = pk
-                                found = -1
-                                for i in range(rb_n):
-                                    if rb_trip[i] == kk:
-                                        found = i
-                                        break
-                                fresh = found < 0
-                                if fresh:
-                                    if rb_n >= rb_cap:
-                                        return OVERFLOW_ROUTE_BAG
-                                    found = rb_n
-                                    rb_n += 1
-                                # as above: a new slot is always filled, never left unset
-                                if fresh or ck - dk < rb_cost[found] - rb_dep[found]:
-                                    rb_trip[found], rb_bpos[found], rb_parent[found] = kk, j, li
-                                    rb_cost[found], rb_dep[found] = ck, dk
+                                rb_n = _offer(
+                                    rb_trip, rb_bpos, rb_parent, rb_cost, rb_dep, rb_n,
+                                    kk, j, li, ck, dk,
+                                )  # fmt: skip
+                                if rb_n < 0:
+                                    return OVERFLOW_ROUTE_BAG
                             kk += 1
                     li = nxt[li]
         rides_end = used[0] if k < n_rounds else round_start

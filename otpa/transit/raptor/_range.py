@@ -12,6 +12,7 @@ is the same: it is anchored at the latest departure (see
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from otpa.transit.raptor._query import INF, SearchQuery
 from otpa.transit.raptor._round_kernel import RoundLabels, run_rounds
@@ -21,25 +22,27 @@ from otpa.types import FloatArray, IntArray
 __all__ = ["range_rounds"]
 
 
+@njit(cache=True, nogil=True)  # type: ignore[misc]
 def range_rounds(
     tt: RaptorTimetable,
     q: SearchQuery,
     lab: RoundLabels,
     times: IntArray,
     out: FloatArray,
-    *,
-    ride: bool = False,
+    ride: bool,
 ) -> None:
     """Fill ``out[i]`` with the earliest arrivals from departure ``times[i]``.
 
     ``times`` must be sorted in decreasing order; ``lab`` must start unreached.  With
     ``ride`` the arrivals are those whose last leg is a ride (where egress may start).
-    The loop stays in Python (a few microseconds per departure) so the round kernel is
-    compiled once, for all callers.
+    The loop over departures is compiled too: a call from Python unboxes the named
+    tuples of arrays, which costs about as much as a search of a later departure.
     """
     last = q.max_rounds
     labels = lab.r_time if ride else lab.o_time
+    n = labels.shape[1]
     for i in range(times.shape[0]):
-        run_rounds(tt, q, lab, int(times[i]), False)
-        row = labels[last]
-        out[i] = np.where(row >= INF, np.inf, row)
+        run_rounds(tt, q, lab, times[i], False)
+        for s in range(n):
+            v = labels[last, s]
+            out[i, s] = np.inf if v >= INF else np.float64(v)

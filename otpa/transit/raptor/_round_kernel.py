@@ -17,6 +17,19 @@ also makes the labels valid upper bounds when the same arrays are reused for an
 earlier departure (range RAPTOR, :mod:`._range`).  Routes of a round are scanned
 in increasing index and labels only change on strict improvement, so ties are
 resolved deterministically.
+
+Two prunings leave every label (times and provenance) as the plain scan would
+(without transfers.txt rules and on-board starts, where they are off):
+
+* a route is boarded only at stops *marked* in the previous round.  The label of an
+  unmarked stop was set in an earlier round (or, in range RAPTOR, an earlier
+  search) whose scan of the same route boarded there already, so the trip found
+  now arrives nowhere earlier than the labels do;
+* when the current trip already holds a stop's ride label at this position, that
+  earlier scan recorded the rest of the ride too: the scan stops alighting until it
+  boards an earlier trip, and ends after the last marked stop.  In range RAPTOR
+  this skips most of each route, since a departure one minute earlier mostly
+  catches the same trips.
 """
 
 from __future__ import annotations
@@ -251,7 +264,11 @@ def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcoun
     rimp_list = np.empty(n, dtype=np.int32)
     touched = np.zeros(n, dtype=np.uint8)
     first_pos = np.full(n_routes, -1, dtype=np.int32)
+    last_pos = np.full(n_routes, -1, dtype=np.int32)
     queue = np.empty(n_routes, dtype=np.int32)
+    # pruning (see the module docstring): boarding only at stops marked in the previous
+    # round, and a ride already recorded downstream is not scanned again
+    prune = not has_rules and first_route < 0
     n_mark = 0
     for i in range(q.access_stops.shape[0]):
         s = q.access_stops[i]
@@ -280,7 +297,6 @@ def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcoun
         nq = 0
         for ii in range(n_mark):
             s = mark_list[ii]
-            mark[s] = 0
             for x in range(stop_route_offsets[s], stop_route_offsets[s + 1]):
                 r = stop_routes[x]
                 if route_allowed[r] == 0 or (first_route >= 0 and (k == 1) != (r == first_route)):
@@ -290,13 +306,18 @@ def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcoun
                     queue[nq] = r
                     nq += 1
                     first_pos[r] = p
+                    last_pos[r] = p
                 elif p < first_pos[r]:
                     first_pos[r] = p
+                elif p > last_pos[r]:
+                    last_pos[r] = p
         n_next = 0
         n_rimp = 0
         for r in np.sort(queue[:nq]):
             p0 = first_pos[r]
+            p1 = last_pos[r]
             first_pos[r] = -1
+            last_pos[r] = -1
             soff = route_stop_offsets[r]
             ns = route_stop_offsets[r + 1] - soff
             t0 = route_trip_offsets[r]
@@ -305,12 +326,24 @@ def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcoun
             cur = -1
             cur_bpos = -1
             cur_src = 0
+            stale = False  # the ride on `cur` from here on is already in the labels
             for j in range(p0, ns):
                 s = route_stops[soff + j]
                 if stop_pass[s] == 0:
                     cur = -1
+                    stale = False
                     continue
-                if cur >= 0 and route_alight[soff + j] != 0 and stop_alight[s] != 0:
+                if stale and j > p1:
+                    break
+                if (
+                    cur >= 0
+                    and prune
+                    and not stale
+                    and r_trip[k, s] == t0 + cur
+                    and r_apos[k, s] == j
+                ):
+                    stale = True
+                if cur >= 0 and not stale and route_alight[soff + j] != 0 and stop_alight[s] != 0:
                     t = np.int64(arrival[base + cur * ns + j]) + alight_slack
                     if t < r_time[k, s] and t < target and not is_banned(bans, t0 + cur, j):
                         r_time[k, s] = t
@@ -335,7 +368,7 @@ def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcoun
                             n_next = _push(nxt, nxt_list, n_next, s)
                         if e_time[s] < INF and t + e_time[s] < target:
                             target = t + e_time[s]
-                if route_board[soff + j] == 0 or stop_board[s] == 0:
+                if route_board[soff + j] == 0 or stop_board[s] == 0 or (prune and mark[s] == 0):
                     continue
                 k_hi = cur if cur >= 0 else nt
                 if k_hi == 0:
@@ -354,6 +387,9 @@ def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcoun
                 )
                 if kb >= 0:
                     cur, cur_bpos, cur_src = kb, j, 0
+                    stale = False
+        for ii in range(n_mark):
+            mark[mark_list[ii]] = 0
         # walking transfers, only right after a ride
         for s in np.sort(rimp_list[:n_rimp]):
             rimp[s] = 0

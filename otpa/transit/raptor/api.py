@@ -121,11 +121,14 @@ def _upper_bound(name: str) -> float:
 
 def _check_bounds(name: str, value: Any) -> None:
     """Raise unless ``value`` (scalar or array) lies in ``[0, bound]`` (NaN refused)."""
-    a = np.asarray(value, dtype=np.float64) if not isinstance(value, int) else None
-    if a is None:
+    if isinstance(value, int):
         ok = 0 <= value <= _upper_bound(name)
     else:
-        ok = bool(np.all((a >= 0) & (a <= _upper_bound(name))))
+        a = np.asarray(value)
+        if a.dtype.kind not in "biuf":
+            a = a.astype(np.float64)
+        # min and max without a float64 copy (transfer arrays are large); NaN fails both
+        ok = a.size == 0 or bool(a.min() >= 0 and a.max() <= _upper_bound(name))
     if not ok:
         msg = f"RaptorRequest.{name} must be non-negative and at most {_upper_bound(name):g}"
         raise ValueError(msg)
@@ -282,8 +285,8 @@ class RaptorRequest:
                 raise ValueError(msg)
         for name in _NON_NEGATIVE:
             value = getattr(self, name)
-            if value is not None:
-                _check_bounds(name, value)
+            if value is not None and name not in _ARRAYS and name not in _OPTIONAL:
+                _check_bounds(name, value)  # arrays were checked before their cast
         if self.max_rounds < 1:
             msg = "RaptorRequest.max_rounds must be at least 1"
             raise ValueError(msg)
@@ -488,6 +491,6 @@ def range_raptor(
         return out
     lab = new_round_labels(p.query.max_rounds + 1, n_stops)
     block = np.empty((len(times), n_stops))
-    range_rounds(p.timetable, p.query, lab, times[order], block, ride=ride)
+    range_rounds(p.timetable, p.query, lab, np.ascontiguousarray(times[order]), block, ride)
     out[order] = block
     return out

@@ -73,8 +73,28 @@ def test_full_porto_alegre_hexgrid_matrix_is_plausible(
         np.testing.assert_array_equal(ds.travel_time.sel(percentile=50).to_numpy(), t[i])
 
 
+def _count_network_loads() -> None:
+    """On a worker: count networks unpickled there (they arrive via ``from_bytes``)."""
+    from otpa.network import TransportNetwork as Net
+
+    original = Net.from_bytes.__func__  # type: ignore[attr-defined]
+
+    def counting(cls: type[Net], data: bytes, *, verify: bool = True) -> Net:
+        counting.n += 1  # type: ignore[attr-defined]
+        return original(cls, data, verify=verify)  # type: ignore[no-any-return]
+
+    counting.n = 0  # type: ignore[attr-defined]
+    Net.from_bytes = classmethod(counting)  # type: ignore[assignment,method-assign]
+
+
+def _network_loads() -> int:
+    from otpa.network import TransportNetwork as Net
+
+    return int(Net.from_bytes.n)  # type: ignore[attr-defined]
+
+
 def test_dask_chunks_equal_in_memory_on_a_local_cluster(
-    atlanta: TransportNetwork, atlanta_points: PointSet
+    atlanta: TransportNetwork, atlanta_points: PointSet, tmp_path: Path
 ) -> None:
     from distributed import Client, LocalCluster
 
@@ -83,14 +103,26 @@ def test_dask_chunks_equal_in_memory_on_a_local_cluster(
     lazy = travel_time_matrix(atlanta, atlanta_points, departure=ATL_DEPARTURE, chunks=8, **kw)
     assert isinstance(lazy.data, da.Array)
     assert lazy.data.numblocks[0] == 5  # 36 origins in chunks of 8
+    graph = atlanta.save(tmp_path / "atlanta.graph", compress=False)  # exact arrays
+    by_path = travel_time_matrix(graph, atlanta_points, departure=ATL_DEPARTURE, chunks=8, **kw)
     with (
         LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
         ) as cluster,
-        Client(cluster),
+        Client(cluster) as client,
     ):
+        client.run(_count_network_loads)
         computed = lazy.compute()
+        # 5 tasks on 2 workers: the network travels once to each worker, not with each task
+        loads = client.run(_network_loads)
+        from_file = by_path.compute()  # each worker opens the saved graph itself
+        loads_after = client.run(_network_loads)
+    assert len(loads) == 2
+    assert 1 <= sum(loads.values()) <= 2
+    assert max(loads.values()) == 1
+    assert loads_after == loads
     np.testing.assert_array_equal(computed.to_numpy(), eager.to_numpy())
+    np.testing.assert_array_equal(from_file.to_numpy(), eager.to_numpy())
     assert list(computed.origin.values) == list(atlanta_points.ids)
     assert np.isfinite(eager.to_numpy()).sum() > 36 * 36  # most pairs reached (x3 pct)
 

@@ -1,0 +1,112 @@
+"""Benchmark: travel-time matrices on a dask.distributed cluster of worker processes.
+
+Usage::
+
+    .venv/bin/python benchmarks/bench_scale.py [--data DIR] [--origins 48] [--chunks 6]
+
+What it measures, in one run (Porto Alegre, hexgrid destinations, 60-minute window):
+
+* the same matrix rows on a ``LocalCluster`` of 1 and of 2 single-threaded worker
+  processes (the network shipped once per worker): wall time, scaling efficiency
+  ``t1 / (2 * t2)``; the baseline is the 1-worker run of the same code;
+* the per-task overhead: the 1-worker run with one origin per task against the same
+  run with ``--chunks`` origins per task, per extra task;
+* CPU seconds per origin in this process (no dask), for reference.
+
+Results are exact copies of each other (checked).  Writes ``benchmarks/results/scale.json``.
+Not yet here (issue 18): the synthetic scale generator and the cost curves against size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from otpa.analysis import PointSet  # noqa: E402
+from otpa.analysis.matrix import travel_time_matrix  # noqa: E402
+from otpa.network import TransportNetwork, build_network  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results"
+DEPARTURE = dt.datetime(2019, 5, 13, 14, 0)
+
+
+def _network(data: Path) -> TransportNetwork:
+    cached = RESULTS / "graphs" / "analysis_porto-alegre.graph"  # shared with bench_analysis
+    if cached.exists():
+        return TransportNetwork.load(cached)
+    net = build_network(data / "small" / "porto-alegre")
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    net.save(cached)
+    return net
+
+
+def _on_cluster(net: TransportNetwork, origins: PointSet, dest: PointSet, workers: int,
+                chunks: int) -> tuple[float, np.ndarray]:  # fmt: skip
+    from distributed import Client, LocalCluster
+
+    with (
+        LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                     dashboard_address=None) as cluster,  # fmt: skip
+        Client(cluster) as client,
+    ):
+        lazy = travel_time_matrix(net, origins, dest,
+                                  departure=DEPARTURE, window=3600, chunks=chunks)  # fmt: skip
+        # warm the workers (numba caches, the network, destination links) off the clock
+        warm = travel_time_matrix(net, origins, dest, departure=DEPARTURE, window=3600,
+                                  chunks=1)  # fmt: skip
+        client.compute(warm.data[:workers]).result()
+        t = time.perf_counter()
+        arr = lazy.compute().to_numpy()
+        return time.perf_counter() - t, arr
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    default_data = Path(os.environ.get("OTPA_DATA", ROOT.parent / "shared" / "data"))
+    ap.add_argument("--data", type=Path, default=default_data)
+    ap.add_argument("--origins", type=int, default=48)
+    ap.add_argument("--chunks", type=int, default=6)
+    args = ap.parse_args()
+    net = _network(args.data)
+    hexgrid = PointSet.from_csv(args.data / "small" / "porto-alegre" / "poa_hexgrid.csv")
+    rng = np.random.default_rng(7)
+    pick = np.sort(rng.choice(len(hexgrid), args.origins, replace=False))
+    origins = PointSet(ids=hexgrid.ids[pick], lat=hexgrid.lat[pick], lon=hexgrid.lon[pick])
+    record: dict[str, object] = {"machine": platform.node(), "cpus": os.cpu_count(),
+                                 "load_start": os.getloadavg(), "n_origins": len(origins),
+                                 "n_destinations": len(hexgrid), "chunks": args.chunks}  # fmt: skip
+    t = time.process_time()
+    ref = travel_time_matrix(net, origins, hexgrid, departure=DEPARTURE, window=3600,
+                             n_threads=1).to_numpy()  # fmt: skip
+    record["in_process_cpu_s_per_origin"] = (time.process_time() - t) / len(origins)
+    t1, a1 = _on_cluster(net, origins, hexgrid, 1, args.chunks)
+    t2, a2 = _on_cluster(net, origins, hexgrid, 2, args.chunks)
+    t1_fine, a3 = _on_cluster(net, origins, hexgrid, 1, 1)
+    for a in (a1, a2, a3):
+        if a.tobytes() != ref.tobytes():
+            raise SystemExit("cluster result differs from the in-process matrix")
+    n_tasks = -(-len(origins) // args.chunks)
+    record.update({
+        "wall_1_worker_s": t1, "wall_2_workers_s": t2, "efficiency_2_workers": t1 / (2 * t2),
+        "wall_1_worker_1_origin_per_task_s": t1_fine,
+        "per_task_overhead_ms": (t1_fine - t1) / (len(origins) - n_tasks) * 1000,
+        "load_end": os.getloadavg(),
+    })  # fmt: skip
+    print(json.dumps(record, indent=2))
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "scale.json").write_text(json.dumps(record, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
