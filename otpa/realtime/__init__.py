@@ -42,12 +42,19 @@ from otpa.realtime.store import (
     trip_update_applier,
     vehicle_position_applier,
 )
-from otpa.realtime.trip_updates import FeedError, TripUpdateResult, parse_feed, trip_updates
+from otpa.realtime.trip_updates import (
+    AddedTrip,
+    FeedError,
+    TripUpdateResult,
+    parse_feed,
+    trip_updates,
+)
 from otpa.realtime.vehicles import VehiclePosition, VehicleSet, vehicle_positions
 
 __all__ = [
     "MAX_PATCHES",
     "PATCH_SOURCE",
+    "AddedTrip",
     "Alert",
     "AlertPatchError",
     "AlertPatchFile",

@@ -14,8 +14,16 @@ timestamp -- "now" -- in the network's time zone) and must run that day.
   marks the stop as not served (its times follow the propagated delay).
 * An update whose stop-time updates do not all match the trip, or that makes
   the times go backwards, is refused (``invalid``) and leaves the trip as planned.
-* ``ADDED`` and other unsupported schedule relationships, unknown trips and trips
-  that do not run that day are ``unmatched``.
+* ``ADDED`` trips are checked as OpenTripPlanner 1.x's ``validateAndHandleAddedTrip``
+  did: the trip id must be new to the feed, ``start_date`` gives the service day,
+  ``route_id`` must name a route of the feed, and at least two stop-time updates
+  give the stops (``stop_id``, known to the feed) with their absolute times, which
+  must not go backwards.  A trip that fails a check is ``invalid``; a valid one is
+  kept in :attr:`TripUpdateResult.added` (stops and times on its service day) but
+  does not yet enter the RAPTOR timetable, so it is reported ``unmatched``
+  (``not routed``) rather than counted as applied.
+* Other unsupported schedule relationships, unknown trips and trips that do not
+  run that day are ``unmatched``.
 
 Nothing in a refused or unmatched entity changes anything else.
 """
@@ -35,12 +43,52 @@ from google.transit import gtfs_realtime_pb2
 from otpa.realtime.feeds import FeedError, feed_index
 from otpa.realtime.snapshot import TripRealtime
 from otpa.transit.model import TransitModel
+from otpa.types import Int32Array
 from otpa.util.cache import OwnerCache
 
-__all__ = ["FeedError", "TripUpdateResult", "feed_index", "parse_feed", "trip_updates"]
+__all__ = [
+    "AddedTrip",
+    "FeedError",
+    "TripUpdateResult",
+    "feed_index",
+    "parse_feed",
+    "trip_updates",
+]
 
 #: Problems reported by name, at most this many.
 MAX_MESSAGES = 20
+
+
+@dataclass(frozen=True, eq=False)
+class AddedTrip:
+    """A valid GTFS-RT ``ADDED`` trip: a trip the schedule does not have.
+
+    Attributes
+    ----------
+    trip_id
+        The new trip's id (raw, as in the feed).
+    route
+        Model route index (the trip descriptor's ``route_id``).
+    service_day
+        Proleptic ordinal of the service date (``start_date``).
+    stops
+        Model stop index per call, in order.
+    arrival_s, departure_s
+        Times per call, seconds after the start of the service day (as the
+        model's scheduled times).
+    """
+
+    trip_id: str
+    route: int
+    service_day: int
+    stops: Int32Array
+    arrival_s: Int32Array
+    departure_s: Int32Array
+
+    @property
+    def state(self) -> str:
+        """OTP's ``RealTimeState``: ``ADDED``."""
+        return "ADDED"
 
 
 @dataclass
@@ -48,6 +96,7 @@ class TripUpdateResult:
     """The outcome of one feed: the trips it updates and what happened to each entity."""
 
     trips: dict[tuple[int, int], TripRealtime] = field(default_factory=dict)
+    added: dict[tuple[str, int], AddedTrip] = field(default_factory=dict)
     applied: int = 0
     unmatched: int = 0
     invalid: int = 0
@@ -105,6 +154,8 @@ class _Lookup:
     pattern_of: Any  # pattern per trip
     tz_of: Any  # time-zone index per trip
     service_of: Any  # service index per trip
+    route_of: Mapping[str, int]  # raw route id -> model route (of the feed)
+    stop_of: Mapping[str, int]  # raw stop id -> model stop (of the feed)
 
 
 #: Per model and feed: trip ids and stop ids (weakly keyed by the model).
@@ -119,12 +170,22 @@ def _build_lookup(model: TransitModel, feed: int) -> _Lookup:
     idx = np.flatnonzero(mask)
     raw = trips["raw_id"].to_numpy()[idx]
     tz = trips["tz_index"].to_numpy() if "tz_index" in trips.columns else np.zeros(len(trips))
+    routes, stops = model.routes, model.stops
+    r_idx = np.flatnonzero(routes["feed"].to_numpy() == feed)
+    s_idx = np.flatnonzero(stops["feed"].to_numpy() == feed)
     return _Lookup(
         trip_of={str(r): int(i) for r, i in zip(raw, idx, strict=True)},
         stop_ids=model.stops["raw_id"].to_numpy(),
         pattern_of=trips["pattern_index"].to_numpy(),
         tz_of=tz,
         service_of=trips["service_index"].to_numpy(),
+        route_of={
+            str(r): int(i)
+            for r, i in zip(routes["raw_id"].to_numpy()[r_idx], r_idx, strict=True)
+        },
+        stop_of={
+            str(r): int(i) for r, i in zip(stops["raw_id"].to_numpy()[s_idx], s_idx, strict=True)
+        },
     )
 
 
@@ -257,6 +318,59 @@ def _canceled(trip: int, date: dt.date) -> TripRealtime:
     )
 
 
+def _added_trip(td: Any, tu: Any, look: _Lookup, date: dt.date, day_start: int) -> AddedTrip | str:
+    """An ``ADDED`` trip (OTP 1.x's checks), or the reason it is refused."""
+    if td.trip_id in look.trip_of:
+        return f"trip exists: {td.trip_id!r} is already a trip of the feed"
+    if not td.route_id:
+        return "no route id: an ADDED trip needs route_id"
+    route = look.route_of.get(td.route_id)
+    if route is None:
+        return f"unknown route: {td.route_id!r} is not a route of the feed"
+    updates = list(tu.stop_time_update)
+    if len(updates) < 2:
+        return "too few stops: an ADDED trip needs at least two stop time updates"
+    stu = gtfs_realtime_pb2.TripUpdate.StopTimeUpdate
+    stops: list[int] = []
+    arr: list[int] = []
+    dep: list[int] = []
+    last_seq = -1
+    for i, upd in enumerate(updates):
+        rel = upd.schedule_relationship if upd.HasField("schedule_relationship") else stu.SCHEDULED
+        if rel != stu.SCHEDULED:
+            name = stu.ScheduleRelationship.Name(rel)
+            return f"unsupported: stop time update {i} of an ADDED trip is {name}"
+        if upd.HasField("stop_sequence"):
+            if int(upd.stop_sequence) <= last_seq:
+                return f"stop sequence not increasing: stop time update {i}"
+            last_seq = int(upd.stop_sequence)
+        stop = look.stop_of.get(upd.stop_id) if upd.stop_id else None
+        if stop is None:
+            return f"unknown stop: stop time update {i} has no stop of the feed ({upd.stop_id!r})"
+        a = int(upd.arrival.time) - day_start if upd.arrival.HasField("time") else None
+        d = int(upd.departure.time) - day_start if upd.departure.HasField("time") else None
+        a = d if a is None else a
+        d = a if d is None else d
+        if a is None or d is None:
+            return f"no time: stop time update {i} of an ADDED trip has no time"
+        stops.append(stop)
+        arr.append(a)
+        dep.append(d)
+    a_np, d_np = np.asarray(arr, np.int64), np.asarray(dep, np.int64)
+    if (d_np < a_np).any() or (a_np[1:] < d_np[:-1]).any():
+        return "times go backwards: the ADDED trip arrives before it departs"
+    if int(a_np.max()) > 7 * 86400 or int(a_np.min()) < -86400:
+        return "times out of range: more than a week from the service day"
+    return AddedTrip(
+        trip_id=td.trip_id,
+        route=route,
+        service_day=date.toordinal(),
+        stops=_ro(stops),
+        arrival_s=_ro(a_np),
+        departure_s=_ro(d_np),
+    )
+
+
 class _Days:
     """Service days of one feed application: which services run, when days start (memoised)."""
 
@@ -279,6 +393,40 @@ class _Days:
             tz = zones[tz_index] if zones else self.time_zone
             self._starts[key] = self.model.service_day_start(date, tz)
         return self._starts[key]
+
+    def zone_start(self, date: dt.date) -> int:
+        """Start of a service day in the network's time zone (for trips not in the model)."""
+        key = (date, -1)
+        if key not in self._starts:
+            self._starts[key] = self.model.service_day_start(date, self.time_zone)
+        return self._starts[key]
+
+
+def _handle_added(
+    out: TripUpdateResult, name: str, td: Any, tu: Any, look: _Lookup, days: _Days
+) -> None:
+    """Check one ``ADDED`` trip update and record it (see the module docstring)."""
+    if not td.trip_id:
+        out.problem("invalid", name, "no trip id: the trip descriptor has no trip_id")
+        return
+    if not td.start_date:
+        out.problem("invalid", name, "no start date: an ADDED trip needs start_date")
+        return
+    date = _service_date(td.start_date)
+    if date is None:
+        out.problem("invalid", name, f"invalid start date: {td.start_date!r}")
+        return
+    added = _added_trip(td, tu, look, date, days.zone_start(date))
+    if isinstance(added, str):
+        out.problem("invalid", name, added)
+        return
+    out.added[(added.trip_id, added.service_day)] = added
+    out.problem(
+        "unmatched",
+        name,
+        f"not routed: ADDED trip {added.trip_id!r} is valid but added trips do not enter "
+        "the timetable yet",
+    )
 
 
 def trip_updates(
@@ -324,6 +472,9 @@ def trip_updates(
         name = f"entity {entity.id!r}"
         td = tu.trip
         rel = td.schedule_relationship if td.HasField("schedule_relationship") else tdr.SCHEDULED
+        if rel == tdr.ADDED:
+            _handle_added(out, name, td, tu, look, days)
+            continue
         if rel not in (tdr.SCHEDULED, tdr.CANCELED):
             out.problem(
                 "unmatched",

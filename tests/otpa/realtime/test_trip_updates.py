@@ -192,6 +192,76 @@ def test_refused_entities_change_nothing_else() -> None:
     assert rt.arrival_s.tolist() == [240, 300, 420]  # 3c2 arrival keeps 00:05
 
 
+def _added(
+    trip_id: str,
+    route_id: str | None,
+    calls: list[tuple[str, str | None, str | None]],
+    start_date: str | None = "20140101",
+) -> gtfs_realtime_pb2.FeedEntity:
+    """An ADDED trip update: ``calls`` are ``(stop_id, arrival "HH:MM", departure "HH:MM")``."""
+    entity = gtfs_realtime_pb2.FeedEntity(id=f"added {trip_id}")
+    td = entity.trip_update.trip
+    td.trip_id = trip_id
+    td.schedule_relationship = gtfs_realtime_pb2.TripDescriptor.ADDED
+    if route_id is not None:
+        td.route_id = route_id
+    if start_date is not None:
+        td.start_date = start_date
+    day = int(EPOCH.timestamp())  # 2014-01-01 00:00 Amsterdam: noon minus 12 h
+    for stop_id, arrive, depart in calls:
+        stu = entity.trip_update.stop_time_update.add(stop_id=stop_id)
+        if arrive is not None:
+            stu.arrival.time = day + _hms(arrive + ":00")
+        if depart is not None:
+            stu.departure.time = day + _hms(depart + ":00")
+    return entity
+
+
+def test_added_trips_are_checked_as_otp1() -> None:
+    network = _network("3c")
+    model = network.transit
+    msg = gtfs_realtime_pb2.FeedMessage()
+    msg.header.gtfs_realtime_version = "1.0"
+    msg.header.timestamp = int(EPOCH.timestamp())
+    ok = [("3c1", None, "00:10"), ("3c2", "00:12", "00:13"), ("3c3", "00:15", None)]
+    msg.entity.extend(
+        [
+            _added("new-1", "3c", ok),
+            _added("3c|1", "3c", ok),  # the trip id exists
+            _added("new-2", "no-route", ok),  # unknown route
+            _added("new-3", None, ok),  # no route id
+            _added("new-4", "3c", ok, start_date=None),  # no service day
+            _added("new-5", "3c", [("3c1", None, "00:10"), ("nowhere", "00:12", None)]),
+            _added("new-6", "3c", ok[:1]),  # one stop
+            _added("new-7", "3c", [("3c1", None, "00:10"), ("3c2", "00:09", None)]),
+            _added("new-8", "3c", [("3c1", None, "00:10"), ("3c2", None, None)]),
+        ]
+    )
+    result = trip_updates(model, msg, "3c", network.time_zone)
+    assert (result.applied, result.unmatched, result.invalid) == (0, 1, 8)
+    for key in (
+        "not routed",
+        "trip exists",
+        "unknown route",
+        "no route id",
+        "no start date",
+        "unknown stop",
+        "too few stops",
+        "times go backwards",
+        "no time",
+    ):
+        assert result.counts[key] == 1, key
+    assert not result.trips  # nothing else changes
+    ((key, added),) = result.added.items()
+    assert key == ("new-1", dt.date(2014, 1, 1).toordinal())
+    assert added.state == "ADDED"
+    assert model.routes["raw_id"].to_numpy()[added.route] == "3c"
+    assert model.stops["raw_id"].to_numpy()[added.stops].tolist() == ["3c1", "3c2", "3c3"]
+    # a missing arrival or departure takes the other one (service-day seconds)
+    assert added.arrival_s.tolist() == [600, 720, 900]
+    assert added.departure_s.tolist() == [600, 780, 900]
+
+
 def test_feed_errors_keep_the_last_good_snapshot() -> None:
     network = _network("3c")
     apply = trip_update_applier(network, "3c", "test-errors")
