@@ -324,7 +324,9 @@ def _drive_reluctances(req: PlanRequest, time_r: float, distance_r: float) -> Pl
     return dataclasses.replace(req, car=car)
 
 
-@pytest.mark.parametrize(("time_r", "distance_r"), [(3.0, 0.0), (0.0, 5.0), (2.0, 1.5), (-1.0, 0.0)])
+@pytest.mark.parametrize(
+    ("time_r", "distance_r"), [(3.0, 0.0), (0.0, 5.0), (2.0, 1.5), (-1.0, 0.0)]
+)
 def test_drive_reluctances_weigh_the_drive_to_the_lot(
     net: TransportNetwork, time_r: float, distance_r: float
 ) -> None:
@@ -341,7 +343,8 @@ def test_drive_reluctances_weigh_the_drive_to_the_lot(
         _vertex(net, *lot),
         street_options(req, "CAR"),
     )
-    assert drive is not None and net.street is not None
+    assert drive is not None
+    assert net.street is not None
     edges = np.asarray(drive.edges)
     share = np.ones(edges.size)
     share[0] -= drive.start_fraction
@@ -358,7 +361,8 @@ def test_drive_reluctances_weigh_the_drive_to_the_lot(
             (leg.mode, leg.duration) for leg in a.legs
         ]
         assert b.legs[0].distance == pytest.approx(drive.distance_m, abs=1e-3)
-        assert a.generalized_cost is not None and b.generalized_cost is not None
+        assert a.generalized_cost is not None
+        assert b.generalized_cost is not None
         assert b.generalized_cost - a.generalized_cost == pytest.approx(extra, abs=1e-6)
 
 
@@ -373,7 +377,8 @@ def test_expensive_driving_makes_kiss_and_ride_drop_off_sooner(
     req = _request("CAR,TRANSIT", WEST, NEAR_UNIVERSITY)
     base = plan(net, req).itineraries
     weighted = plan(net, _drive_reluctances(req, time_r, distance_r)).itineraries
-    assert base and weighted
+    assert base
+    assert weighted
     assert _shortest_drive(weighted) < _shortest_drive(base) - 1000.0
     # the weighted cost of each itinerary covers its drive's extra distance cost
     for it in weighted:
