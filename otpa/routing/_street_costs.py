@@ -116,6 +116,8 @@ def _cost_key(options: StreetOptions) -> tuple[Any, ...]:
         options.stairs_reluctance,
         options.walk_speed_mps,
         options.walk_reluctance,
+        options.drive_time_reluctance if options.mode == "CAR" else None,
+        options.drive_distance_reluctance if options.mode == "CAR" else None,
     )
 
 
@@ -303,10 +305,17 @@ def _car(
     usable = _has(graph.edge_perm, CAR) & (speed > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         time = np.where(speed > 0, length / speed, np.inf)
+    weight = time * options.reluctance
+    # ibi-group OTP 1.x: each driven edge also costs driveTimeReluctance x its time
+    # and driveDistanceReluctance x its length, when those are > 0
+    if options.drive_time_reluctance > 0:
+        weight = weight + time * options.drive_time_reluctance
+    if options.drive_distance_reluctance > 0:
+        weight = weight + length * options.drive_distance_reluctance
     n = length.size
     return _finish(
         length,
-        time * options.reluctance,
+        weight,
         time,
         usable,
         walking=np.zeros(n, dtype=bool),

@@ -71,6 +71,11 @@ class StreetOptions:
         Add OTP 1.x's turn costs at intersections.
     drive_on_right
         Traffic side for the driving turn costs.
+    drive_time_reluctance, drive_distance_reluctance
+        CAR only: extra generalized cost per second and per metre driven on each
+        street edge (the ibi-group OTP 1.x ``driveTimeReluctance`` and
+        ``driveDistanceReluctance``; a value <= 0 disables the term).  Turn times
+        are not weighted, as in that fork.
     """
 
     mode: StreetMode
@@ -86,6 +91,8 @@ class StreetOptions:
     walk_reluctance: float = WALK_RELUCTANCE
     turn_costs: bool = True
     drive_on_right: bool = True
+    drive_time_reluctance: float = -1.0
+    drive_distance_reluctance: float = -1.0
 
     def __post_init__(self) -> None:
         if self.mode not in _MODES:
@@ -95,6 +102,10 @@ class StreetOptions:
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0):
                 msg = f"{name} must be a positive number, got {value!r}"
+                raise InvalidArgumentError(msg)
+        for name in ("drive_time_reluctance", "drive_distance_reluctance"):
+            if not math.isfinite(getattr(self, name)):
+                msg = f"{name} must be a finite number, got {getattr(self, name)!r}"
                 raise InvalidArgumentError(msg)
         for name in ("reluctance", "stairs_reluctance", "walk_reluctance", "max_slope"):
             value = getattr(self, name)
@@ -148,6 +159,8 @@ class StreetOptions:
                 mode="CAR",
                 speed_mps=car.speed_mps,
                 reluctance=walk.reluctance * car.reluctance,
+                drive_time_reluctance=car.drive_time_reluctance,
+                drive_distance_reluctance=car.drive_distance_reluctance,
             )
         msg = f"no street routing for mode {mode!r}; expected WALK, BICYCLE or CAR"
         raise InvalidArgumentError(msg)

@@ -8,6 +8,8 @@ and 2.5 (``vertexType``, ``bikeShareId``, ``networks``).
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,11 +23,16 @@ DAY = "date=2026-03-03&time=8:00am"
 
 
 @pytest.fixture(scope="module")
-def service() -> Iterator[Service]:
-    from otpa.mobility import configure_tnc
+def net() -> Any:
     from otpa.testing.demo import demo_network
 
-    net = demo_network()
+    return demo_network()
+
+
+@pytest.fixture(scope="module")
+def service(net: Any) -> Iterator[Service]:
+    from otpa.mobility import configure_tnc
+
     # the built-in ride-hail estimator, as a router-config.json would configure it
     noapi = {"sourceType": "no-api", "defaultArrivalTimeSeconds": 300, "currency": "EUR",
              "baseFare": 3.0, "perKm": 1.2, "perMinute": 0.2, "minimumFare": 6}  # fmt: skip
@@ -89,6 +96,40 @@ def test_park_and_ride_legs(service: Service) -> None:
         assert walk["from"]["name"] == "Westgate P+R"
         assert any(leg["transitLeg"] for leg in it["legs"])
         assert car["endTime"] == walk["startTime"]
+
+
+KISS_AND_RIDE = "fromPlace=53.2960,4.1850&toPlace=53.3065,4.2110&mode=CAR,TRANSIT"
+
+
+def _drives(body: dict[str, Any]) -> list[float]:
+    its = body["plan"]["itineraries"]
+    assert its
+    assert all(it["legs"][0]["mode"] == "CAR" for it in its)
+    return [float(it["legs"][0]["distance"]) for it in its]
+
+
+@pytest.mark.parametrize("param", ["driveDistanceReluctance=5", "driveTimeReluctance=20"])
+def test_drive_reluctance_shortens_the_kiss_and_ride_drive(
+    service: Service, net: Any, param: str
+) -> None:
+    from otpa import plan
+    from otpa.routing import Location, PlanRequest
+    from otpa.routing.parse import parse_modes, rental_preferences
+
+    base = _drives(_plan(service, KISS_AND_RIDE))
+    weighted = _drives(_plan(service, f"{KISS_AND_RIDE}&{param}"))
+    assert min(weighted) < min(base) - 1000.0
+    # the same drives as the library's plan with the same car preferences
+    modes = parse_modes("CAR,TRANSIT")
+    req = PlanRequest(Location(lat=53.2960, lon=4.1850), Location(lat=53.3065, lon=4.2110),
+                      dt.datetime(2026, 3, 3, 8, 0), modes=modes,
+                      rental=rental_preferences(modes, ()))  # fmt: skip
+    name, value = param.split("=")
+    field = "drive_distance_reluctance" if name == "driveDistanceReluctance" else (
+        "drive_time_reluctance")  # fmt: skip
+    req = dataclasses.replace(req, car=dataclasses.replace(req.car, **{field: float(value)}))
+    expected = [round(it.legs[0].distance, 2) for it in plan(net, req).itineraries]
+    assert [round(d, 2) for d in weighted] == expected
 
 
 def test_rental_info_in_xml(service: Service) -> None:

@@ -317,6 +317,90 @@ def test_max_pre_transit_time_limits_the_drive(net: TransportNetwork) -> None:
         plan(net, short)
 
 
+def _drive_reluctances(req: PlanRequest, time_r: float, distance_r: float) -> PlanRequest:
+    car = dataclasses.replace(
+        req.car, drive_time_reluctance=time_r, drive_distance_reluctance=distance_r
+    )
+    return dataclasses.replace(req, car=car)
+
+
+@pytest.mark.parametrize(
+    ("time_r", "distance_r"), [(3.0, 0.0), (0.0, 5.0), (2.0, 1.5), (-1.0, 0.0)]
+)
+def test_drive_reluctances_weigh_the_drive_to_the_lot(
+    net: TransportNetwork, time_r: float, distance_r: float
+) -> None:
+    """ibi OTP 1.x: each driven edge costs ``driveTimeReluctance`` x its time plus
+    ``driveDistanceReluctance`` x its length on top (values <= 0 are off)."""
+    req = _request("CAR_PARK,TRANSIT", WEST, NEAR_UNIVERSITY)
+    base = plan(net, req).itineraries
+    weighted = plan(net, _drive_reluctances(req, time_r, distance_r)).itineraries
+    # the drive to the only lot, independently: its edges' lengths and car times
+    lot = _feature(net, "park_and_ride", "Westgate P+R")
+    drive = street_path(
+        net,
+        snap_point(net, *WEST, mode="CAR"),  # type: ignore[arg-type]
+        _vertex(net, *lot),
+        street_options(req, "CAR"),
+    )
+    assert drive is not None
+    assert net.street is not None
+    edges = np.asarray(drive.edges)
+    share = np.ones(edges.size)
+    share[0] -= drive.start_fraction
+    share[-1] -= 1.0 - drive.end_fraction
+    length = np.asarray(net.street.edge_length_m)[edges] * share
+    speed = np.minimum(np.asarray(net.street.edge_car_speed_mps)[edges], req.car.speed_mps)
+    extra = max(time_r, 0.0) * float((length / speed).sum()) + max(distance_r, 0.0) * float(
+        length.sum()
+    )
+    assert extra == 0.0 or extra > 50.0
+    assert len(weighted) == len(base)
+    for a, b in zip(base, weighted, strict=True):
+        assert [(leg.mode, leg.duration) for leg in b.legs] == [
+            (leg.mode, leg.duration) for leg in a.legs
+        ]
+        assert b.legs[0].distance == pytest.approx(drive.distance_m, abs=1e-3)
+        assert a.generalized_cost is not None
+        assert b.generalized_cost is not None
+        assert b.generalized_cost - a.generalized_cost == pytest.approx(extra, abs=1e-6)
+
+
+def _shortest_drive(its: list[Itinerary]) -> float:
+    return min(it.legs[0].distance for it in its if it.legs[0].mode == "CAR")
+
+
+@pytest.mark.parametrize(("time_r", "distance_r"), [(0.0, 5.0), (20.0, 0.0)])
+def test_expensive_driving_makes_kiss_and_ride_drop_off_sooner(
+    net: TransportNetwork, time_r: float, distance_r: float
+) -> None:
+    req = _request("CAR,TRANSIT", WEST, NEAR_UNIVERSITY)
+    base = plan(net, req).itineraries
+    weighted = plan(net, _drive_reluctances(req, time_r, distance_r)).itineraries
+    assert base
+    assert weighted
+    assert _shortest_drive(weighted) < _shortest_drive(base) - 1000.0
+    # the weighted cost of each itinerary covers its drive's extra distance cost
+    for it in weighted:
+        car = it.legs[0]
+        assert car.mode == "CAR"
+        assert it.generalized_cost is not None
+        assert it.generalized_cost > distance_r * car.distance
+
+
+def test_max_pre_transit_time_caps_the_kiss_and_ride_drive(net: TransportNetwork) -> None:
+    req = _request("CAR,TRANSIT", WEST, NEAR_UNIVERSITY)
+    base = plan(net, req).itineraries
+    assert max(it.legs[0].duration for it in base) - 120 > 240  # drop-off takes 120 s
+    capped = plan(
+        net, dataclasses.replace(req, car=dataclasses.replace(req.car, max_pre_transit_time_s=240))
+    ).itineraries
+    assert capped
+    for it in capped:
+        assert it.legs[0].mode == "CAR"
+        assert it.legs[0].duration - 120 <= 240
+
+
 def test_bike_rental_with_transit_rents_or_walks(net: TransportNetwork) -> None:
     its = plan(net, _request("BICYCLE_RENT,TRANSIT", NEAR_CENTRAL, NEAR_UNIVERSITY)).itineraries
     assert any(any(leg.rented_bike for leg in it.legs) for it in its)
