@@ -12,11 +12,12 @@ pool named by the handler's ``work_pool``:
 
 Each pool has a fixed number of threads and a bounded queue (sizes in
 :class:`service.config.ServiceConfig`), so cheap requests never queue behind
-heavy ones, plans never queue behind analyses, and a burst never grows memory without bound: when a pool holds
-``workers + queue`` jobs, :meth:`WorkPool.submit` raises :class:`PoolFullError`
-and the handler answers ``503`` with ``Retry-After`` (shed load, counted apart
-from errors).  Work stays in threads of this process: the searches share the
-loaded networks, the real-time snapshots and the dashboard's state.
+heavy ones, plans never queue behind analyses, and a burst never grows memory
+without bound: when a pool holds ``workers + queue`` jobs, :meth:`WorkPool.submit`
+raises :class:`PoolFullError` and the handler answers ``503`` with ``Retry-After``
+(shed load, counted apart from errors).  Work stays in threads of this process:
+the searches share the loaded networks, the real-time snapshots and the
+dashboard's state.
 
 Examples
 --------
