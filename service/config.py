@@ -79,9 +79,12 @@ DEFAULT_SCRIPT_MEMORY_BYTES = 2 * 1024**3
 #: Threads and queue of the light work pool (server info, index, geocoding...).
 DEFAULT_LIGHT_WORKERS = 4
 DEFAULT_LIGHT_QUEUE = 256
-#: Threads and queue of the heavy work pool (plans, analyses, graph loads).
+#: Threads and queue of the heavy work pool (plans, graph loads).
 DEFAULT_HEAVY_WORKERS = 4
 DEFAULT_HEAVY_QUEUE = 128
+#: Threads and queue of the analysis work pool (isochrones, surfaces, profiles...).
+DEFAULT_ANALYSIS_WORKERS = 2
+DEFAULT_ANALYSIS_QUEUE = 64
 #: Longest time one request may take.
 DEFAULT_REQUEST_TIME_LIMIT_S = 120.0
 #: Longest wait for the requests in flight when the server stops.
@@ -157,7 +160,11 @@ class ServiceConfig:
         GraphQL, geocoding, tiles; :mod:`service.workpools`).  A request that finds the
         pool's threads busy and its queue full is shed: 503 with ``Retry-After``.
     heavy_workers, heavy_queue
-        The same for the ``heavy`` pool (plans, analyses, scenario graphs, graph loads).
+        The same for the ``heavy`` pool (trip plans, graph loads).
+    analysis_workers, analysis_queue
+        The same for the ``analysis`` pool (isochrones, time grids, surfaces and their
+        tiles, profiles, point sets, scenario graphs): analyses take seconds each, so
+        they have their own threads and plans never wait behind them.
     request_time_limit_s
         Longest time one request may take (from its arrival): a plan past it answers
         OTP's ``REQUEST_TIMEOUT`` error, other work 504.  ``searchTimeout`` of a plan is
@@ -195,6 +202,8 @@ class ServiceConfig:
     light_queue: int = DEFAULT_LIGHT_QUEUE
     heavy_workers: int = DEFAULT_HEAVY_WORKERS
     heavy_queue: int = DEFAULT_HEAVY_QUEUE
+    analysis_workers: int = DEFAULT_ANALYSIS_WORKERS
+    analysis_queue: int = DEFAULT_ANALYSIS_QUEUE
     request_time_limit_s: float = DEFAULT_REQUEST_TIME_LIMIT_S
     drain_timeout_s: float = DEFAULT_DRAIN_TIMEOUT_S
 
@@ -223,12 +232,13 @@ class ServiceConfig:
             "max_pointset_bytes",
             "light_workers",
             "heavy_workers",
+            "analysis_workers",
         ):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 msg = f"{name} must be a positive integer, not {value!r}"
                 raise ConfigError(msg)
-        for name in ("light_queue", "heavy_queue"):
+        for name in ("light_queue", "heavy_queue", "analysis_queue"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 msg = f"{name} must be an integer >= 0, not {value!r}"
@@ -409,6 +419,8 @@ _CONVERTERS: dict[str, Any] = {
     "light_queue": _int,
     "heavy_workers": _int,
     "heavy_queue": _int,
+    "analysis_workers": _int,
+    "analysis_queue": _int,
     "request_time_limit_s": lambda k, v: float(_expect(k, v, (int, float), "a number")),
     "drain_timeout_s": lambda k, v: float(_expect(k, v, (int, float), "a number")),
 }

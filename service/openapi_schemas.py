@@ -216,7 +216,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             "draining": _BOOL,
             "work": {
                 "type": "object",
-                "description": "light and heavy work pools: workers, queue, pending, "
+                "description": "light, heavy and analysis work pools: workers, queue, pending, "
                 "shed (503s), timedOut, completed",
                 "additionalProperties": {"type": "object", "additionalProperties": _INT},
             },

@@ -1,24 +1,28 @@
-"""Two bounded worker pools for the CPU work of requests: ``light`` and ``heavy``.
+"""Three bounded worker pools for the CPU work of requests: ``light``, ``heavy``, ``analysis``.
 
 Handlers run their slow library calls through
 :meth:`service.handlers.base.BaseHandler.run_blocking`, which hands them to the
 pool named by the handler's ``work_pool``:
 
 * ``light`` -- server info, routers, the index API and GraphQL, geocoding, tiles;
-* ``heavy`` -- trip plans, analyses (isochrones, surfaces, profiles), scenario
-  graphs, graph loads.
+* ``heavy`` -- trip plans, graph loads;
+* ``analysis`` -- analyses (isochrones, time grids, surfaces and their tiles,
+  profiles, point sets, scenario graphs): each can take seconds, so they get
+  their own threads and never hold up plans.
 
 Each pool has a fixed number of threads and a bounded queue (sizes in
 :class:`service.config.ServiceConfig`), so cheap requests never queue behind
-heavy ones and a burst never grows memory without bound: when a pool holds
-``workers + queue`` jobs, :meth:`WorkPool.submit` raises :class:`PoolFullError`
-and the handler answers ``503`` with ``Retry-After`` (shed load, counted apart
-from errors).  Work stays in threads of this process: the searches share the
-loaded networks, the real-time snapshots and the dashboard's state.
+heavy ones, plans never queue behind analyses, and a burst never grows memory
+without bound: when a pool holds ``workers + queue`` jobs, :meth:`WorkPool.submit`
+raises :class:`PoolFullError` and the handler answers ``503`` with ``Retry-After``
+(shed load, counted apart from errors).  Work stays in threads of this process:
+the searches share the loaded networks, the real-time snapshots and the
+dashboard's state.
 
 Examples
 --------
->>> pools = WorkPools(light_workers=1, light_queue=0, heavy_workers=1, heavy_queue=0)
+>>> pools = WorkPools(light_workers=1, light_queue=0, heavy_workers=1, heavy_queue=0,
+...                   analysis_workers=1, analysis_queue=0)
 >>> pools.pool("heavy").submit(lambda: 6 * 7).result()
 42
 >>> pools.stats()["heavy"]["completed"]
@@ -36,7 +40,7 @@ from typing import Any, Literal, TypeVar
 __all__ = ["PoolFullError", "PoolName", "WorkPool", "WorkPools"]
 
 T = TypeVar("T")
-PoolName = Literal["light", "heavy"]
+PoolName = Literal["light", "heavy", "analysis"]
 
 
 class PoolFullError(RuntimeError):
@@ -62,7 +66,7 @@ class WorkPool:
     Parameters
     ----------
     name
-        ``light`` or ``heavy`` (thread names, messages, statistics).
+        ``light``, ``heavy`` or ``analysis`` (thread names, messages, statistics).
     workers
         Threads.
     queue
@@ -137,11 +141,11 @@ class WorkPool:
 
 
 class WorkPools:
-    """The service's ``light`` and ``heavy`` pools (see the module docstring).
+    """The service's ``light``, ``heavy`` and ``analysis`` pools (see the module docstring).
 
     Parameters
     ----------
-    light_workers, light_queue, heavy_workers, heavy_queue
+    light_workers, light_queue, heavy_workers, heavy_queue, analysis_workers, analysis_queue
         Threads and queue lengths of each pool.
     """
 
@@ -152,10 +156,13 @@ class WorkPools:
         light_queue: int = 256,
         heavy_workers: int = 4,
         heavy_queue: int = 128,
+        analysis_workers: int = 2,
+        analysis_queue: int = 64,
     ) -> None:
         self._pools: dict[str, WorkPool] = {
             "light": WorkPool("light", light_workers, light_queue),
             "heavy": WorkPool("heavy", heavy_workers, heavy_queue),
+            "analysis": WorkPool("analysis", analysis_workers, analysis_queue),
         }
 
     def pool(self, name: PoolName) -> WorkPool:
@@ -167,6 +174,6 @@ class WorkPools:
         return {name: pool.stats() for name, pool in self._pools.items()}
 
     def close(self) -> None:
-        """Close both pools."""
+        """Close all pools."""
         for pool in self._pools.values():
             pool.close()

@@ -81,7 +81,7 @@ class AnalystHandler(BaseHandler):
     """
 
     analyst: AnalystState
-    work_pool = "heavy"
+    work_pool = "analysis"
 
     @classmethod
     def openapi_for(cls, kwargs: Mapping[str, Any]) -> dict[str, Operation]:

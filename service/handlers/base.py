@@ -6,7 +6,8 @@ never written by hand: :meth:`BaseHandler.write_error` turns them into the one
 JSON error body of :mod:`service.otp1.errors`.
 
 Slow work goes through :meth:`BaseHandler.run_blocking` into the handler's
-bounded work pool (``work_pool``: ``light`` or ``heavy``, :mod:`service.workpools`):
+bounded work pool (``work_pool``: ``light``, ``heavy`` or ``analysis``,
+:mod:`service.workpools`):
 a full pool sheds the request with ``503`` and ``Retry-After``; work still running
 when the request's time (``request_time_limit_s``, counted from its arrival) is up
 is abandoned with :class:`RequestTimeLimitError` (``504``; ``/plan`` answers OTP's
@@ -90,12 +91,14 @@ def request_done(handler: tornado.web.RequestHandler) -> None:
 
 
 def pools_from_config(config: ServiceConfig) -> WorkPools:
-    """The light and heavy work pools sized as the configuration says."""
+    """The light, heavy and analysis work pools sized as the configuration says."""
     return WorkPools(
         light_workers=config.light_workers,
         light_queue=config.light_queue,
         heavy_workers=config.heavy_workers,
         heavy_queue=config.heavy_queue,
+        analysis_workers=config.analysis_workers,
+        analysis_queue=config.analysis_queue,
     )
 
 
@@ -117,7 +120,7 @@ class ServiceContext:
         RouterInfo per loaded network (networks are immutable), filled and read
         on the event loop thread only; entries vanish with their network.
     pools
-        The bounded light and heavy work pools (:mod:`service.workpools`).
+        The bounded light, heavy and analysis work pools (:mod:`service.workpools`).
     """
 
     config: ServiceConfig
@@ -134,7 +137,7 @@ class BaseHandler(tornado.web.RequestHandler):
     """Base of all otpa handlers (see the module docstring)."""
 
     ctx: ServiceContext
-    #: The work pool of :meth:`run_blocking` (``heavy`` for plans and analyses).
+    #: The work pool of :meth:`run_blocking` (``heavy`` for plans, ``analysis`` for analyses).
     work_pool: ClassVar[PoolName] = "light"
     #: Whether :meth:`run_blocking` stops waiting at the request time limit (not for
     #: graph loads, which take as long as they take).

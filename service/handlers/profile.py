@@ -90,7 +90,7 @@ class _ProfileBase(BaseHandler):
     """Receives the context and the analyst state (shared with the analyst API)."""
 
     analyst: AnalystState | None
-    work_pool = "heavy"
+    work_pool = "analysis"
 
     def initialize(self, ctx: ServiceContext, analyst: AnalystState | None = None) -> None:  # type: ignore[override]
         """Receive the service context and the analyst state."""

@@ -142,7 +142,7 @@ def scenario_urls(args: dict[str, Any]) -> list[URLSpec]:
 class _ScenarioBase(BaseHandler):
     """Shared: authentication of writes and the ``problems`` in error bodies."""
 
-    work_pool = "heavy"  # scenario graphs are copies of whole networks
+    work_pool = "analysis"  # scenario graphs are copies of whole networks
 
     async def prepare(self) -> None:
         """Authenticate writes (ROUTERS role)."""

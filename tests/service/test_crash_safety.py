@@ -5,7 +5,7 @@ scenario save stop just before their rename (the new file is complete in its
 temporary name, the moment a non-atomic writer would have half-overwritten the old
 file), the point-set upload has sent half its body.  Then the process is killed
 with SIGKILL; the previous files must be byte-identical, loadable, and served by a
-restarted server.
+restarted server (started in the test process: one server process less to import).
 """
 
 from __future__ import annotations
@@ -25,10 +25,12 @@ import textwrap
 import threading
 import time
 import urllib.parse
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _fakes import Service
 
 from otpa.analysis.scenario import RemoveRoutes, Scenario, ScenarioStore
 from otpa.network import TransportNetwork
@@ -126,7 +128,9 @@ def _auth() -> dict[str, str]:
     return {"Authorization": f"Basic {token}"}
 
 
-def test_kill_9_during_saves_keeps_the_previous_files(tmp_path: Path) -> None:
+def test_kill_9_during_saves_keeps_the_previous_files(
+    tmp_path: Path, make_service: Callable[..., Service]
+) -> None:
     network = demo_network()
     graph = tmp_path / "graphs" / "demo" / "graph"
     graph.parent.mkdir(parents=True)
@@ -180,17 +184,20 @@ def test_kill_9_during_saves_keeps_the_previous_files(tmp_path: Path) -> None:
     assert TransportNetwork.load(graph).summary() == network.summary()
     assert store.get("demo", "s1").name == "old"
 
-    restarted = Server(tmp_path, password_hash)
-    try:
-        status, info = restarted.request("GET", "/otp/routers/demo")
-        assert status == 200
-        assert json.loads(info)["routerId"] == "demo"
-        status, doc = restarted.request("GET", "/otp/routers/demo/scenarios/s1")
-        assert (status, json.loads(doc)["name"]) == (200, "old")
-        status, listed = restarted.request("GET", "/otp/routers/demo/scenarios")
-        assert (status, json.loads(listed)) == (200, {"s1": "old"})  # s2 never landed
-        status, pointset = restarted.request("GET", "/otp/pointsets/stations")
-        assert status == 200
-        assert len(json.loads(pointset)["features"]) == 1
-    finally:
-        restarted.kill()
+    # the restarted server (in this process: it reads the same folders as the killed one)
+    restarted = make_service(
+        loader=None,
+        graphs_dir=tmp_path / "graphs",
+        scenarios_dir=tmp_path / "scenarios",
+        pointsets_dir=tmp_path / "pointsets",
+    )
+    info = restarted.get("/otp/routers/demo")
+    assert info.status == 200
+    assert info.json()["routerId"] == "demo"
+    doc = restarted.get("/otp/routers/demo/scenarios/s1")
+    assert (doc.status, doc.json()["name"]) == (200, "old")
+    listed = restarted.get("/otp/routers/demo/scenarios")
+    assert (listed.status, listed.json()) == (200, {"s1": "old"})  # s2 never landed
+    pointset = restarted.get("/otp/pointsets/stations")
+    assert pointset.status == 200
+    assert len(pointset.json()["features"]) == 1

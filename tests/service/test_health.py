@@ -17,7 +17,7 @@ def test_liveness_and_readiness_with_routers(service: Service) -> None:
     assert resp.status == 200
     body = resp.json()
     assert body["status"] == "UP"
-    assert set(body["work"]) == {"light", "heavy"}  # the work pools' counters
+    assert set(body["work"]) == {"light", "heavy", "analysis"}  # the work pools' counters
     assert body["work"]["heavy"]["shed"] == 0
     assert resp.header("Cache-Control") == "no-store"
     resp = service.get("/otp/health/ready")

@@ -10,8 +10,8 @@ from otpa.testing.demo import demo_city_dir, demo_network, write_demo_city
 pytestmark = pytest.mark.http
 
 CLIENTS = 8
-SECONDS = 8.0
-RELOAD_EVERY_S = 2.0
+SECONDS = 5.0
+RELOAD_EVERY_S = 1.5
 
 
 def test_mixed_load_while_reloading_has_no_errors(tmp_path) -> None:

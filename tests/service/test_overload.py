@@ -1,7 +1,8 @@
 """Overload and time limits: bounded work pools shed with 503, requests stop at their limit.
 
 The planner is swapped for one that blocks (``otpa.plan`` is looked up per request),
-so the tests control exactly how long the heavy work runs.
+so the tests control exactly how long the heavy work runs; likewise the isochrone
+computation for the analysis pool.
 """
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ import otpa
 from otpa.routing import ItineraryPreferences, Location, PlanRequest, RequestModes
 from otpa.routing.errors import PathNotFoundError
 from otpa.testing.demo import demo_network, write_demo_city
+from service.handlers import analyst_isochrones
 from service.handlers.index import IndexHandler
 
 pytestmark = pytest.mark.http
 
 MakeService = Callable[..., Service]
 PLAN = "/otp/routers/demo/plan?fromPlace=52.52,13.40&toPlace=52.53,13.41"
+ISOCHRONE = "/otp/routers/demo/isochrone?fromPlace=53.2999,4.2003&cutoffSec=600"
 
 
 @pytest.fixture(scope="module")
@@ -95,6 +98,49 @@ def test_full_heavy_pool_sheds_with_503_while_light_requests_are_answered(
     work = _work(svc, "heavy")
     assert (work["shed"], work["pending"], work["completed"]) == (1, 0, 2)
     assert _work(svc, "light")["shed"] == 0
+
+
+def test_plans_do_not_queue_behind_analyses(
+    make_service: MakeService,
+    demo: Any,
+    planner: BlockingPlanner,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    planner.release.set()  # plans answer at once (PATH_NOT_FOUND)
+    release = threading.Event()
+
+    def slow_isochrones(*args: Any) -> Any:
+        release.wait(10)
+        return {"type": "FeatureCollection", "features": []}
+
+    monkeypatch.setattr(analyst_isochrones, "_isochrones", slow_isochrones)
+    svc = _start(
+        make_service, demo, heavy_workers=1, heavy_queue=1, analysis_workers=1, analysis_queue=1
+    )
+    answers: list[Response] = []
+    threads = [
+        threading.Thread(target=lambda: answers.append(svc.get(ISOCHRONE))) for _ in range(2)
+    ]
+    for t in threads:
+        t.start()
+    try:
+        _wait_pending(svc, "analysis", 2)  # the analysis pool is full
+        assert svc.get(ISOCHRONE).status == 503  # a third analysis is shed...
+        started = time.monotonic()
+        for _ in range(3):  # ...while plans, more than the heavy pool holds at once, answer
+            resp = svc.get(PLAN)
+            assert resp.status == 200
+            assert resp.json()["error"]["message"] == "PATH_NOT_FOUND"
+        assert time.monotonic() - started < 5  # promptly, not at the analyses' end
+        assert _work(svc, "analysis")["pending"] == 2  # the analyses are still running
+    finally:
+        release.set()
+        for t in threads:
+            t.join(10)
+    assert [a.json()["features"] for a in answers] == [[], []]
+    heavy, analysis = _work(svc, "heavy"), _work(svc, "analysis")
+    assert (heavy["shed"], heavy["completed"]) == (0, 3)
+    assert (analysis["shed"], analysis["pending"], analysis["completed"]) == (1, 0, 2)
 
 
 def test_plan_past_the_time_limit_answers_request_timeout(
