@@ -24,6 +24,7 @@ from otpa.osm.model import (
     ELEVATOR_NONE,
     ELEVATOR_UNKNOWN,
 )
+from otpa.routing._street_costs import edge_costs
 from otpa.routing.preferences import AccessibilityPreferences
 from otpa.routing.street_router import Snap, StreetOptions, street_path
 from otpa.street import StreetGraph, build_street_graph
@@ -193,6 +194,11 @@ def test_saved_graph_keeps_elevators_and_old_graphs_have_none(tmp_path: Path) ->
     path = street_path(_net(plain), _v(g, A), _v(g, B), _wheelchair())
     assert path is not None
     assert path.cost == pytest.approx(_length(g, A, E, B), abs=1e-9)
+    # searches other than wheelchair walks get the very same edge weights
+    for opts in (OPTS, dataclasses.replace(OPTS, mode="BICYCLE")):
+        assert edge_costs(g, opts).weight.tobytes() == edge_costs(plain, opts).weight.tobytes()
+        assert edge_costs(g, opts).exit_cost is None
+    assert edge_costs(plain, _wheelchair()).exit_cost is None
     # linking appends vertices that are no elevators
     lat, lon = xy(2.0, 50.0)  # next to A-C
     linked = g.link_points([lat], [lon]).graph
