@@ -336,11 +336,7 @@ def build_street_data(
     pending = resolve_restrictions(data.restrictions, way_refs, warnings)
 
     special = np.fromiter(
-        (
-            *data.barrier_nodes.keys(),
-            *data.elevator_nodes.keys(),
-            *(r.via_node for r in pending if r.via_node is not None),
-        ),
+        (*data.barrier_nodes.keys(), *(r.via_node for r in pending if r.via_node is not None)),
         dtype=np.int64,
     )
     is_shared = _shared_nodes(p)
@@ -446,6 +442,8 @@ def _assemble(
         k = int(np.searchsorted(vertex_ids, node_id))
         if k < vertex_ids.shape[0] and vertex_ids[k] == node_id:
             barrier[k] = barrier_blocked_bits(tags)
+    # elevator nodes that are street vertices (where ways meet, as the levels' ways
+    # do); they do not split a way, so the graph is the same with or without them
     elevator = np.zeros(vertex_ids.shape[0], dtype=np.uint8)
     for node_id, wheelchair in data.elevator_nodes.items():
         k = int(np.searchsorted(vertex_ids, node_id))
