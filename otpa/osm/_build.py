@@ -22,7 +22,7 @@ from otpa.osm._scan import UNDEFINED_COORD, RawData
 from otpa.osm._via_ways import ViaPath, ViaWayResolver
 from otpa.osm._way_tags import WALK_TAG_KEYS, select_way_tags
 from otpa.osm._ways import WayAttributes, way_attributes
-from otpa.osm.model import OsmStreetData
+from otpa.osm.model import OsmStreetData, elevator_code
 from otpa.types import BoolArray, FloatArray, IntArray
 from otpa.util.geo import haversine_m
 
@@ -442,6 +442,13 @@ def _assemble(
         k = int(np.searchsorted(vertex_ids, node_id))
         if k < vertex_ids.shape[0] and vertex_ids[k] == node_id:
             barrier[k] = barrier_blocked_bits(tags)
+    # elevator nodes that are street vertices (where ways meet, as the levels' ways
+    # do); they do not split a way, so the graph is the same with or without them
+    elevator = np.zeros(vertex_ids.shape[0], dtype=np.uint8)
+    for node_id, wheelchair in data.elevator_nodes.items():
+        k = int(np.searchsorted(vertex_ids, node_id))
+        if k < vertex_ids.shape[0] and vertex_ids[k] == node_id:
+            elevator[k] = elevator_code(wheelchair)
 
     vertex_of_node = {
         int(r.via_node): int(np.searchsorted(vertex_ids, r.via_node))
@@ -456,6 +463,7 @@ def _assemble(
         vertex_lat=vertex_lat.astype(np.float64),
         vertex_lon=vertex_lon.astype(np.float64),
         vertex_barrier=barrier,
+        vertex_elevator=elevator if elevator.any() else None,
         seg_from=segs.frm.astype(np.int32),
         seg_to=segs.to.astype(np.int32),
         seg_way_id=ways.ids[w].astype(np.int64),

@@ -61,6 +61,7 @@ class RawData:
     feature_ways: dict[int, RawWay] = field(default_factory=dict)
     feature_nodes: dict[int, tuple[float, float, dict[str, str]]] = field(default_factory=dict)
     barrier_nodes: dict[int, dict[str, str]] = field(default_factory=dict)
+    elevator_nodes: dict[int, str] = field(default_factory=dict)
     restrictions: dict[int, RawRelation] = field(default_factory=dict)
     area_relations: dict[int, RawRelation] = field(default_factory=dict)
     area_member_ways: dict[int, RawWay] = field(default_factory=dict)
@@ -218,6 +219,8 @@ def _scan_one(path: Path, store: osmium.index.LocationTable, data: RawData) -> N
             tags = obj.tags
             if "barrier" in tags:
                 data.barrier_nodes.setdefault(obj.id, dict(tags))
+            if tags.get("highway") == "elevator":
+                data.elevator_nodes.setdefault(obj.id, tags.get("wheelchair") or "")
             if tags.get("amenity") in FEATURE_AMENITIES and obj.id not in data.feature_nodes:
                 loc = obj.location
                 if loc.valid():

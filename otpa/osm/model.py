@@ -34,6 +34,10 @@ from otpa.types import (
 __all__ = [
     "BICYCLE",
     "CAR",
+    "ELEVATOR_ACCESSIBLE",
+    "ELEVATOR_INACCESSIBLE",
+    "ELEVATOR_NONE",
+    "ELEVATOR_UNKNOWN",
     "FLAG_AREA",
     "FLAG_BOGUS_NAME",
     "FLAG_CONSTRUCTION_IGNORED",
@@ -50,12 +54,37 @@ __all__ = [
     "OsmStreetData",
     "TurnRestriction",
     "WayTags",
+    "elevator_code",
 ]
 
 # Traverse permission bits (per direction, per segment; per vertex for barriers).
 WALK = np.uint8(1)
 BICYCLE = np.uint8(2)
 CAR = np.uint8(4)
+
+# Elevator vertices (``vertex_elevator``, uint8): an OSM ``highway=elevator`` node by
+# its ``wheelchair`` tag (OTP 2: yes/true/1 accessible, no/false/0 not, else unknown).
+ELEVATOR_NONE = 0
+ELEVATOR_ACCESSIBLE = 1
+ELEVATOR_UNKNOWN = 2
+ELEVATOR_INACCESSIBLE = 3
+
+
+def elevator_code(wheelchair: str) -> int:
+    """The ``ELEVATOR_*`` code of an elevator node with this ``wheelchair`` tag value.
+
+    Examples
+    --------
+    >>> elevator_code("yes"), elevator_code(""), elevator_code("no")
+    (1, 2, 3)
+    """
+    value = wheelchair.strip().lower()
+    if value in ("yes", "true", "1"):
+        return ELEVATOR_ACCESSIBLE
+    if value in ("no", "false", "0"):
+        return ELEVATOR_INACCESSIBLE
+    return ELEVATOR_UNKNOWN
+
 
 # Segment flags (bitmask, uint16).
 FLAG_STAIRS = 1 << 0  # highway=steps
@@ -163,7 +192,9 @@ class OsmStreetData:
     Vertex arrays (length ``n_vertices``)
         ``vertex_osm_id`` (int64), ``vertex_lat``/``vertex_lon`` (float64 degrees),
         ``vertex_barrier`` (uint8): permission bits *blocked* at this node
-        (e.g. ``CAR`` for a bollard); 0 for no barrier.
+        (e.g. ``CAR`` for a bollard); 0 for no barrier.  ``vertex_elevator``
+        (uint8, or None when the data has no elevator): ``ELEVATOR_*`` of an OSM
+        ``highway=elevator`` node by its ``wheelchair`` tag, ``ELEVATOR_NONE`` elsewhere.
     Segment arrays (length ``n_segments``)
         ``seg_from``/``seg_to`` (int32 vertex index, way node order),
         ``seg_way_id`` (int64), ``seg_length_m`` (float64, along the geometry),
@@ -217,6 +248,7 @@ class OsmStreetData:
     places: list[OsmFeature] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     way_tags: WayTags | None = None
+    vertex_elevator: UInt8Array | None = None
 
     @property
     def n_vertices(self) -> int:

@@ -611,7 +611,7 @@ def _direct_chain(
         costs = last.costs
         for g, b in snap_directions(graph, costs, dst):
             u = int(graph.edge_from[g])
-            w, t, _ = partial(costs, graph, g, b)
+            w, t, _ = partial(costs, graph, g, b, from_start=True)
             cands.append((float(last.cost[u]) + w, t, u, (g, b)))
     else:
         cands.append((float(last.cost[dst]), 0.0, int(dst), None))

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from otpa.errors import InvalidArgumentError
-from otpa.routing._street_costs import EdgeCosts
+from otpa.routing._street_costs import EdgeCosts, weight_of
 from otpa.routing._street_geometry import dedupe, graph_geometry, path_points
 from otpa.routing._street_search import SearchInputs, Seeds, path_turn_costs
 from otpa.routing._street_types import Snap, StreetOptions, StreetPath
@@ -126,12 +126,16 @@ def resolve(graph: StreetGraph, where: Snap | int) -> Snap | int:
 
 
 def partial(
-    costs: EdgeCosts, graph: StreetGraph, e: int, used: float
+    costs: EdgeCosts, graph: StreetGraph, e: int, used: float, *, from_start: bool = False
 ) -> tuple[float, float, float]:
-    """Weight, time and distance of travelling ``used`` (share) of edge ``e``."""
+    """Weight, time and distance of travelling ``used`` (share) of edge ``e``.
+
+    ``from_start``: the travel enters ``e`` at its start vertex, passing through it
+    (its exit cost, a wheelchair's elevator cost, is paid in full).
+    """
     used = min(max(used, 0.0), 1.0)
     return (
-        used * float(costs.weight[e]),
+        float(weight_of(costs, e, used, not from_start)),
         float(math.ceil(used * float(costs.time_s[e]))),
         used * float(graph.edge_length_m[e]),
     )
@@ -155,7 +159,7 @@ def start_states(
     if isinstance(where, Snap):
         check_snap(graph, where)
         for e, f in snap_directions(graph, costs, where):
-            w, t, d = partial(costs, graph, e, f if reverse else 1.0 - f)
+            w, t, d = partial(costs, graph, e, f if reverse else 1.0 - f, from_start=reverse)
             rows.append((e, w, t, d))
             skip[e] = f
         return Seeds.of(rows), skip
@@ -169,7 +173,7 @@ def start_states(
     edges = edges[np.isfinite(costs.weight[edges])]
     out = Seeds(
         edges,
-        costs.weight[edges],
+        costs.weight[edges] if reverse else weight_of(costs, edges, 1.0, True),
         costs.time_ceil_s[edges],
         np.asarray(graph.edge_length_m)[edges],
     )
@@ -196,7 +200,7 @@ def assemble(
     used = np.clip(used, 0.0, 1.0)
     partial = used < 1.0
     turns = path_turn_costs(inputs, edges)
-    weight = costs.weight[edges] * used + turns
+    weight = weight_of(costs, edges, used, np.arange(n) == 0) + turns
     time = np.where(partial, np.ceil(costs.time_s[edges] * used), costs.time_ceil_s[edges])
     time = time + np.ceil(turns)
     dist = np.asarray(graph.edge_length_m)[edges] * used

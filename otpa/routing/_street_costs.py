@@ -9,7 +9,8 @@ WALK
     network has walk-comfort rules (ibi's ``walkComfortScore``; :mod:`otpa.walkcomfort`;
     the weight only, not the time).  Wheelchair (no walk comfort, as in ibi's fork): no steps, no
     ``wheelchair=no`` edges, no edge steeper than ``max_slope``; time = length /
-    speed, weight = slope-speed effective length / speed x reluctance.
+    speed, weight = slope-speed effective length / speed x reluctance; leaving an
+    OSM elevator node adds its elevator cost (or it cannot be passed through).
 BICYCLE
     time = slope-speed effective length / speed; weight by ``optimize``: QUICK
     as time; SAFE safety x length / speed; GREENWAYS as SAFE, x 0.66 where the
@@ -33,6 +34,7 @@ kept in a small LRU cache on the graph.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -40,8 +42,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from otpa.errors import InvalidArgumentError
-from otpa.osm.model import BICYCLE, CAR, FLAG_STAIRS, FLAG_WHEELCHAIR_NO, WALK
-from otpa.routing.preferences import Optimize
+from otpa.osm.model import (
+    BICYCLE,
+    CAR,
+    ELEVATOR_INACCESSIBLE,
+    ELEVATOR_UNKNOWN,
+    FLAG_STAIRS,
+    FLAG_WHEELCHAIR_NO,
+    WALK,
+)
+from otpa.routing.preferences import AccessibilityPreferences, Optimize
 from otpa.street import StreetGraph
 from otpa.types import BoolArray, FloatArray, UInt8Array
 from otpa.util.cache import OwnerCache
@@ -50,7 +60,13 @@ from otpa.walkcomfort import edge_walk_comfort
 if TYPE_CHECKING:
     from otpa.routing._street_types import StreetOptions
 
-__all__ = ["BIKE_WALK_RELUCTANCE_FACTOR", "BIKE_WALK_SPEED_FACTOR", "EdgeCosts", "edge_costs"]
+__all__ = [
+    "BIKE_WALK_RELUCTANCE_FACTOR",
+    "BIKE_WALK_SPEED_FACTOR",
+    "EdgeCosts",
+    "edge_costs",
+    "weight_of",
+]
 
 #: OTP 1.x: a walked bicycle goes at this share of the walk speed...
 BIKE_WALK_SPEED_FACTOR = 0.8
@@ -91,6 +107,10 @@ class EdgeCosts:
         Whether the mode is CAR (the driving turn cost model).
     min_weight_per_m
         Smallest weight per metre of any usable edge (a lower bound for A*).
+    exit_cost
+        Weight in ``weight`` for passing through the edge's start vertex (a
+        wheelchair's elevator cost), or None (all zero).  A path does not pay it on
+        its first edge (it starts there), see :func:`weight_of`.
     """
 
     weight: FloatArray
@@ -102,6 +122,7 @@ class EdgeCosts:
     blocked: BoolArray
     driving: bool
     min_weight_per_m: float
+    exit_cost: FloatArray | None = None
 
 
 def _cost_key(options: StreetOptions) -> tuple[Any, ...]:
@@ -113,6 +134,7 @@ def _cost_key(options: StreetOptions) -> tuple[Any, ...]:
         options.triangle,
         options.wheelchair,
         options.max_slope,
+        options.elevator if options.wheelchair else None,
         options.stairs_reluctance,
         options.walk_speed_mps,
         options.walk_reluctance,
@@ -223,7 +245,14 @@ def _walk(
     if comfort is not None:
         weight = weight * comfort
     n = length.size
-    return _finish(
+    blocked = _has(barrier, WALK)
+    exit_cost = None
+    if options.wheelchair and graph.vertex_elevator is not None:
+        vertex_cost, forbidden = _elevator_costs(graph.vertex_elevator, options.elevator)
+        exit_cost = vertex_cost[np.asarray(graph.edge_from)]
+        weight = weight + exit_cost
+        blocked = blocked | forbidden
+    out = _finish(
         length,
         weight,
         time,
@@ -231,9 +260,47 @@ def _walk(
         walking=np.zeros(n, dtype=bool),
         ban_bit=np.full(n, WALK, dtype=np.uint8),
         turn_speed=np.full(n, speed),
-        blocked=_has(barrier, WALK),
+        blocked=blocked,
         driving=False,
     )
+    if exit_cost is None:
+        return out
+    return dataclasses.replace(out, exit_cost=np.ascontiguousarray(exit_cost))
+
+
+def _elevator_costs(
+    elevator: UInt8Array, prefs: AccessibilityPreferences
+) -> tuple[FloatArray, BoolArray]:
+    """Per vertex: the weight of passing through it, and whether that is forbidden.
+
+    OTP 2's ``ElevatorHopEdge``: an elevator not known to be accessible may not be
+    used with ``only_consider_accessible``; else one without ``wheelchair`` tag costs
+    ``unknown_cost`` and one tagged ``wheelchair=no`` ``inaccessible_cost``.
+    """
+    code = np.asarray(elevator)
+    unknown = code == ELEVATOR_UNKNOWN
+    inaccessible = code == ELEVATOR_INACCESSIBLE
+    cost = np.where(
+        unknown, prefs.unknown_cost, np.where(inaccessible, prefs.inaccessible_cost, 0.0)
+    )
+    if prefs.only_consider_accessible:
+        return np.zeros(code.shape, dtype=np.float64), unknown | inaccessible
+    return cost.astype(np.float64), np.zeros(code.shape, dtype=bool)
+
+
+def weight_of(costs: EdgeCosts, edges: Any, used: Any, first: Any) -> FloatArray:
+    """Weights of travelling ``used`` (share) of ``edges``; ``first``: the path starts there.
+
+    The share scales the edge's weight without its exit cost, which is paid in
+    full on every edge but a path's first (it passes through the start vertex).
+    """
+    w = np.asarray(costs.weight)[edges]
+    used_a = np.asarray(used, dtype=np.float64)
+    if costs.exit_cost is None:
+        out: FloatArray = w * used_a
+        return out
+    exit_cost = np.asarray(costs.exit_cost)[edges]
+    return np.asarray((w - exit_cost) * used_a + np.where(first, 0.0, exit_cost), np.float64)
 
 
 def _bike_weight(

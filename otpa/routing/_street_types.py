@@ -17,8 +17,10 @@ from otpa.routing.preferences import (
     MAX_SLOPE,
     STAIRS_RELUCTANCE,
     WALK_RELUCTANCE,
+    AccessibilityPreferences,
     Optimize,
     TriangleFactors,
+    default_elevator,
 )
 from otpa.street import WALK_SPEED_MPS
 from otpa.types import BoolArray, FloatArray, Int32Array
@@ -60,6 +62,10 @@ class StreetOptions:
         Avoid steps, ``wheelchair=no`` ways and slopes steeper than ``max_slope``
         (WALK only); when no path exists the slope limit is dropped and the path
         is marked ``too_sloped``.
+    elevator
+        Wheelchair only: passing through an OSM elevator node costs ``unknown_cost``
+        (no ``wheelchair`` tag) or ``inaccessible_cost`` (``wheelchair=no``) on top,
+        or is forbidden for both with ``only_consider_accessible``.
     stairs_reluctance
         Replaces ``reluctance`` on steps (as in OTP 1.x).
     turn_restrictions
@@ -85,6 +91,7 @@ class StreetOptions:
     triangle: TriangleFactors | None = None
     wheelchair: bool = False
     max_slope: float = MAX_SLOPE
+    elevator: AccessibilityPreferences = field(default_factory=default_elevator)
     stairs_reluctance: float = STAIRS_RELUCTANCE
     turn_restrictions: bool = True
     walk_speed_mps: float = WALK_SPEED_MPS
@@ -140,7 +147,12 @@ class StreetOptions:
             walk_reluctance=walk.reluctance,
         )
         if mode == "WALK":
-            return dataclasses.replace(common, wheelchair=wheel.enabled, max_slope=wheel.max_slope)
+            return dataclasses.replace(
+                common,
+                wheelchair=wheel.enabled,
+                max_slope=wheel.max_slope,
+                elevator=wheel.elevator,
+            )
         if mode == "BICYCLE":
             bike = request.bike
             optimize = Optimize.QUICK if bike.optimize is Optimize.TRANSFERS else bike.optimize

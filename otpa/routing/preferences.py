@@ -44,6 +44,7 @@ __all__ = [
     "WalkPreferences",
     "WheelchairPreferences",
     "check_range",
+    "default_elevator",
     "wheelchair_accessibility_config",
 ]
 
@@ -335,7 +336,8 @@ class AccessibilityPreferences:
                 raise InvalidRequestError(msg, parameter=name)
 
 
-def _default_elevator() -> AccessibilityPreferences:
+def default_elevator() -> AccessibilityPreferences:
+    """OTP 2's elevator costs: 20 s unknown, 3600 s inaccessible."""
     return AccessibilityPreferences(unknown_cost=20.0, inaccessible_cost=3600.0)
 
 
@@ -347,17 +349,16 @@ class WheelchairPreferences:
     (``trip``, ``stop``: OTP 2's costs, 600 s unknown and 3600 s inaccessible per
     boarding, per boarding or alighting at a stop) rather than being forbidden, so a
     stop without accessibility data still gets a trip; ``only_consider_accessible``
-    is the strict mode.  ``elevator`` holds OTP 2's elevator costs (20 s / 3600 s)
-    but is not used: the street graph has no elevators (OSM ``highway=elevator``
-    nodes and ways are not built into edges), so the service reports a router-config
-    ``wheelchairAccessibility.elevator`` among the ignored ``routingDefaults``.
+    is the strict mode.  ``elevator``: OTP 2's costs (20 s unknown, 3600 s
+    inaccessible) of passing through an OSM ``highway=elevator`` node by its
+    ``wheelchair`` tag, on wheelchair walks.
     """
 
     enabled: bool = False
     max_slope: float = MAX_SLOPE
     trip: AccessibilityPreferences = field(default_factory=AccessibilityPreferences)
     stop: AccessibilityPreferences = field(default_factory=AccessibilityPreferences)
-    elevator: AccessibilityPreferences = field(default_factory=_default_elevator)
+    elevator: AccessibilityPreferences = field(default_factory=default_elevator)
 
     def __post_init__(self) -> None:
         check_range("maxSlope", self.max_slope)

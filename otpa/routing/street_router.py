@@ -208,7 +208,7 @@ def _path(
     target_use: list[tuple[int, float]] = []
     if isinstance(dst, Snap):
         for g, b in snap_directions(graph, costs, dst):
-            w, t, d = partial(costs, graph, g, b)
+            w, t, d = partial(costs, graph, g, b, from_start=True)
             target_rows.append((g, w, t, d))
             target_use.append((g, b))
         if not target_use:

@@ -64,6 +64,7 @@ class SegmentTable:
     ban_from_raw: IntArray
     ban_to_raw: IntArray
     ban_modes: UInt8Array
+    vertex_elevator: UInt8Array | None = None  # ELEVATOR_* codes; None: no elevator
 
     @property
     def n_vertices(self) -> int:
@@ -115,6 +116,9 @@ def table_from_osm(osm: OsmStreetData, elevation: SegmentElevation | None) -> Se
         vertex_lon=np.asarray(osm.vertex_lon, np.float64),
         vertex_osm_id=np.asarray(osm.vertex_osm_id, np.int64),
         vertex_barrier=np.asarray(osm.vertex_barrier, np.uint8),
+        vertex_elevator=(
+            None if osm.vertex_elevator is None else np.asarray(osm.vertex_elevator, np.uint8)
+        ),
         seg_from=np.asarray(osm.seg_from, np.int32),
         seg_to=np.asarray(osm.seg_to, np.int32),
         seg_way_id=np.asarray(osm.seg_way_id, np.int64),
@@ -211,6 +215,9 @@ def subset(table: SegmentTable, keep_vertex: BoolArray, keep_segment: BoolArray)
         vertex_lon=table.vertex_lon[keep_vertex],
         vertex_osm_id=table.vertex_osm_id[keep_vertex],
         vertex_barrier=table.vertex_barrier[keep_vertex],
+        vertex_elevator=(
+            None if table.vertex_elevator is None else table.vertex_elevator[keep_vertex]
+        ),
         seg_from=new_vertex[table.seg_from[seg_idx]].astype(np.int32),
         seg_to=new_vertex[table.seg_to[seg_idx]].astype(np.int32),
         seg_way_id=table.seg_way_id[seg_idx],
@@ -280,6 +287,7 @@ def assemble(
         vertex_lon=table.vertex_lon,
         vertex_osm_id=table.vertex_osm_id,
         vertex_barrier=table.vertex_barrier,
+        vertex_elevator=table.vertex_elevator,
         seg_from=table.seg_from,
         seg_to=table.seg_to,
         seg_way_id=table.seg_way_id,
@@ -359,6 +367,9 @@ def table_from_graph(graph: StreetGraph) -> SegmentTable:
         vertex_lon=np.asarray(graph.vertex_lon),
         vertex_osm_id=np.asarray(graph.vertex_osm_id),
         vertex_barrier=np.asarray(graph.vertex_barrier),
+        vertex_elevator=(
+            None if graph.vertex_elevator is None else np.asarray(graph.vertex_elevator)
+        ),
         seg_from=np.asarray(graph.seg_from),
         seg_to=np.asarray(graph.seg_to),
         seg_way_id=np.asarray(graph.seg_way_id),

@@ -36,6 +36,9 @@ Edges (``n_edges``), sorted by ``edge_from``
     see :class:`otpa.street.SegmentElevation`); ``vertex_elevation_m`` (float32, NaN
     where the DEM has no value), the height of every vertex, sampled from the DEM
     once the graph is final (walk steps read their elevation profile from it).
+    ``vertex_elevator`` (uint8 ``ELEVATOR_*`` of :mod:`otpa.osm.model`, or None when
+    no vertex is an OSM ``highway=elevator`` node): the elevators, by their
+    ``wheelchair`` tag (wheelchair walking pays or avoids passing through them).
 Adjacency
     ``out_indptr`` (int64, ``n_vertices + 1``): the out-edges of ``v`` are
     ``out_indptr[v]:out_indptr[v + 1]`` (edge ids, since edges are sorted by
@@ -118,7 +121,12 @@ _ELEVATION_SPECS: dict[str, tuple[str, str]] = {
     f"edge_{name}": ("float64", "e") for name in ELEVATION_FIELDS
 }
 #: Arrays that may each be absent (graphs saved before they existed load without them).
-_OPTIONAL_SPECS: dict[str, tuple[str, str]] = {"vertex_elevation_m": ("float32", "v")}
+#: ``vertex_elevator`` is absent when the graph has no elevator (and in graphs saved
+#: before elevators were kept): no vertex is an elevator.
+_OPTIONAL_SPECS: dict[str, tuple[str, str]] = {
+    "vertex_elevation_m": ("float32", "v"),
+    "vertex_elevator": ("uint8", "v"),
+}
 
 
 #: Arrays :meth:`StreetGraph.to_members` may leave out because they are recomputed
@@ -289,6 +297,7 @@ class StreetGraph:
     edge_slope_safety_cost_m: FloatArray | None = None
     edge_effective_walk_length_m: FloatArray | None = None
     vertex_elevation_m: Float32Array | None = None
+    vertex_elevator: UInt8Array | None = None
     _cache: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:

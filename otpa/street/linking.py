@@ -396,6 +396,11 @@ def _split(
         vertex_lon=np.concatenate([table.vertex_lon, g_lon]),
         vertex_osm_id=np.concatenate([table.vertex_osm_id, np.full(n_g, -1, np.int64)]),
         vertex_barrier=np.concatenate([table.vertex_barrier, np.zeros(n_g, np.uint8)]),
+        vertex_elevator=(
+            None
+            if table.vertex_elevator is None
+            else np.concatenate([table.vertex_elevator, np.zeros(n_g, np.uint8)])
+        ),
         seg_from=seg_from.astype(np.int32),
         seg_to=seg_to.astype(np.int32),
         seg_way_id=table.seg_way_id[parent],

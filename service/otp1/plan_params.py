@@ -460,8 +460,6 @@ class RoutingDefaults:
                 except (InvalidArgumentError, InvalidRequestError) as exc:
                     msg = f"routingDefaults: {exc}"
                     raise InvalidArgumentError(msg) from None
-                if "elevator" in wheelchair:  # checked, but the street graph has no elevators
-                    ignored.append("wheelchairAccessibility.elevator")
                 continue
             name = _CONFIG_ALIASES.get(key, key)
             if name not in PARAMETERS_BY_NAME or name in _NOT_DEFAULTABLE or value is None:

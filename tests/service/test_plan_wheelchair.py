@@ -34,11 +34,14 @@ def test_router_config_wheelchair_accessibility() -> None:
     }
     defaults = RoutingDefaults.from_router_config(config)
     assert defaults.ignored == ()
-    # elevator costs are checked but the street graph has no elevators: reported as ignored
+    # elevator costs apply to wheelchair walks through OSM elevator nodes
     with_elevator = {"wheelchairAccessibility": {"elevator": {"unknownCost": 30}}}
-    assert RoutingDefaults.from_router_config(with_elevator).ignored == (
-        "wheelchairAccessibility.elevator",
+    elevator_defaults = RoutingDefaults.from_router_config(with_elevator)
+    assert elevator_defaults.ignored == ()
+    elevator_request = plan_request_from_query(
+        QUERY, time_zone="UTC", now=NOW, defaults=elevator_defaults
     )
+    assert elevator_request.wheelchair.elevator == AccessibilityPreferences(False, 30.0, 3600.0)
     request = plan_request_from_query(QUERY, time_zone="UTC", now=NOW, defaults=defaults)
     assert request.walk.speed_mps == 1.2
     assert request.wheelchair == WheelchairPreferences(
