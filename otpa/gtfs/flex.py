@@ -69,7 +69,9 @@ class FlexStopTime:
     Exactly one of ``stop_id`` (a stop of ``stops.txt``), ``location_id`` (a zone of
     ``locations.geojson``) and ``group_id`` (a location group) is set.  ``start_s`` /
     ``end_s`` are the pickup/drop-off window, or the scheduled arrival / departure of
-    a timed row.  Duration offsets are seconds.
+    a timed row.  Duration offsets are seconds.  ``continuous_pickup`` /
+    ``continuous_drop_off`` are None where the row leaves them empty (the route's
+    values of ``routes.txt`` apply, GTFS's rule).
     """
 
     stop_sequence: int
@@ -81,8 +83,8 @@ class FlexStopTime:
     timed: bool = False
     pickup_type: int = 0
     drop_off_type: int = 0
-    continuous_pickup: int = 1
-    continuous_drop_off: int = 1
+    continuous_pickup: int | None = None
+    continuous_drop_off: int | None = None
     pickup_booking_rule_id: str | None = None
     drop_off_booking_rule_id: str | None = None
     mean_duration_factor: float = 1.0
@@ -436,8 +438,8 @@ def _row(
         timed=timed,
         pickup_type=_int(row.get("pickup_type")) or 0,
         drop_off_type=_int(row.get("drop_off_type")) or 0,
-        continuous_pickup=_default(_int(row.get("continuous_pickup")), 1),
-        continuous_drop_off=_default(_int(row.get("continuous_drop_off")), 1),
+        continuous_pickup=_int(row.get("continuous_pickup")),
+        continuous_drop_off=_int(row.get("continuous_drop_off")),
         pickup_booking_rule_id=pick_rule if pick_rule in rules else None,
         drop_off_booking_rule_id=drop_rule if drop_rule in rules else None,
         mean_duration_factor=_factor(row.get("mean_duration_factor")),
@@ -447,10 +449,6 @@ def _row(
         stop_headsign=_text(row.get("stop_headsign")),
         **ref,
     )
-
-
-def _default(value: int | None, default: int) -> int:
-    return default if value is None else value
 
 
 def _overlaps(trip: str, rows: tuple[FlexStopTime, ...], issues: _Issues) -> None:

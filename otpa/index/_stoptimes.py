@@ -131,6 +131,12 @@ def candidate_days(
 
 
 _PICKUP_NONE = 1
+
+
+def _or(value: int | None, default: int) -> int:
+    return default if value is None else value
+
+
 #: A call before it becomes a TripTime: (sort time, trip id, model pattern, position,
 #: model trip, arrival, departure, service day start).
 _Call = tuple[int, str, int, int, int, int, int, int]
@@ -253,6 +259,11 @@ class Timetable:
         data = FlexData.from_json({"zones": doc.get("zones"), "trips": {raw: doc["trips"][raw]}})
         trip = self._trips[self._trip_gtfs[model_trip]]
         rows = data.trips[raw]
+        # an empty continuous_pickup / continuous_drop_off is the route's (1: none)
+        route_raw = str(self._transit.routes["raw_id"].iloc[int(row["route_index"])])
+        route = (doc.get("routes") or {}).get(route_raw) or {}
+        pickup = int(route.get("continuous_pickup", 1))
+        drop_off = int(route.get("continuous_drop_off", 1))
         out = []
         for k, r in enumerate(rows):
             place = r.stop_id or r.location_id or r.group_id
@@ -279,8 +290,8 @@ class Timetable:
                     pickup_type=r.pickup_type,
                     drop_off_type=r.drop_off_type,
                     timepoint=r.timed,
-                    continuous_pickup=r.continuous_pickup,
-                    continuous_drop_off=r.continuous_drop_off,
+                    continuous_pickup=_or(r.continuous_pickup, pickup),
+                    continuous_drop_off=_or(r.continuous_drop_off, drop_off),
                     service_area=area,
                 )
             )

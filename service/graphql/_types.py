@@ -175,6 +175,11 @@ Mode = GraphQLEnumType(
         )
     },
 )
+#: OTP 2's ``PickupDropoffType`` (GTFS ``pickup_type`` / ``drop_off_type`` 0..3)
+PickupDropoffType = GraphQLEnumType(
+    "PickupDropoffType",
+    {"SCHEDULED": 0, "NONE": 1, "CALL_AGENCY": 2, "COORDINATE_WITH_DRIVER": 3},
+)
 RealtimeState = GraphQLEnumType(
     "RealtimeState", {s: s for s in ("SCHEDULED", "UPDATED", "CANCELED", "ADDED", "MODIFIED")}
 )

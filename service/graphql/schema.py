@@ -46,6 +46,7 @@ from otpa.realtime import (
     realtime_stop_times,
     realtime_trip_times,
 )
+from otpa.util.polyline import encode_polyline
 from service.graphql._types import (
     BikesAllowed,
     Connection,
@@ -55,6 +56,7 @@ from service.graphql._types import (
     Long,
     Mode,
     Node,
+    PickupDropoffType,
     RealtimeState,
     Resolver,
     WheelchairBoarding,
@@ -142,8 +144,30 @@ def _departure(t: TripTime) -> int:
     return t.scheduled_departure if t.realtime_departure is None else t.realtime_departure
 
 
-def _stop_of_time(t: TripTime, info: Info) -> Stop:
-    return index_of(info).get_stop(t.stop_id)
+def _stop_of_time(t: TripTime, info: Info) -> Any:
+    # a GTFS-Flex row at a zone or location group is no stop: null, its boundary is serviceArea
+    return or_none(lambda: index_of(info).get_stop(t.stop_id))
+
+
+def _pickup_drop_off(value: int) -> int | None:
+    return value if 0 <= value <= 3 else None
+
+
+def _service_area(t: TripTime, _info: Info) -> tuple[str, int] | None:
+    if not t.service_area:
+        return None
+    lats, lons = [p[0] for p in t.service_area], [p[1] for p in t.service_area]
+    return encode_polyline(lats, lons), len(t.service_area)
+
+
+#: OTP 2's ``Geometry``: an encoded polyline and its number of points
+Geometry = GraphQLObjectType(
+    "Geometry",
+    {
+        "length": field(GraphQLInt, lambda g, _i: g[1]),
+        "points": field(GraphQLString, lambda g, _i: g[0]),
+    },
+)
 
 
 def _trip_of_time(t: TripTime, info: Info) -> Trip:
@@ -166,6 +190,14 @@ Stoptime: GraphQLObjectType = GraphQLObjectType(
         "serviceDay": field(Long, attr("service_day")),
         "trip": field(Trip_, _trip_of_time),
         "headsign": field(GraphQLString, attr("headsign")),
+        "stopPositionInPattern": field(GraphQLInt, attr("stop_index")),
+        "pickupType": field(PickupDropoffType, lambda t, _i: _pickup_drop_off(t.pickup_type)),
+        "dropoffType": field(PickupDropoffType, lambda t, _i: _pickup_drop_off(t.drop_off_type)),
+        # the ibi fork's GTFS-Flex fields (null on fixed-schedule trips); on a zone's row
+        # scheduledArrival .. scheduledDeparture is its pickup / drop-off window
+        "continuousPickup": field(GraphQLInt, attr("continuous_pickup")),
+        "continuousDropOff": field(GraphQLInt, attr("continuous_drop_off")),
+        "serviceArea": field(Geometry, _service_area),
     },
 )
 

@@ -143,7 +143,8 @@ def test_trip_and_pattern(svc: Service, atl: CsvFeed) -> None:
     trip_id = atl.scoped("8049377")
     query = """query ($id: String!) { trip(id: $id) { gtfsId serviceId directionId
       wheelchairAccessible route { gtfsId } stops { gtfsId } semanticHash geometry
-      stoptimes { scheduledDeparture stop { gtfsId } }
+      stoptimes { scheduledDeparture stop { gtfsId } stopPositionInPattern pickupType
+        dropoffType continuousPickup continuousDropOff serviceArea { length } }
       pattern { code directionId semanticHash geometry { lat lon } trips { gtfsId } } } }"""
     trip = data(svc, query, {"id": trip_id})["trip"]
     rows = atl.stop_times_by_trip()["8049377"]
@@ -151,6 +152,15 @@ def test_trip_and_pattern(svc: Service, atl: CsvFeed) -> None:
     assert trip["directionId"] == "1"
     assert trip["wheelchairAccessible"] == "POSSIBLE"
     assert [t["stop"]["gtfsId"] for t in trip["stoptimes"]] == [atl.scoped(r.stop_id) for r in rows]
+    names = {"": "SCHEDULED", "0": "SCHEDULED", "1": "NONE", "2": "CALL_AGENCY"}
+    assert [(t["pickupType"], t["dropoffType"]) for t in trip["stoptimes"]] == [
+        (names[r.pickup], names[r.drop_off]) for r in rows
+    ]
+    assert [t["stopPositionInPattern"] for t in trip["stoptimes"]] == list(range(len(rows)))
+    # the flex fields are null on a fixed-schedule trip
+    assert {
+        (t["continuousPickup"], t["continuousDropOff"], t["serviceArea"]) for t in trip["stoptimes"]
+    } == {(None, None, None)}
     assert trip["semanticHash"].startswith(trip["pattern"]["semanticHash"] + ":")
     assert trip_id in [t["gtfsId"] for t in trip["pattern"]["trips"]]
     rest = svc.get(f"/otp/routers/atlanta/index/trips/{trip_id}/geometry").json()

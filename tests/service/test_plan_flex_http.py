@@ -8,6 +8,7 @@ against the feed's windows and the street time in tests/otpa/routing/test_plan_f
 from __future__ import annotations
 
 import datetime as dt
+import json
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -142,3 +143,54 @@ def test_flex_trip_stoptimes_in_the_index(svc: Service) -> None:
     assert "serviceArea" not in times[0]
     assert times[1]["serviceArea"]["length"] > 3  # the zone's boundary
     assert all(t["stopCount"] == 4 for t in times)
+    # the rows leave continuous pickup / drop-off empty: the route's 2 (phone) applies
+    assert {(t["continuousPickup"], t["continuousDropOff"]) for t in times} == {(2, 2)}
+
+
+def test_flex_trip_stoptimes_over_graphql(svc: Service) -> None:
+    trip = "cobblinc-scheduled-deviated-flex:4d838cf4-d44d-4e08-a364-f22c34a8c89e"
+    query = (
+        "query($id: String!) { trip(id: $id) { stoptimes { stop { gtfsId } scheduledArrival "
+        "scheduledDeparture timepoint stopPositionInPattern pickupType dropoffType "
+        "continuousPickup continuousDropOff serviceArea { length points } } } }"
+    )
+    payload = json.dumps({"query": query, "variables": {"id": trip}}).encode()
+    resp = svc.request(
+        "POST",
+        "/otp/routers/cobb/index/graphql",
+        body=payload,
+        headers={"Content-Type": "application/json"},
+    )
+    assert resp.status == 201, resp.text
+    body = resp.json()
+    assert "errors" not in body, body
+    times = body["data"]["trip"]["stoptimes"]
+    feed = "cobblinc-scheduled-deviated-flex"
+    # the feed's rows: stop yz85 at 07:30, zone_1 (window 07:30-08:00, pickup and drop-off
+    # by phone) twice, stop cujv at 08:00; the zone is no stop, its boundary the service area
+    assert [t["stop"] and t["stop"]["gtfsId"] for t in times] == [
+        f"{feed}:yz85",
+        None,
+        None,
+        f"{feed}:cujv",
+    ]
+    assert [(t["scheduledArrival"], t["scheduledDeparture"]) for t in times] == [
+        (27000, 27000),
+        (27000, 28800),
+        (27000, 28800),
+        (28800, 28800),
+    ]
+    assert [t["stopPositionInPattern"] for t in times] == [0, 1, 2, 3]
+    assert [(t["pickupType"], t["dropoffType"]) for t in times] == [
+        ("SCHEDULED", "SCHEDULED"),
+        ("CALL_AGENCY", "CALL_AGENCY"),
+        ("CALL_AGENCY", "CALL_AGENCY"),
+        ("SCHEDULED", "SCHEDULED"),
+    ]
+    # rows leave continuous_pickup / continuous_drop_off empty: route 090z's 2 (phone) applies
+    assert [(t["continuousPickup"], t["continuousDropOff"]) for t in times] == [(2, 2)] * 4
+    assert times[0]["serviceArea"] is None
+    area = times[1]["serviceArea"]
+    rest = svc.get(f"/otp/routers/cobb/index/trips/{urllib.parse.quote(trip)}/stoptimes").json()
+    assert area == rest[1]["serviceArea"]
+    assert area["length"] > 3
