@@ -191,7 +191,7 @@ class Service:
         path: str,
         body: bytes | None = None,
         headers: Mapping[str, str] | None = None,
-        timeout: float = 10.0,
+        timeout: float = 60.0,
     ) -> Response:
         """Send one request on a fresh connection."""
         parsed = urllib.parse.urlsplit(self.base)
