@@ -80,6 +80,7 @@ class FakeNetwork:
             fields["convex_hull"] = [tuple(p) for p in fields["convex_hull"]]
             if fields["transit_service_range"] is not None:
                 fields["transit_service_range"] = tuple(fields["transit_service_range"])
+            fields["feed_ids"] = tuple(fields.get("feed_ids", ("demo",)))
             return cls(**fields)
         except (ValueError, KeyError, TypeError) as exc:
             msg = f"{path} is a truncated or corrupt graph ({exc})"
