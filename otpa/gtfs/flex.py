@@ -504,20 +504,22 @@ def read_flex(
     >>> import pandas as pd
     >>> from otpa.gtfs.report import Severity, ValidationReport
     >>> st = pd.DataFrame({"trip_id": ["t", "t"], "stop_sequence": [1, 2],
-    ...     "stop_id": ["z", "nowhere"], "start_pickup_drop_off_window": [3600, 3600],
+    ...     "stop_id": ["s", "nowhere"], "start_pickup_drop_off_window": [3600, 3600],
     ...     "end_pickup_drop_off_window": [7200, 7200]})
     >>> ring = [[0, 0], [1, 0], [1, 1], [0, 0]]
     >>> zones = {"type": "FeatureCollection", "features": [
     ...     {"type": "Feature", "id": "z", "geometry": {"type": "Polygon", "coordinates": [ring]}}]}
     >>> report = ValidationReport()
     >>> data = read_flex(locations=zones, location_groups=None, location_group_stops=None,
-    ...     booking_rules=None, flex_stop_times=st, stop_ids=set(), report=report)
+    ...     booking_rules=None, flex_stop_times=st, stop_ids={"s"}, report=report)
     >>> sorted(data.zones), data.trips
     (['z'], {})
     >>> [i.message for i in report]  # doctest: +NORMALIZE_WHITESPACE
-    ["trip t stop_sequence 2: stop_id 'nowhere' is no stop, zone or location
-      group; row dropped", 'stop_times.txt: flex trip t has fewer than two usable rows; not
-      routable']
+    ["stop_times.txt: trip t stop_sequence 2: stop_id 'nowhere' is no stop, zone or
+      location group; row dropped", 'stop_times.txt: flex trip t has fewer than two usable
+      rows; not routable']
+
+    A trip of one zone row alone is kept: its rides go within that zone.
     """
     issues = _Issues(report)
     zones = _zones(locations, issues)
