@@ -10,8 +10,6 @@ the zone, a location group its member stops and zones.
 from __future__ import annotations
 
 import math
-import threading
-import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +18,7 @@ import numpy as np
 from otpa.gtfs.flex import BookingRule, FlexData, FlexStopTime
 from otpa.transit.model import TransitModel
 from otpa.types import FloatArray, Int32Array
+from otpa.util.cache import OwnerCache
 
 __all__ = ["FlexRow", "FlexServices", "FlexTrip", "flex_services", "points_in_polygons"]
 
@@ -229,14 +228,9 @@ def _build(model: TransitModel) -> FlexServices:
     return FlexServices(tuple(trips))
 
 
-_CACHE: weakref.WeakKeyDictionary[TransitModel, FlexServices] = weakref.WeakKeyDictionary()
-_LOCK = threading.Lock()
+_CACHE: OwnerCache[str, FlexServices] = OwnerCache()
 
 
 def flex_services(model: TransitModel) -> FlexServices:
     """The routable flex trips of a model (prepared once per model)."""
-    with _LOCK:
-        services = _CACHE.get(model)
-        if services is None:
-            services = _CACHE[model] = _build(model)
-        return services
+    return _CACHE.get_or_build(model, "flex", lambda: _build(model))

@@ -32,6 +32,7 @@ from otpa.routing._street_types import StreetOptions
 from otpa.routing.preferences import MicromobilityPreferences
 from otpa.street import StreetGraph
 from otpa.types import FloatArray
+from otpa.util.cache import OwnerCache
 
 __all__ = ["drag_component", "micromobility_costs", "micromobility_speed"]
 
@@ -107,11 +108,18 @@ def micromobility_costs(
     ``options`` are the request's BICYCLE options (permissions, walking the vehicle,
     reluctance); the riding edges get the power-model time.
     """
-    key = ("micromobility", options, prefs)
-    cached = graph._cache.get("micromobility_costs")
-    if cached is not None and cached[0] == key:
-        out: EdgeCosts = cached[1]
-        return out
+    return _COSTS.get_or_build(graph, (options, prefs), lambda: _costs(graph, options, prefs))
+
+
+#: Per street graph: the riding costs of the last few option sets.
+_COSTS: OwnerCache[tuple[StreetOptions, MicromobilityPreferences], EdgeCosts] = OwnerCache(
+    max_entries=4
+)
+
+
+def _costs(
+    graph: StreetGraph, options: StreetOptions, prefs: MicromobilityPreferences
+) -> EdgeCosts:
     bike = edge_costs(graph, options)
     length = np.asarray(graph.edge_length_m, dtype=np.float64)
     grade = np.zeros_like(length)
@@ -140,7 +148,7 @@ def micromobility_costs(
     weight = np.where(ride, time * options.walk_reluctance, bike.weight)
     usable = np.isfinite(weight) & (length > 0)
     per_m = weight[usable] / length[usable]
-    costs = EdgeCosts(
+    return EdgeCosts(
         weight=weight,
         time_s=time,
         time_ceil_s=np.ceil(time),
@@ -151,5 +159,3 @@ def micromobility_costs(
         driving=False,
         min_weight_per_m=float(per_m.min()) if per_m.size else math.inf,
     )
-    graph._cache["micromobility_costs"] = (key, costs)
-    return costs

@@ -22,6 +22,7 @@ from otpa.network import TransportNetwork
 from otpa.routing._snap import snap_many
 from otpa.street import StreetGraph
 from otpa.types import BoolArray, FloatArray, Int32Array
+from otpa.util.cache import OwnerCache
 
 __all__ = [
     "LinkedPlaces",
@@ -224,6 +225,12 @@ def _zone_rules(
     return through, end
 
 
+#: Per street graph: ``(id(zones), vehicle type) -> (zones, (no-ride edges, end vertices))``.
+_GEOFENCE: OwnerCache[
+    tuple[int, str | None], tuple[GeofencingZones, tuple[BoolArray, BoolArray]]
+] = OwnerCache(max_entries=4)
+
+
 def geofence_masks(
     graph: StreetGraph, zones: GeofencingZones, vehicle_type_id: str | None = None
 ) -> tuple[BoolArray | None, BoolArray | None]:
@@ -234,11 +241,11 @@ def geofence_masks(
     """
     if not len(zones) and not zones.global_rules:
         return None, None
-    key = ("geofence", id(zones), vehicle_type_id)
-    cached = graph._cache.get("geofence")
-    if cached is not None and cached[0] == key and cached[1] is zones:
-        out: tuple[BoolArray, BoolArray] = cached[2]
-        return out
+    # the entry holds ``zones``, so its id is not reused while the entry lives
+    key = (id(zones), vehicle_type_id)
+    cached = _GEOFENCE.get(graph, key)
+    if cached is not None and cached[0] is zones:
+        return cached[1]
     v_lat = np.asarray(graph.vertex_lat, dtype=np.float64)
     v_lon = np.asarray(graph.vertex_lon, dtype=np.float64)
     through_v, end_v = _zone_rules(zones, v_lat, v_lon, vehicle_type_id)
@@ -247,5 +254,5 @@ def geofence_masks(
     through_m, _ = _zone_rules(zones, m_lat, m_lon, vehicle_type_id)
     no_ride = ~(through_v[ef] & through_v[et] & through_m)
     result = (no_ride, end_v)
-    graph._cache["geofence"] = (key, zones, result)
+    _GEOFENCE.get_or_build(graph, key, lambda: (zones, result))
     return result
