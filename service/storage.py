@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from otpa.errors import OtpaError
+from otpa.util.files import fsync_directory
 
 if TYPE_CHECKING:
     from otpa.network import TransportNetwork
@@ -116,15 +117,6 @@ def replace_file(staged: Path, dest: Path) -> None:
     finally:
         backup.unlink(missing_ok=True)
 
-
-def fsync_directory(directory: Path) -> None:
-    """Flush a directory's entries (a rename into it) to disk, where the OS allows it."""
-    with contextlib.suppress(OSError):  # not every platform opens directories
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 def _check_member_name(name: str) -> None:

@@ -27,7 +27,6 @@ DEFLATE, array encodings and patch members.  Both are read.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import io
 import json
@@ -48,6 +47,7 @@ import numpy.typing as npt
 from otpa.errors import ArgumentTypeError, GraphFormatError, InvalidArgumentError
 from otpa.network._codecs import PATCH_DTYPE, decode_array, encode_array
 from otpa.types import PathLike
+from otpa.util.files import fsync_directory
 
 __all__ = [
     "FORMAT_NAME",
@@ -212,7 +212,7 @@ def write_container(
         with open(tmp_name, "rb+") as written:  # on disk before the rename: a crash
             os.fsync(written.fileno())  # leaves the old graph or the new one, whole
         os.replace(tmp_name, dest)
-        _fsync_directory(dest.parent)
+        fsync_directory(dest.parent)
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise
@@ -452,12 +452,3 @@ def _read_members(
             raise _fail(path, f"unexpected member {name}")
     return stored, encodings, documents
 
-
-def _fsync_directory(directory: Path) -> None:
-    """Flush a rename into ``directory`` to disk, where the OS can open directories."""
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
-import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -23,6 +21,7 @@ from typing import Any
 from otpa.errors import OtpaError
 from otpa.realtime.alerts import Alert, InformedEntity, TranslatedText, entity_known
 from otpa.transit.model import TransitModel
+from otpa.util.files import write_text_atomic
 
 __all__ = [
     "MAX_PATCHES",
@@ -339,14 +338,4 @@ class AlertPatchFile:
 
     def _write(self, patches: Sequence[Alert]) -> None:
         body = {"alertPatches": [patch_to_json(p) for p in patches]}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".alert-patches-", suffix=".tmp", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump(body, out, indent=1)
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_text_atomic(self.path, json.dumps(body, indent=1), prefix=".alert-patches-")

@@ -10,9 +10,6 @@ half-written document.
 from __future__ import annotations
 
 import builtins
-import contextlib
-import os
-import tempfile
 import uuid
 from dataclasses import replace
 from pathlib import Path
@@ -22,6 +19,7 @@ from otpa.analysis.scenario.scenario import Scenario
 from otpa.analysis.scenario.validate import check_safe_id
 from otpa.errors import UnknownIdError
 from otpa.types import PathLike
+from otpa.util.files import write_text_atomic
 
 __all__ = ["ScenarioStore"]
 
@@ -79,18 +77,7 @@ class ScenarioStore:
             raise ScenarioError(msg, problems)
         assert scenario.id is not None
         path = self._path(router_id, scenario.id)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".scenario-", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(scenario.to_json())
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(tmp, path)
-            _fsync_directory(path.parent)  # the rename survives a crash too
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_text_atomic(path, scenario.to_json(), prefix=".scenario-")
         return scenario.id
 
     def get(self, router_id: str, scenario_id: str) -> Scenario:
@@ -135,12 +122,3 @@ class ScenarioStore:
             msg = f"router {router_id!r} has no scenario {scenario_id!r}"
             raise UnknownIdError(msg) from None
 
-
-def _fsync_directory(directory: Path) -> None:
-    """Flush a rename into ``directory`` to disk, where the OS can open directories."""
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
