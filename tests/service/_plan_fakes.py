@@ -14,9 +14,7 @@ leg    mode   local time                    epoch milliseconds
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
-import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,8 +22,6 @@ from zoneinfo import ZoneInfo
 
 import tornado.web
 from _fakes import FakeNetwork, Service
-from tornado.httpserver import HTTPServer
-from tornado.netutil import bind_sockets
 
 from otpa.routing.model import (
     AbsoluteDirection,
@@ -51,6 +47,7 @@ from service.config import ServiceConfig
 from service.handlers.plan import PlanHandler
 from service.otp1.plan_params import RoutingDefaults
 from service.registry import RouterRegistry
+from tests.fixtures.loopback import serve_app
 
 TZ = ZoneInfo("Europe/Amsterdam")
 DEMO = FakeNetwork(name="demo", time_zone="Europe/Amsterdam")
@@ -214,30 +211,7 @@ class RecordingPlanner:
 
 def start_app(app: tornado.web.Application) -> tuple[str, Callable[[], None]]:
     """Serve an application on a loopback port in a thread; return its base URL and a stopper."""
-    started = threading.Event()
-    state: dict[str, Any] = {}
-
-    async def main() -> None:
-        sockets = bind_sockets(0, "127.0.0.1")
-        server = HTTPServer(app)
-        server.add_sockets(sockets)
-        state["stop"] = stop_event = asyncio.Event()
-        state["loop"] = asyncio.get_running_loop()
-        state["base"] = f"http://127.0.0.1:{sockets[0].getsockname()[1]}"
-        started.set()
-        await stop_event.wait()
-        server.stop()
-        await server.close_all_connections()
-
-    thread = threading.Thread(target=lambda: asyncio.run(main()), daemon=True)
-    thread.start()
-    assert started.wait(10), "test server did not start"
-
-    def stop() -> None:
-        state["loop"].call_soon_threadsafe(state["stop"].set)
-        thread.join(10)
-
-    return state["base"], stop
+    return serve_app(app)
 
 
 def plan_app(

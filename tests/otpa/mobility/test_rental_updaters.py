@@ -8,22 +8,17 @@ good feeds and keeps the last good snapshot otherwise, the status says why.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shutil
-import threading
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 import tornado.web
-from tornado.httpserver import HTTPServer
-from tornado.netutil import bind_sockets
 
 from otpa.mobility import current_rental, start_rental_updaters
 from otpa.network import BuildConfig, TransportNetwork, build_network
 from tests.conftest import require_data
+from tests.fixtures.loopback import serve_app
 
 pytestmark = pytest.mark.http
 
@@ -39,33 +34,6 @@ class _Files(tornado.web.RequestHandler):
         self.finish(self.files[name])
 
 
-def _serve(app: tornado.web.Application) -> tuple[str, Callable[[], None]]:
-    started = threading.Event()
-    state: dict[str, Any] = {}
-
-    async def main() -> None:
-        sockets = bind_sockets(0, "127.0.0.1")
-        server = HTTPServer(app)
-        server.add_sockets(sockets)
-        state["stop"] = stop = asyncio.Event()
-        state["loop"] = asyncio.get_running_loop()
-        state["base"] = f"http://127.0.0.1:{sockets[0].getsockname()[1]}"
-        started.set()
-        await stop.wait()
-        server.stop()
-        await server.close_all_connections()
-
-    thread = threading.Thread(target=lambda: asyncio.run(main()), daemon=True)
-    thread.start()
-    assert started.wait(10)
-
-    def stop() -> None:
-        state["loop"].call_soon_threadsafe(state["stop"].set)
-        thread.join(10)
-
-    return state["base"], stop
-
-
 @pytest.fixture(scope="module")
 def network() -> TransportNetwork:
     data = require_data("tiny", "mmri")
@@ -77,7 +45,7 @@ def test_http_feed_is_followed_and_a_feed_that_goes_away_keeps_the_last_data(
 ) -> None:
     folder = require_data("extras", "gbfs", "helsinki")
     files = {p.name: p.read_bytes() for p in folder.glob("*.json")}
-    base, stop = _serve(tornado.web.Application([(r"/gbfs/(.*)", _Files, {"files": files})]))
+    base, stop = serve_app(tornado.web.Application([(r"/gbfs/(.*)", _Files, {"files": files})]))
     stopped = False
     try:
         config = {
@@ -166,7 +134,7 @@ def test_v3_feed_with_absolute_http_urls(network: TransportNetwork, tmp_path: Pa
     """gbfs.json listing the server's own http URLs (as real feeds do): read as written."""
     folder = require_data("extras", "gbfs", "duplicate-stations-v3")
     files = {p.name: p.read_bytes() for p in folder.glob("*.json")}
-    base, stop = _serve(tornado.web.Application([(r"/v3/(.*)", _Files, {"files": files})]))
+    base, stop = serve_app(tornado.web.Application([(r"/v3/(.*)", _Files, {"files": files})]))
     try:
         doc = json.loads(files["gbfs.json"])
         for feed in doc["data"]["feeds"]:

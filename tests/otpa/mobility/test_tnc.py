@@ -7,14 +7,11 @@ import asyncio
 import base64
 import json
 import math
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import tornado.web
-from tornado.httpserver import HTTPServer
-from tornado.netutil import bind_sockets
 
 from otpa.mobility import (
     TncConfigError,
@@ -23,38 +20,12 @@ from otpa.mobility import (
     estimate_ride,
     tnc_providers,
 )
+from tests.fixtures.loopback import serve_app
 
 pytestmark = pytest.mark.http
 
 FROM = (33.7490, -84.3880)
 TO = (33.7756, -84.3963)
-
-
-def _serve(app: tornado.web.Application) -> tuple[str, Callable[[], None]]:
-    started = threading.Event()
-    state: dict[str, Any] = {}
-
-    async def main() -> None:
-        sockets = bind_sockets(0, "127.0.0.1")
-        server = HTTPServer(app)
-        server.add_sockets(sockets)
-        state["stop"] = stop = asyncio.Event()
-        state["loop"] = asyncio.get_running_loop()
-        state["base"] = f"http://127.0.0.1:{sockets[0].getsockname()[1]}"
-        started.set()
-        await stop.wait()
-        server.stop()
-        await server.close_all_connections()
-
-    thread = threading.Thread(target=lambda: asyncio.run(main()), daemon=True)
-    thread.start()
-    assert started.wait(10)
-
-    def stop() -> None:
-        state["loop"].call_soon_threadsafe(state["stop"].set)
-        thread.join(10)
-
-    return state["base"], stop
 
 
 # -- a fake Uber (Rides API v1.2) -------------------------------------------------------------
@@ -207,7 +178,7 @@ def provider_base() -> Iterator[tuple[str, list[str]]]:
             (r"/lyft/v1/cost", _LyftCost),
         ]
     )
-    base, stop = _serve(app)
+    base, stop = serve_app(app)
     yield base, calls
     stop()
 
