@@ -314,16 +314,15 @@ class _RentalHandler(BaseHandler):
     kinds: ClassVar[tuple[str, ...]] = ()
     root: ClassVar[str] = ""
     with_company: ClassVar[bool] = True
-
-    def _writer(self) -> StationWriter:
-        raise NotImplementedError  # pragma: no cover - every subclass names its writer
+    #: how one station or vehicle is written (read from the class: no method binding)
+    writer: ClassVar[StationWriter]
 
     def get(self, router_id: str) -> None:
         """The stations in the box (all without one)."""
         _, network = self.registry.lookup(router_id)
         box = _Box(self)
         companies = _companies(self) if self.with_company else None
-        body = rental_listing(network, self.kinds, self._writer(), box, companies)
+        body = rental_listing(network, self.kinds, type(self).writer, box, companies)
         self.respond(self.root, body, lambda: _xml_variant(body))
 
 
@@ -332,6 +331,7 @@ class BikeRentalHandler(_RentalHandler):
 
     kinds = ("bike-rental", "osm")
     root = "BikeRentalStationList"
+    writer = _bike_station
     with_company = False
     openapi: ClassVar[dict[str, Operation]] = {
         "get": Operation(
@@ -342,15 +342,12 @@ class BikeRentalHandler(_RentalHandler):
         )
     }
 
-    def _writer(self) -> StationWriter:
-        return _bike_station
-
-
 class CarRentalHandler(_RentalHandler):
     """``GET /otp/routers/{routerId}/car_rental``."""
 
     kinds = ("car-rental",)
     root = "CarRentalStationList"
+    writer = _car_station
     openapi: ClassVar[dict[str, Operation]] = {
         "get": Operation(
             "Car rental stations and free-floating cars (GBFS car-rental feeds), in a box",
@@ -360,15 +357,12 @@ class CarRentalHandler(_RentalHandler):
         )
     }
 
-    def _writer(self) -> StationWriter:
-        return _car_station
-
-
 class VehicleRentalHandler(_RentalHandler):
     """``GET /otp/routers/{routerId}/vehicle_rental``."""
 
     kinds = ("vehicle-rental",)
     root = "VehicleRentalStationList"
+    writer = _vehicle_station
     openapi: ClassVar[dict[str, Operation]] = {
         "get": Operation(
             "Micromobility rental stations and free-floating vehicles (GBFS vehicle-rental feeds)",
@@ -377,10 +371,6 @@ class VehicleRentalHandler(_RentalHandler):
             xml=True,
         )
     }
-
-    def _writer(self) -> StationWriter:
-        return _vehicle_station
-
 
 def park_and_ride_listing(
     network: TransportNetwork, box: _Box, max_transit_distance_m: float | None
