@@ -24,7 +24,7 @@ from typing import Any
 
 from google.transit import gtfs_realtime_pb2
 
-from otpa.realtime.feeds import feed_index
+from otpa.realtime.feeds import FeedOutcome, feed_index
 from otpa.transit.model import TransitModel
 from otpa.util.cache import OwnerCache
 
@@ -39,8 +39,6 @@ __all__ = [
     "route_agency",
 ]
 
-#: Problems reported by name, at most this many.
-MAX_MESSAGES = 20
 #: The largest epoch second an active period may name (GTFS-RT uses uint64).
 _MAX_EPOCH_S = 253402300799  # 9999-12-31T23:59:59Z
 
@@ -274,29 +272,10 @@ class AlertSet:
 
 
 @dataclass
-class AlertResult:
+class AlertResult(FeedOutcome):
     """The outcome of one alerts feed: its alerts and what happened to each entity."""
 
     alerts: list[Alert] = field(default_factory=list)
-    applied: int = 0
-    unmatched: int = 0
-    invalid: int = 0
-    counts: dict[str, int] = field(default_factory=dict)
-    messages: list[str] = field(default_factory=list)
-
-    def count(self, key: str) -> None:
-        """Add one to a named count."""
-        self.counts[key] = self.counts.get(key, 0) + 1
-
-    def problem(self, kind: str, entity: str, text: str) -> None:
-        """Record an unmatched or invalid entity."""
-        if kind == "unmatched":
-            self.unmatched += 1
-        else:
-            self.invalid += 1
-        self.count(text.split(":")[0])
-        if len(self.messages) < MAX_MESSAGES:
-            self.messages.append(f"{entity}: {text}")
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ import numpy as np
 from google.protobuf.message import DecodeError
 from google.transit import gtfs_realtime_pb2
 
-from otpa.realtime.feeds import FeedError, feed_index
+from otpa.realtime.feeds import FeedError, FeedOutcome, feed_index
 from otpa.realtime.snapshot import TripRealtime
 from otpa.transit.model import TransitModel
 from otpa.types import Int32Array
@@ -55,8 +55,6 @@ __all__ = [
     "trip_updates",
 ]
 
-#: Problems reported by name, at most this many.
-MAX_MESSAGES = 20
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,30 +90,11 @@ class AddedTrip:
 
 
 @dataclass
-class TripUpdateResult:
+class TripUpdateResult(FeedOutcome):
     """The outcome of one feed: the trips it updates and what happened to each entity."""
 
     trips: dict[tuple[int, int], TripRealtime] = field(default_factory=dict)
     added: dict[tuple[str, int], AddedTrip] = field(default_factory=dict)
-    applied: int = 0
-    unmatched: int = 0
-    invalid: int = 0
-    counts: dict[str, int] = field(default_factory=dict)
-    messages: list[str] = field(default_factory=list)
-
-    def count(self, key: str) -> None:
-        """Add one to a named count."""
-        self.counts[key] = self.counts.get(key, 0) + 1
-
-    def problem(self, kind: str, entity: str, text: str) -> None:
-        """Record an unmatched or invalid entity."""
-        if kind == "unmatched":
-            self.unmatched += 1
-        else:
-            self.invalid += 1
-        self.count(text.split(":")[0])
-        if len(self.messages) < MAX_MESSAGES:
-            self.messages.append(f"{entity}: {text}")
 
 
 def parse_feed(data: bytes) -> Any:
@@ -180,8 +159,7 @@ def _build_lookup(model: TransitModel, feed: int) -> _Lookup:
         tz_of=tz,
         service_of=trips["service_index"].to_numpy(),
         route_of={
-            str(r): int(i)
-            for r, i in zip(routes["raw_id"].to_numpy()[r_idx], r_idx, strict=True)
+            str(r): int(i) for r, i in zip(routes["raw_id"].to_numpy()[r_idx], r_idx, strict=True)
         },
         stop_of={
             str(r): int(i) for r, i in zip(stops["raw_id"].to_numpy()[s_idx], s_idx, strict=True)
