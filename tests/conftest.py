@@ -7,7 +7,20 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.early_jobs import EARLY_JOBS
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the long subprocess checks the selected tests wait for (``early_job``)."""
+    names = {m.args[0] for item in session.items for m in item.iter_markers("early_job")}
+    EARLY_JOBS.start(names)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Kill early jobs no test waited for (an interrupted or failed-fast run)."""
+    EARLY_JOBS.stop()
 
 
 def _data_root() -> Path:

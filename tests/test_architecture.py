@@ -11,6 +11,8 @@ from pathlib import Path
 import grimp
 import pytest
 
+from tests.fixtures.early_jobs import EARLY_JOBS
+
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 
@@ -39,8 +41,10 @@ def test_ruff_is_clean() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.early_job("mypy")
 def test_mypy_strict_on_otpa_and_service() -> None:
-    result = _run(_tool("mypy"), "otpa", "service")
+    _tool("mypy")
+    result = EARLY_JOBS.result("mypy")  # started right after collection
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-2000:]
 
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -132,12 +133,21 @@ def _run_entry(entry: str, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _run_entries(
+    *calls: tuple[str, ...],
+) -> list[subprocess.CompletedProcess[str]]:
+    """Run several ``(entry, *args)`` at once (each is mostly Python start-up)."""
+    with ThreadPoolExecutor(max_workers=len(calls)) as pool:
+        return list(pool.map(lambda call: _run_entry(*call), calls))
+
+
 def test_bad_config_is_one_line_and_exit_2_for_both_entries(tmp_path: Path) -> None:
     # (wrong types are config errors too: test_config.py covers them without subprocesses)
     content, needle = "port: [1, 2\n", "config"  # not YAML
     bad = tmp_path / "service.yml"
     bad.write_text(content)
-    answers = {entry: _run_entry(entry, "--config", str(bad)) for entry in _ENTRIES}
+    procs = _run_entries(*((entry, "--config", str(bad)) for entry in _ENTRIES))
+    answers = dict(zip(_ENTRIES, procs, strict=True))
     for entry, proc in answers.items():
         assert proc.returncode == 2, (entry, proc.stderr)
         assert "Traceback" not in proc.stderr, entry
@@ -151,17 +161,18 @@ def test_bad_config_is_one_line_and_exit_2_for_both_entries(tmp_path: Path) -> N
 def test_missing_router_and_bad_port_exit_2(tmp_path: Path) -> None:
     # one entry each: both share serve_from_args (the parity is checked above)
     (tmp_path / "graphs").mkdir()
-    proc = _run_entry(
-        "python -m service", "--graphs", str(tmp_path / "graphs"), "--router", "nothere"
+    graphs = str(tmp_path / "graphs")
+    proc, bad_port = _run_entries(
+        ("python -m service", "--graphs", graphs, "--router", "nothere"),
+        ("otpa serve", "--graphs", graphs, "--port", "70000"),
     )
     last = proc.stderr.strip().splitlines()[-1]  # after the registry's log line
     assert proc.returncode == 2
     assert last.startswith("error: ")
     assert "nothere" in last
     assert "Traceback" not in proc.stderr
-    proc = _run_entry("otpa serve", "--graphs", str(tmp_path / "graphs"), "--port", "70000")
-    assert proc.returncode == 2
-    assert "--port" in proc.stderr
+    assert bad_port.returncode == 2
+    assert "--port" in bad_port.stderr
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
