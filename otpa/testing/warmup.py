@@ -9,13 +9,6 @@ window, a matrix, isochrones and accessibility — on the generated demo city, s
 container image (``python -m otpa.testing.warmup`` in its build step) or a test run
 (started in the background, see ``tests/fixtures/early_jobs.py``) does not pay the
 compile time in its first requests.
-
-Examples
---------
->>> from otpa.testing.warmup import warm_kernels
->>> counts = warm_kernels()  # doctest: +SKIP
->>> counts["itineraries"] > 0  # doctest: +SKIP
-True
 """
 
 from __future__ import annotations
