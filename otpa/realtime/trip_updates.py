@@ -19,9 +19,9 @@ timestamp -- "now" -- in the network's time zone) and must run that day.
   ``route_id`` must name a route of the feed, and at least two stop-time updates
   give the stops (``stop_id``, known to the feed) with their absolute times, which
   must not go backwards.  A trip that fails a check is ``invalid``; a valid one is
-  kept in :attr:`TripUpdateResult.added` (stops and times on its service day) but
-  does not yet enter the RAPTOR timetable, so it is reported ``unmatched``
-  (``not routed``) rather than counted as applied.
+  applied (counted ``added``) and kept in :attr:`TripUpdateResult.added` (stops and
+  times on its service day), which the snapshot routes
+  (:class:`~otpa.realtime.snapshot.TimetableSnapshot`).
 * Other unsupported schedule relationships, unknown trips and trips that do not
   run that day are ``unmatched``.
 
@@ -41,9 +41,8 @@ from google.protobuf.message import DecodeError
 from google.transit import gtfs_realtime_pb2
 
 from otpa.realtime.feeds import FeedError, FeedOutcome, feed_index
-from otpa.realtime.snapshot import TripRealtime
+from otpa.realtime.snapshot import AddedTrip, TripRealtime
 from otpa.transit.model import TransitModel
-from otpa.types import Int32Array
 from otpa.util.cache import OwnerCache
 
 __all__ = [
@@ -55,38 +54,6 @@ __all__ = [
     "trip_updates",
 ]
 
-
-
-@dataclass(frozen=True, eq=False)
-class AddedTrip:
-    """A valid GTFS-RT ``ADDED`` trip: a trip the schedule does not have.
-
-    Attributes
-    ----------
-    trip_id
-        The new trip's id (raw, as in the feed).
-    route
-        Model route index (the trip descriptor's ``route_id``).
-    service_day
-        Proleptic ordinal of the service date (``start_date``).
-    stops
-        Model stop index per call, in order.
-    arrival_s, departure_s
-        Times per call, seconds after the start of the service day (as the
-        model's scheduled times).
-    """
-
-    trip_id: str
-    route: int
-    service_day: int
-    stops: Int32Array
-    arrival_s: Int32Array
-    departure_s: Int32Array
-
-    @property
-    def state(self) -> str:
-        """OTP's ``RealTimeState``: ``ADDED``."""
-        return "ADDED"
 
 
 @dataclass
@@ -313,6 +280,7 @@ def _added_trip(td: Any, tu: Any, look: _Lookup, date: dt.date, day_start: int) 
     arr: list[int] = []
     dep: list[int] = []
     last_seq = -1
+    seqs: list[int] = []
     for i, upd in enumerate(updates):
         rel = upd.schedule_relationship if upd.HasField("schedule_relationship") else stu.SCHEDULED
         if rel != stu.SCHEDULED:
@@ -331,6 +299,7 @@ def _added_trip(td: Any, tu: Any, look: _Lookup, date: dt.date, day_start: int) 
         d = a if d is None else d
         if a is None or d is None:
             return f"no time: stop time update {i} of an ADDED trip has no time"
+        seqs.append(int(upd.stop_sequence) if upd.HasField("stop_sequence") else i + 1)
         stops.append(stop)
         arr.append(a)
         dep.append(d)
@@ -346,6 +315,7 @@ def _added_trip(td: Any, tu: Any, look: _Lookup, date: dt.date, day_start: int) 
         stops=_ro(stops),
         arrival_s=_ro(a_np),
         departure_s=_ro(d_np),
+        stop_sequence=_ro(seqs),
     )
 
 
@@ -399,12 +369,8 @@ def _handle_added(
         out.problem("invalid", name, added)
         return
     out.added[(added.trip_id, added.service_day)] = added
-    out.problem(
-        "unmatched",
-        name,
-        f"not routed: ADDED trip {added.trip_id!r} is valid but added trips do not enter "
-        "the timetable yet",
-    )
+    out.applied += 1
+    out.count("added")
 
 
 def trip_updates(

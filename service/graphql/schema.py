@@ -99,15 +99,20 @@ def _stop_times(stop: Stop, info: Info, **kw: Any) -> list[StopTimesInPattern]:
         number_of_departures=number,
         omit_non_pickups=bool(kw.get("omitNonPickups")),
     )
-    return _realtime(info, found)
+    return _realtime(
+        info, found, stop_id=stop.id, window=(start, start + time_range), limit=number
+    )
 
 
-def _realtime(info: Info, found: Sequence[StopTimesInPattern]) -> list[StopTimesInPattern]:
-    """Stop times with the real-time state of the request's snapshot."""
+def _realtime(
+    info: Info, found: Sequence[StopTimesInPattern], **added: Any
+) -> list[StopTimesInPattern]:
+    """Stop times with the real-time state of the request's snapshot (``added``: the stop
+    and window or date of the snapshot's added trips to list)."""
     ctx = info.context
     if ctx.network is None:
         return list(found)
-    return realtime_stop_times(ctx.network, ctx.realtime, found)
+    return realtime_stop_times(ctx.network, ctx.realtime, found, **added)
 
 
 def _realtime_trip(info: Info, times: Sequence[TripTime]) -> list[TripTime]:
@@ -127,7 +132,10 @@ def _stop_times_for_date(stop: Stop, info: Info, **kw: Any) -> Any:
     date = date_arg(kw.get("date"), "date")
     omit = bool(kw.get("omitNonPickups"))
     return _realtime(
-        info, index_of(info).find_stop_times_for_date(stop.id, date, omit_non_pickups=omit)
+        info,
+        index_of(info).find_stop_times_for_date(stop.id, date, omit_non_pickups=omit),
+        stop_id=stop.id,
+        date=date,
     )
 
 
