@@ -7,13 +7,13 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from zoneinfo import ZoneInfo
 
-from otpa.index import Pattern, StopTimesInPattern, TripTime
+from otpa.index import Pattern, StopTimesInPattern, Trip, TripTime
 from otpa.network import TransportNetwork
 from otpa.realtime.snapshot import AddedTrip, TimetableSnapshot
 from otpa.transit.model import TransitModel
 from otpa.util.cache import OwnerCache
 
-__all__ = ["realtime_stop_times", "realtime_trip_times"]
+__all__ = ["added_trip", "added_trip_times", "realtime_stop_times", "realtime_trip_times"]
 
 _TRIP_INDEX: OwnerCache[str, Mapping[str, int]] = OwnerCache()
 _STOP_INDEX: OwnerCache[str, Mapping[str, int]] = OwnerCache()
@@ -221,3 +221,62 @@ def _with_added(
 
 def _departure(t: TripTime) -> int:
     return t.scheduled_departure if t.realtime_departure is None else t.realtime_departure
+
+
+def _find_added(
+    network: TransportNetwork, snapshot: TimetableSnapshot | None, trip_id: str
+) -> AddedTrip | None:
+    if snapshot is None or not snapshot.added:
+        return None
+    for trip in snapshot.added_trips:
+        if trip.scoped_id(network.transit) == trip_id:
+            return trip
+    return None
+
+
+def added_trip(
+    network: TransportNetwork, snapshot: TimetableSnapshot | None, trip_id: str
+) -> Trip | None:
+    """The index's view of a trip the snapshot adds (GTFS-RT ``ADDED``), or None.
+
+    Its route is the update's; its service id the first service running on its
+    service day (as OTP 1.x gave added trips), ``""`` when none runs; it has no
+    pattern of the index, shape, headsign or block.
+    """
+    trip = _find_added(network, snapshot, trip_id)
+    if trip is None:
+        return None
+    model = network.transit
+    running = model.services_on(dt.date.fromordinal(trip.service_day))
+    services = [model.service_ids[i] for i in running.nonzero()[0].tolist()]
+    route = model.routes.iloc[trip.route]
+    short = route.get("short_name")
+    return Trip(
+        id=trip_id,
+        route_id=str(route["route_id"]),
+        service_id=services[0] if services else "",
+        trip_short_name=None,
+        trip_headsign=None,
+        route_short_name=str(short) if isinstance(short, str) and short else None,
+        direction_id=None,
+        block_id=None,
+        shape_id=None,
+        wheelchair_accessible=0,
+        bikes_allowed=0,
+        pattern_id=None,
+    )
+
+
+def added_trip_times(
+    network: TransportNetwork, snapshot: TimetableSnapshot | None, trip_id: str
+) -> list[TripTime] | None:
+    """The stop times of a trip the snapshot adds (``ADDED``, on its service day), or None."""
+    trip = _find_added(network, snapshot, trip_id)
+    if trip is None:
+        return None
+    calls = [
+        t
+        for stop in dict.fromkeys(trip.stops.tolist())
+        for t in _added_calls(network, trip, stop, None)
+    ]
+    return sorted(calls, key=lambda t: t.stop_index)

@@ -55,7 +55,6 @@ __all__ = [
 ]
 
 
-
 @dataclass
 class TripUpdateResult(FeedOutcome):
     """The outcome of one feed: the trips it updates and what happened to each entity."""

@@ -42,6 +42,8 @@ from otpa.index import (
 from otpa.realtime import (
     Alert,
     VehiclePosition,
+    added_trip,
+    added_trip_times,
     current_vehicles,
     realtime_stop_times,
     realtime_trip_times,
@@ -99,9 +101,7 @@ def _stop_times(stop: Stop, info: Info, **kw: Any) -> list[StopTimesInPattern]:
         number_of_departures=number,
         omit_non_pickups=bool(kw.get("omitNonPickups")),
     )
-    return _realtime(
-        info, found, stop_id=stop.id, window=(start, start + time_range), limit=number
-    )
+    return _realtime(info, found, stop_id=stop.id, window=(start, start + time_range), limit=number)
 
 
 def _realtime(
@@ -120,6 +120,16 @@ def _realtime_trip(info: Info, times: Sequence[TripTime]) -> list[TripTime]:
     if ctx.network is None:
         return list(times)
     return realtime_trip_times(ctx.network, ctx.realtime, times)
+
+
+def _trip_times(info: Info, trip_id: str) -> list[TripTime]:
+    """A trip's stop times in the request's snapshot (also a trip it adds)."""
+    ctx = info.context
+    if ctx.network is not None:
+        added = added_trip_times(ctx.network, ctx.realtime, trip_id)
+        if added is not None:
+            return added
+    return _realtime_trip(info, index_of(info).find_trip_times(trip_id))
 
 
 def _stop_times_flat(stop: Stop, info: Info, **kw: Any) -> list[TripTime]:
@@ -179,7 +189,14 @@ Geometry = GraphQLObjectType(
 
 
 def _trip_of_time(t: TripTime, info: Info) -> Trip:
-    return index_of(info).get_trip(t.trip_id)
+    return _trip_by_id(info, t.trip_id)
+
+
+def _trip_by_id(info: Info, trip_id: str) -> Trip:
+    """A trip of the index, or one the request's real-time snapshot adds (``ADDED``)."""
+    ctx = info.context
+    added = None if ctx.network is None else added_trip(ctx.network, ctx.realtime, trip_id)
+    return added or index_of(info).get_trip(trip_id)
 
 
 Stoptime: GraphQLObjectType = GraphQLObjectType(
@@ -450,7 +467,7 @@ Trip_: GraphQLObjectType = GraphQLObjectType(
         ),
         "stoptimes": field(
             list_of(Stoptime),
-            lambda t, info: _realtime_trip(info, index_of(info).find_trip_times(t.id)),
+            lambda t, info: _trip_times(info, t.id),
         ),
         "stoptimesForDate": field(
             list_of(Stoptime), _trip_times_for_date, {"serviceDay": GraphQLArgument(GraphQLString)}
@@ -684,7 +701,7 @@ Query: GraphQLObjectType = GraphQLObjectType(
         ),
         "route": field(Route_, _one(TransitIndex.get_route), _ID_ARG),
         "trips": field(list_of(Trip_), _all(TransitIndex.list_trips)),
-        "trip": field(Trip_, _one(TransitIndex.get_trip), _ID_ARG),
+        "trip": field(Trip_, lambda _r, info, id: or_none(lambda: _trip_by_id(info, id)), _ID_ARG),
         "fuzzyTrip": field(
             Trip_,
             _fuzzy_trip,

@@ -27,7 +27,13 @@ from tornado.routing import URLSpec
 
 from otpa.errors import InvalidArgumentError
 from otpa.index import Pattern, Route, Stop, StopTimesInPattern, TransitIndex, Trip
-from otpa.realtime import current_snapshot, realtime_stop_times, realtime_trip_times
+from otpa.realtime import (
+    added_trip,
+    added_trip_times,
+    current_snapshot,
+    realtime_stop_times,
+    realtime_trip_times,
+)
 from service.graphql import GraphQLRequestError, graphql_error_body, parse_request, run_query
 from service.handlers.base import BaseHandler, ServiceContext
 from service.openapi import Operation, Param
@@ -363,13 +369,18 @@ class IndexHandler(BaseHandler):
     # -- trips --------------------------------------------------------------------------------
 
     def _trip(self, index: TransitIndex, trip_id: str) -> Any:
-        return self._trip_json(index, index.get_trip(trip_id))
+        added = added_trip(self._network, self._realtime, trip_id)  # a real-time ADDED trip
+        return self._trip_json(index, added or index.get_trip(trip_id))
 
     def _trip_stops(self, index: TransitIndex, trip_id: str) -> Any:
         return self._stop_list(index.find_stops(trip_id=trip_id))
 
     def _trip_stoptimes(self, index: TransitIndex, trip_id: str) -> Any:
-        times = realtime_trip_times(self._network, self._realtime, index.find_trip_times(trip_id))
+        times = added_trip_times(self._network, self._realtime, trip_id)
+        if times is None:
+            times = realtime_trip_times(
+                self._network, self._realtime, index.find_trip_times(trip_id)
+            )
         return [m.trip_time_short(t, with_trip=False) for t in times]
 
     def _trip_geometry(self, index: TransitIndex, trip_id: str) -> Any:
