@@ -385,6 +385,39 @@ def test_added_trips_are_routed_and_listed() -> None:
         store.publish("test-added", {})
 
 
+def test_new_and_duplicated_trips() -> None:
+    """NEW is ADDED's later name; DUPLICATED copies 3c|1 (stop_times.txt: 3c1 00:01, 3c2
+    00:02, 3c3 00:03) to start at 00:30, with the copy 60 s late from 3c2 on."""
+    network = _network("3c")
+    msg = gtfs_realtime_pb2.FeedMessage()
+    msg.header.gtfs_realtime_version = "2.0"
+    msg.header.timestamp = int(EPOCH.timestamp())
+    new = _added("new-3", "3c", [("3c2", None, "00:20"), ("3c3", "00:22", None)])
+    new.trip_update.trip.schedule_relationship = gtfs_realtime_pb2.TripDescriptor.NEW
+    msg.entity.append(new)
+    for copy_id, source in (("3c|1-copy", "3c|1"), ("3c|2", "3c|1"), ("x", "no-such-trip")):
+        tu = msg.entity.add(id=f"dup {copy_id}").trip_update
+        tu.trip.trip_id, tu.trip.start_date = source, "20140101"
+        tu.trip.schedule_relationship = gtfs_realtime_pb2.TripDescriptor.DUPLICATED
+        tu.trip_properties.trip_id, tu.trip_properties.start_time = copy_id, "00:30:00"
+        tu.stop_time_update.add(stop_sequence=2).arrival.delay = 60
+    result = trip_updates(network.transit, msg, "3c", network.time_zone)
+    assert (result.applied, result.unmatched, result.invalid) == (2, 0, 2)
+    assert (result.counts["added"], result.counts["duplicated"]) == (1, 1)
+    assert (result.counts["trip exists"], result.counts["unknown trip"]) == (1, 1)
+    copy = result.added[("3c|1-copy", dt.date(2014, 1, 1).toordinal())]
+    assert copy.arrival_s.tolist() == [1800, 1920, 1980]
+    assert copy.departure_s.tolist() == [1800, 1920, 1980]
+    assert copy.sequence.tolist() == [1, 2, 3]
+    store = store_for(network)
+    trip_update_applier(network, "3c", "test-duplicated")(msg.SerializeToString())
+    try:
+        assert _ride(network, "3c1", "3c3", "00:25") == ("3c|1-copy", "00:30", "00:33", True)
+        assert _ride(network, "3c2", "3c3", "00:15") == ("new-3", "00:20", "00:22", True)
+    finally:
+        store.publish("test-duplicated", {})
+
+
 def test_feed_errors_keep_the_last_good_snapshot() -> None:
     network = _network("3c")
     apply = trip_update_applier(network, "3c", "test-errors")
