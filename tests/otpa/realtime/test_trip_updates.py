@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from google.transit import gtfs_realtime_pb2
 
+from otpa.analysis import PointSet, travel_time_matrix
 from otpa.index import TransitIndex
 from otpa.network import BuildConfig, TransportNetwork, build_network
 from otpa.realtime import (
@@ -339,6 +340,11 @@ def test_added_trips_are_routed_and_listed() -> None:
         scheduled = replace(req, itineraries=replace(req.itineraries, ignore_realtime_updates=True))
         with pytest.raises(PathNotFoundError):
             plan(network, scheduled)
+        # the analysis searches the snapshot too: 3c3 -> 3c1 only by new-2 (00:02 -> 00:05)
+        points = PointSet(np.array(["3c3", "3c1"]), np.array([3.303, 3.301]), np.array([3.3, 3.3]))
+        options = {"board_slack_s": 0, "max_walk_time_s": 60, "max_rides": 1}
+        matrix = travel_time_matrix(network, points, departure=EPOCH.replace(minute=1), **options)
+        assert float(matrix.sel(percentile=50).values[0, 1]) == 240.0
         # bannedTrips names added trips as any other
         req = PlanRequest(
             Location(label="3c:3c1"), Location(label="3c:3c2"), EPOCH.replace(minute=2)
