@@ -16,9 +16,9 @@ timestamp -- "now" -- in the network's time zone) and must run that day.
   the times go backwards, is refused (``invalid``) and leaves the trip as planned.
 * ``ADDED`` trips are checked as OpenTripPlanner 1.x's ``validateAndHandleAddedTrip``
   did: the trip id must be new to the feed, ``start_date`` gives the service day,
-  ``route_id`` must name a route of the feed, and at least two stop-time updates
-  give the stops (``stop_id``, known to the feed) with their absolute times, which
-  must not go backwards.  A trip that fails a check is ``invalid``; a valid one is
+  some service must run that day, ``route_id`` must name a route of the feed, and at
+  least two stop-time updates give the stops (``stop_id``, known to the feed) with their
+  absolute times, which must not go backwards.  A trip that fails a check is ``invalid``; a valid one is
   applied (counted ``added``) and kept in :attr:`TripUpdateResult.added` (stops and
   times on its service day), which the snapshot routes
   (:class:`~otpa.realtime.snapshot.TimetableSnapshot`).
@@ -368,6 +368,9 @@ def _handle_added(
     date = _service_date(td.start_date)
     if date is None:
         out.problem("invalid", name, f"invalid start date: {td.start_date!r}")
+        return
+    if not days.model.services_on(date).any():  # OTP 1.x: no service id to give the trip
+        out.problem("invalid", name, f"no service: no service runs on {date.isoformat()}")
         return
     added = _added_trip(td, tu, look, date, days.zone_start(date))
     if isinstance(added, str):

@@ -246,10 +246,11 @@ def test_added_trips_are_checked_as_otp1() -> None:
             _added("new-6", "3c", ok[:1]),  # one stop
             _added("new-7", "3c", [("3c1", None, "00:10"), ("3c2", "00:09", None)]),
             _added("new-8", "3c", [("3c1", None, "00:10"), ("3c2", None, None)]),
+            _added("new-9", "3c", ok, start_date="20140102"),  # calendar_dates: no service
         ]
     )
     result = trip_updates(model, msg, "3c", network.time_zone)
-    assert (result.applied, result.unmatched, result.invalid) == (1, 0, 8)
+    assert (result.applied, result.unmatched, result.invalid) == (1, 0, 9)
     for key in (
         "added",
         "trip exists",
@@ -260,6 +261,7 @@ def test_added_trips_are_checked_as_otp1() -> None:
         "too few stops",
         "times go backwards",
         "no time",
+        "no service",
     ):
         assert result.counts[key] == 1, key
     assert not result.trips  # nothing else changes
