@@ -18,10 +18,10 @@ timestamp -- "now" -- in the network's time zone) and must run that day.
   did: the trip id must be new to the feed, ``start_date`` gives the service day,
   some service must run that day, ``route_id`` must name a route of the feed, and at
   least two stop-time updates give the stops (``stop_id``, known to the feed) with their
-  absolute times, which must not go backwards.  A trip that fails a check is ``invalid``; a valid one is
-  applied (counted ``added``) and kept in :attr:`TripUpdateResult.added` (stops and
-  times on its service day), which the snapshot routes
-  (:class:`~otpa.realtime.snapshot.TimetableSnapshot`).
+  absolute times, which must not go backwards.  A trip that fails a check is
+  ``invalid``; a valid one is applied (counted ``added``) and kept in
+  :attr:`TripUpdateResult.added` (stops and times on its service day), which the
+  snapshot routes (:class:`~otpa.realtime.snapshot.TimetableSnapshot`).
 * ``NEW`` (GTFS-RT's later name for ``ADDED``) is handled as ``ADDED``.
   ``DUPLICATED`` copies a scheduled trip (``trip_id``) as a new trip
   (``trip_properties.trip_id``, new to the feed) on ``trip_properties.start_date`` (else
