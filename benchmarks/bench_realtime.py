@@ -14,7 +14,9 @@ What it measures, all in one run:
   the day's trips by 2 minutes from their second stop (built from the timetable), its
   apply time and snapshot memory (bytes of its trips and of its RAPTOR timetable), and
   ``plan`` p50 on ``--pairs`` random stop-to-stop pairs with the snapshot applied vs
-  without (ratio; target <= 1.1) after a warm-up.
+  without (ratio; target <= 1.1) after a warm-up.  Memory per snapshot: the bytes
+  ``tracemalloc`` sees retained by one more snapshot (another synthetic feed applied
+  and its RAPTOR timetable built), besides the array bytes.
 
 A JSON record goes to ``benchmarks/results/realtime.json``.
 """
@@ -27,6 +29,7 @@ import datetime as dt
 import json
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -140,6 +143,17 @@ def rnv(data: Path, pairs: int, share: float, seed: int = 42) -> dict[str, objec
     tt = snap.raptor_timetable(when.date(), net.time_zone)
     timetable_ms = (time.perf_counter() - t) * 1000
     trip_bytes = sum(rt.arrival_s.nbytes * 4 + rt.skipped.nbytes for rt in snap.trips.values())
+    # memory per snapshot: what one more snapshot (another feed) keeps alive
+    other = _synthetic_feed(net, when.date(), share, seed + 1)
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    apply(other)
+    store_for(net).snapshot.raptor_timetable(when.date(), net.time_zone)
+    retained = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    apply(raw)  # back to the first feed's snapshot for the plans
+    snap = store_for(net).snapshot
+    tt = snap.raptor_timetable(when.date(), net.time_zone)
     stops = net.transit.stops
     served = np.unique(np.asarray(net.transit.pattern_stops))
     rng = np.random.default_rng(seed)
@@ -170,6 +184,7 @@ def rnv(data: Path, pairs: int, share: float, seed: int = 42) -> dict[str, objec
         "apply_ms": apply_ms,
         "timetable_ms": timetable_ms,
         "snapshot_trip_bytes": trip_bytes,
+        "snapshot_retained_bytes": retained,
         "timetable_bytes": _nbytes(tt),
         "routes_scheduled": int(raptor_timetable(net.transit, when.date(), net.time_zone).n_routes),
         "routes_realtime": int(tt.n_routes),

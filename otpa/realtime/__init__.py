@@ -21,7 +21,12 @@ from otpa.realtime.alerts import (
     alerts_from_feed,
     route_agency,
 )
-from otpa.realtime.index_times import realtime_stop_times, realtime_trip_times
+from otpa.realtime.index_times import (
+    added_trip,
+    added_trip_times,
+    realtime_stop_times,
+    realtime_trip_times,
+)
 from otpa.realtime.patches import (
     MAX_PATCHES,
     PATCH_SOURCE,
@@ -69,6 +74,8 @@ __all__ = [
     "TripUpdateResult",
     "VehiclePosition",
     "VehicleSet",
+    "added_trip",
+    "added_trip_times",
     "alert_applier",
     "alerts_from_feed",
     "current_snapshot",

@@ -12,6 +12,14 @@ trips are updated are rebuilt; the others are copied through unchanged.  A
 canceled trip is left out; an updated trip stays in its route when the route
 still has no overtaking, otherwise (and always when it skips stops, whose
 boarding and alighting it closes) it becomes a route of its own.
+
+Trips a feed adds (GTFS-RT ``ADDED``, :class:`AddedTrip`) are routed as trips of
+the snapshot only: added trip ``k`` (in :attr:`TimetableSnapshot.added_trips`
+order) is trip index ``model.n_trips + k`` in the snapshot's RAPTOR timetables.  It
+rides the route's scheduled pattern when that pattern has the same stops (and
+lets riders board and alight everywhere), merged into the pattern's RAPTOR route
+when no trip overtakes another; otherwise it rides a snapshot-local pattern
+(index ``model.n_patterns + j``, :meth:`TimetableSnapshot.pattern_stops`).
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -31,7 +40,7 @@ from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.transit.raptor_data import raptor_timetable
 from otpa.types import BoolArray, Int32Array
 
-__all__ = ["TimetableSnapshot", "TripRealtime"]
+__all__ = ["AddedTrip", "TimetableSnapshot", "TripRealtime"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,6 +79,88 @@ class TripRealtime:
         return "CANCELED" if self.canceled else "UPDATED"
 
 
+@dataclass(frozen=True, eq=False)
+class AddedTrip:
+    """A valid GTFS-RT ``ADDED`` trip: a trip the schedule does not have.
+
+    Attributes
+    ----------
+    trip_id
+        The new trip's id (raw, as in the feed).
+    route
+        Model route index (the trip descriptor's ``route_id``).
+    service_day
+        Proleptic ordinal of the service date (``start_date``).
+    stops
+        Model stop index per call, in order.
+    arrival_s, departure_s
+        Times per call, seconds after the start of the service day in the
+        network's time zone (as the model's scheduled times).
+    stop_sequence
+        The calls' ``stop_sequence`` (the update's, else the position from 1).
+    """
+
+    trip_id: str
+    route: int
+    service_day: int
+    stops: Int32Array
+    arrival_s: Int32Array
+    departure_s: Int32Array
+    stop_sequence: Int32Array | None = None
+
+    @property
+    def state(self) -> str:
+        """OTP's ``RealTimeState``: ``ADDED``."""
+        return "ADDED"
+
+    @property
+    def sequence(self) -> Int32Array:
+        """:attr:`stop_sequence`, or the positions from 1 when the feed gave none."""
+        if self.stop_sequence is not None:
+            return self.stop_sequence
+        out: Int32Array = np.arange(1, self.stops.size + 1, dtype=np.int32)
+        return out
+
+    def scoped_id(self, model: TransitModel) -> str:
+        """The feed-scoped trip id (``feedId:tripId``, as the model's trip ids)."""
+        route_id = str(model.routes["route_id"].iat[self.route])
+        feed = route_id.split(":", 1)[0] if ":" in route_id else ""
+        return f"{feed}:{self.trip_id}" if feed else self.trip_id
+
+
+@dataclass(frozen=True)
+class _AddedLayout:
+    """Where the added trips ride: a pattern per trip, the snapshot-local patterns."""
+
+    trip_pattern: tuple[int, ...]
+    local_stops: tuple[Int32Array, ...]  # pattern model.n_patterns + j
+    local_route: tuple[int, ...]
+
+
+def _added_layout(model: TransitModel, added: tuple[AddedTrip, ...]) -> _AddedLayout:
+    """The pattern of every added trip: the route's own with the same stops (boarding
+    and alighting everywhere), else a snapshot-local one (shared by equal stops)."""
+    pattern_route = np.asarray(model.pattern_route)
+    own: dict[tuple[int, tuple[int, ...]], int] = {}
+    for route in sorted({a.route for a in added}):
+        for p in np.flatnonzero(pattern_route == route).tolist():
+            a, b = int(model.pattern_stop_offsets[p]), int(model.pattern_stop_offsets[p + 1])
+            if (model.pattern_pickup[a:b] == 1).any() or (model.pattern_dropoff[a:b] == 1).any():
+                continue
+            own.setdefault((route, tuple(model.pattern_stops[a:b].tolist())), p)
+    trip_pattern: list[int] = []
+    local_stops: list[Int32Array] = []
+    local_route: list[int] = []
+    for trip in added:
+        key = (trip.route, tuple(np.asarray(trip.stops).tolist()))
+        if key not in own:
+            own[key] = model.n_patterns + len(local_stops)
+            local_stops.append(trip.stops)
+            local_route.append(trip.route)
+        trip_pattern.append(own[key])
+    return _AddedLayout(tuple(trip_pattern), tuple(local_stops), tuple(local_route))
+
+
 def _frozen(a: Any, dtype: Any) -> Any:
     out = np.ascontiguousarray(a, dtype=dtype)
     out.flags.writeable = False
@@ -92,6 +183,8 @@ class TimetableSnapshot:
         When the snapshot was published (UTC).
     alerts
         The service alerts of every alert source and the alert patches.
+    added
+        Trips the feeds add, by ``(trip_id, service_day)``.
     """
 
     model: TransitModel
@@ -99,13 +192,14 @@ class TimetableSnapshot:
     version: int = 0
     alerts: AlertSet = field(default_factory=AlertSet)
     created: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC))
+    added: Mapping[tuple[str, int], AddedTrip] = field(default_factory=dict)
     _cache: OrderedDict[tuple[dt.date, str], RaptorTimetable] = field(
         default_factory=OrderedDict, repr=False
     )
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __len__(self) -> int:
-        return len(self.trips)
+        return len(self.trips) + len(self.added)
 
     def __iter__(self) -> Iterator[TripRealtime]:
         return iter(self.trips.values())
@@ -113,8 +207,50 @@ class TimetableSnapshot:
     def with_alerts(self, alerts: AlertSet, version: int) -> TimetableSnapshot:
         """This timetable with other alerts, as a new version (its RAPTOR cache is shared)."""
         return TimetableSnapshot(
-            self.model, self.trips, version, alerts=alerts, _cache=self._cache, _lock=self._lock
+            self.model,
+            self.trips,
+            version,
+            alerts=alerts,
+            added=self.added,
+            _cache=self._cache,
+            _lock=self._lock,
         )
+
+    @cached_property
+    def added_trips(self) -> tuple[AddedTrip, ...]:
+        """The added trips in trip-index order: trip ``model.n_trips + k`` is the ``k``-th."""
+        return tuple(self.added[key] for key in sorted(self.added))
+
+    @cached_property
+    def _layout(self) -> _AddedLayout:
+        return _added_layout(self.model, self.added_trips)
+
+    def added_trip(self, trip: int) -> AddedTrip | None:
+        """The added trip of a trip index of the snapshot's timetables (None: a model trip)."""
+        k = trip - self.model.n_trips
+        return self.added_trips[k] if 0 <= k < len(self.added) else None
+
+    def added_trip_pattern(self, trip: int) -> int:
+        """The pattern an added trip (by trip index) rides: the model's, or snapshot-local."""
+        return self._layout.trip_pattern[trip - self.model.n_trips]
+
+    def pattern_stops(self, pattern: int) -> Int32Array:
+        """Stops of a model pattern or of a snapshot-local one (see the module docstring)."""
+        j = pattern - self.model.n_patterns
+        if j < 0:
+            return self.model.pattern_stop_indices(pattern)
+        return self._layout.local_stops[j]
+
+    def added_trip_ids(self) -> dict[str, int]:
+        """Feed-scoped id -> trip index of the added trips (the ids plans show)."""
+        n = self.model.n_trips
+        return {a.scoped_id(self.model): n + k for k, a in enumerate(self.added_trips)}
+
+    def added_on(self, service_date: dt.date) -> list[tuple[int, AddedTrip]]:
+        """``(trip index, trip)`` of the trips added on a service date."""
+        day = service_date.toordinal()
+        n = self.model.n_trips
+        return [(n + k, a) for k, a in enumerate(self.added_trips) if a.service_day == day]
 
     def trip(self, trip: int, service_date: dt.date) -> TripRealtime | None:
         """The real-time state of a trip on a service date, or None when it runs as planned."""
@@ -146,6 +282,9 @@ class TimetableSnapshot:
         day0 = date.toordinal()
         touched = [rt for (_, day), rt in self.trips.items() if -1 <= day - day0 <= 1]
         out = base if not touched else _patched(self.model, base, touched, day0)
+        picks = [k for k, a in enumerate(self.added_trips) if -1 <= a.service_day - day0 <= 1]
+        if picks:
+            out = _with_added(self, out, picks, date, time_zone)
         with self._lock:
             self._cache[key] = out
             while len(self._cache) > 4:
@@ -285,6 +424,82 @@ def _patched(
         else:
             routes.append(_route(base, r))
     return _assemble(base, routes)
+
+
+def _with_added(
+    snap: TimetableSnapshot,
+    base: RaptorTimetable,
+    picks: list[int],
+    date: dt.date,
+    time_zone: str,
+) -> RaptorTimetable:
+    """``base`` with the added trips ``picks`` (indices into ``snap.added_trips``)."""
+    model, layout = snap.model, snap._layout
+    routes = [_route(base, r) for r in range(base.n_routes)]
+    first_of: dict[tuple[int, int], int] = {}
+    for r, route in enumerate(routes):
+        if route.board.all() and route.alight.all():
+            first_of.setdefault((route.pattern, route.day), r)
+    groups: dict[tuple[int, int], list[tuple[int, Any, Any]]] = {}
+    for k in picks:
+        trip = snap.added_trips[k]
+        start = model.service_day_start(dt.date.fromordinal(trip.service_day), time_zone)
+        shift = start - base.epoch
+        key = (layout.trip_pattern[k], trip.service_day - date.toordinal())
+        groups.setdefault(key, []).append(
+            (
+                model.n_trips + k,
+                np.asarray(trip.arrival_s, np.int64) + shift,
+                np.asarray(trip.departure_s, np.int64) + shift,
+            )
+        )
+    extra: list[_Route] = []
+    for (pattern, day), items in sorted(groups.items()):
+        items.sort(key=lambda x: (int(x[2][0]), x[0]))
+        trips = np.asarray([t for t, _, _ in items], np.int32)
+        arr = np.stack([a for _, a, _ in items])
+        dep = np.stack([d for _, _, d in items])
+        gtfs_route = snap.added_trips[int(trips[0]) - model.n_trips].route
+        stops = np.asarray(snap.pattern_stops(pattern), np.int32)
+        ones = np.ones(stops.size, np.uint8)
+        into = first_of.get((pattern, day))
+        if into is not None:  # into the pattern's route when no trip overtakes another
+            old = routes[into]
+            all_trips = np.concatenate([np.asarray(old.trips, np.int32), trips])
+            all_arr = np.concatenate([old.arr, arr])
+            all_dep = np.concatenate([old.dep, dep])
+            order = np.argsort(all_dep[:, 0], kind="stable")
+            if _fifo(all_arr[order], all_dep[order]):
+                routes[into] = _Route(
+                    pattern,
+                    day,
+                    old.gtfs_route,
+                    old.stops,
+                    old.board,
+                    old.alight,
+                    all_trips[order],
+                    all_arr[order],
+                    all_dep[order],
+                )
+                continue
+        elif _fifo(arr, dep):
+            extra.append(_Route(pattern, day, gtfs_route, stops, ones, ones, trips, arr, dep))
+            continue
+        for i in range(len(trips)):  # overtaking: each added trip rides alone
+            extra.append(
+                _Route(
+                    pattern,
+                    day,
+                    gtfs_route,
+                    stops,
+                    ones,
+                    ones,
+                    trips[i : i + 1],
+                    arr[i : i + 1],
+                    dep[i : i + 1],
+                )
+            )
+    return _assemble(base, routes + extra)
 
 
 def _assemble(base: RaptorTimetable, routes: list[_Route]) -> RaptorTimetable:

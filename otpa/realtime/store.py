@@ -11,7 +11,7 @@ from typing import Any
 
 from otpa.network import TransportNetwork
 from otpa.realtime.alerts import Alert, AlertSet, alerts_from_feed
-from otpa.realtime.snapshot import TimetableSnapshot, TripRealtime
+from otpa.realtime.snapshot import AddedTrip, TimetableSnapshot, TripRealtime
 from otpa.realtime.trip_updates import parse_feed, trip_updates
 from otpa.realtime.vehicles import VehicleSet, vehicle_positions
 from otpa.updaters import (
@@ -49,6 +49,7 @@ class RealtimeStore:
         self._model = network.transit
         self._lock = threading.Lock()
         self._parts: dict[str, Mapping[tuple[int, int], TripRealtime]] = {}
+        self._added_parts: dict[str, Mapping[tuple[str, int], AddedTrip]] = {}
         self._alert_parts: dict[str, tuple[Alert, ...]] = {}
         self._vehicle_parts: dict[str, VehicleSet] = {}
         self._vehicles = VehicleSet()
@@ -65,7 +66,10 @@ class RealtimeStore:
         return self._vehicles
 
     def publish(
-        self, source: str, trips: Mapping[tuple[int, int], TripRealtime]
+        self,
+        source: str,
+        trips: Mapping[tuple[int, int], TripRealtime],
+        added: Mapping[tuple[str, int], AddedTrip] | None = None,
     ) -> TimetableSnapshot:
         """Replace one source's trips and publish the merged snapshot.
 
@@ -75,6 +79,8 @@ class RealtimeStore:
             The source's key (e.g. ``"updater-0"``).
         trips
             Its real-time trips by ``(trip, service_day)``.
+        added
+            The trips it adds (GTFS-RT ``ADDED``) by ``(trip_id, service_day)``.
 
         Returns
         -------
@@ -83,12 +89,16 @@ class RealtimeStore:
         """
         with self._lock:
             self._parts[source] = dict(trips)
+            self._added_parts[source] = dict(added or {})
             merged: dict[tuple[int, int], TripRealtime] = {}
             for part in self._parts.values():
                 merged.update(part)
+            new: dict[tuple[str, int], AddedTrip] = {}
+            for extra in self._added_parts.values():
+                new.update(extra)
             old = self._snapshot
             snap = TimetableSnapshot(
-                self._model, merged, version=old.version + 1, alerts=old.alerts
+                self._model, merged, version=old.version + 1, alerts=old.alerts, added=new
             )
             self._snapshot = snap  # the swap: one reference assignment
             return snap
@@ -170,7 +180,7 @@ def trip_update_applier(
             report: ApplyReport = last["report"]
             return report
         result = trip_updates(network.transit, parse_feed(data), feed_id, network.time_zone)
-        snap = store.publish(source, result.trips)
+        snap = store.publish(source, result.trips, result.added)
         last["digest"], last["report"] = (
             digest,
             ApplyReport(

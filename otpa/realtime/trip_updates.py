@@ -16,12 +16,18 @@ timestamp -- "now" -- in the network's time zone) and must run that day.
   the times go backwards, is refused (``invalid``) and leaves the trip as planned.
 * ``ADDED`` trips are checked as OpenTripPlanner 1.x's ``validateAndHandleAddedTrip``
   did: the trip id must be new to the feed, ``start_date`` gives the service day,
-  ``route_id`` must name a route of the feed, and at least two stop-time updates
-  give the stops (``stop_id``, known to the feed) with their absolute times, which
-  must not go backwards.  A trip that fails a check is ``invalid``; a valid one is
-  kept in :attr:`TripUpdateResult.added` (stops and times on its service day) but
-  does not yet enter the RAPTOR timetable, so it is reported ``unmatched``
-  (``not routed``) rather than counted as applied.
+  some service must run that day, ``route_id`` must name a route of the feed, and at
+  least two stop-time updates give the stops (``stop_id``, known to the feed) with their
+  absolute times, which must not go backwards.  A trip that fails a check is
+  ``invalid``; a valid one is applied (counted ``added``) and kept in
+  :attr:`TripUpdateResult.added` (stops and times on its service day), which the
+  snapshot routes (:class:`~otpa.realtime.snapshot.TimetableSnapshot`).
+* ``NEW`` (GTFS-RT's later name for ``ADDED``) is handled as ``ADDED``.
+  ``DUPLICATED`` copies a scheduled trip (``trip_id``) as a new trip
+  (``trip_properties.trip_id``, new to the feed) on ``trip_properties.start_date`` (else
+  the descriptor's ``start_date``), shifted to start at ``trip_properties.start_time``
+  (else as scheduled); its stop-time updates apply to the copy as to a scheduled trip
+  (``SKIPPED`` is refused).  It runs as an added trip (counted ``duplicated``).
 * Other unsupported schedule relationships, unknown trips and trips that do not
   run that day are ``unmatched``.
 
@@ -41,9 +47,8 @@ from google.protobuf.message import DecodeError
 from google.transit import gtfs_realtime_pb2
 
 from otpa.realtime.feeds import FeedError, FeedOutcome, feed_index
-from otpa.realtime.snapshot import TripRealtime
+from otpa.realtime.snapshot import AddedTrip, TripRealtime
 from otpa.transit.model import TransitModel
-from otpa.types import Int32Array
 from otpa.util.cache import OwnerCache
 
 __all__ = [
@@ -54,39 +59,6 @@ __all__ = [
     "parse_feed",
     "trip_updates",
 ]
-
-
-
-@dataclass(frozen=True, eq=False)
-class AddedTrip:
-    """A valid GTFS-RT ``ADDED`` trip: a trip the schedule does not have.
-
-    Attributes
-    ----------
-    trip_id
-        The new trip's id (raw, as in the feed).
-    route
-        Model route index (the trip descriptor's ``route_id``).
-    service_day
-        Proleptic ordinal of the service date (``start_date``).
-    stops
-        Model stop index per call, in order.
-    arrival_s, departure_s
-        Times per call, seconds after the start of the service day (as the
-        model's scheduled times).
-    """
-
-    trip_id: str
-    route: int
-    service_day: int
-    stops: Int32Array
-    arrival_s: Int32Array
-    departure_s: Int32Array
-
-    @property
-    def state(self) -> str:
-        """OTP's ``RealTimeState``: ``ADDED``."""
-        return "ADDED"
 
 
 @dataclass
@@ -313,6 +285,7 @@ def _added_trip(td: Any, tu: Any, look: _Lookup, date: dt.date, day_start: int) 
     arr: list[int] = []
     dep: list[int] = []
     last_seq = -1
+    seqs: list[int] = []
     for i, upd in enumerate(updates):
         rel = upd.schedule_relationship if upd.HasField("schedule_relationship") else stu.SCHEDULED
         if rel != stu.SCHEDULED:
@@ -331,6 +304,7 @@ def _added_trip(td: Any, tu: Any, look: _Lookup, date: dt.date, day_start: int) 
         d = a if d is None else d
         if a is None or d is None:
             return f"no time: stop time update {i} of an ADDED trip has no time"
+        seqs.append(int(upd.stop_sequence) if upd.HasField("stop_sequence") else i + 1)
         stops.append(stop)
         arr.append(a)
         dep.append(d)
@@ -346,6 +320,7 @@ def _added_trip(td: Any, tu: Any, look: _Lookup, date: dt.date, day_start: int) 
         stops=_ro(stops),
         arrival_s=_ro(a_np),
         departure_s=_ro(d_np),
+        stop_sequence=_ro(seqs),
     )
 
 
@@ -394,17 +369,89 @@ def _handle_added(
     if date is None:
         out.problem("invalid", name, f"invalid start date: {td.start_date!r}")
         return
+    if not days.model.services_on(date).any():  # OTP 1.x: no service id to give the trip
+        out.problem("invalid", name, f"no service: no service runs on {date.isoformat()}")
+        return
     added = _added_trip(td, tu, look, date, days.zone_start(date))
     if isinstance(added, str):
         out.problem("invalid", name, added)
         return
     out.added[(added.trip_id, added.service_day)] = added
-    out.problem(
-        "unmatched",
-        name,
-        f"not routed: ADDED trip {added.trip_id!r} is valid but added trips do not enter "
-        "the timetable yet",
+    out.applied += 1
+    out.count("added")
+
+
+def _clock(text: str) -> int | None:
+    """Seconds of a GTFS ``HH:MM:SS`` time (hours may exceed 24), None when malformed."""
+    parts = text.split(":")
+    if len(parts) != 3 or not all(x.isdigit() for x in parts):
+        return None
+    h, m, sec = (int(x) for x in parts)
+    return h * 3600 + m * 60 + sec if m < 60 and sec < 60 else None
+
+
+def _duplicated_trip(
+    model: TransitModel, td: Any, tu: Any, look: _Lookup, days: _Days
+) -> AddedTrip | str:
+    """A ``DUPLICATED`` trip (GTFS-RT): the scheduled trip ``td.trip_id`` copied as the new
+    trip ``trip_properties.trip_id`` on ``trip_properties.start_date`` (else the
+    descriptor's), starting at ``trip_properties.start_time`` (else as scheduled), with
+    the stop-time updates applied to the copy; or the reason it is refused."""
+    trip = look.trip_of.get(td.trip_id) if td.trip_id else None
+    if trip is None:
+        return f"unknown trip: {td.trip_id!r} is not a trip of the feed (DUPLICATED)"
+    props = tu.trip_properties
+    new_id = props.trip_id
+    if not new_id:
+        return "no trip id: a DUPLICATED trip needs trip_properties.trip_id"
+    if new_id in look.trip_of:
+        return f"trip exists: {new_id!r} is already a trip of the feed"
+    date = _service_date(props.start_date or td.start_date)
+    if date is None:
+        return "no start date: a DUPLICATED trip needs a valid start_date"
+    _, base = _trip_slot(model, int(look.pattern_of[trip]), trip)
+    first = int(model.departure_s[base])
+    start = _clock(props.start_time) if props.start_time else first
+    if start is None:
+        return f"invalid start time: {props.start_time!r}"
+    shift = start - first
+    trip_start = days.start(trip, date)
+    result = _apply_trip(model, trip, date, tu, look, trip_start + shift)
+    if isinstance(result, str):
+        return result
+    if result.skipped.any():
+        return "unsupported: SKIPPED stops of a DUPLICATED trip"
+    zone = trip_start - days.zone_start(date) + shift  # to the network's service day
+    pattern = int(look.pattern_of[trip])
+    ns = int(model.pattern_stop_offsets[pattern + 1] - model.pattern_stop_offsets[pattern])
+    return AddedTrip(
+        trip_id=new_id,
+        route=int(model.trips["route_index"].iat[trip]),
+        service_day=date.toordinal(),
+        stops=_ro(model.pattern_stop_indices(pattern)),
+        arrival_s=_ro(np.asarray(result.arrival_s, np.int64) + zone),
+        departure_s=_ro(np.asarray(result.departure_s, np.int64) + zone),
+        stop_sequence=_ro(model.stop_sequence[base : base + ns]),
     )
+
+
+def _handle_duplicated(
+    out: TripUpdateResult,
+    name: str,
+    model: TransitModel,
+    td: Any,
+    tu: Any,
+    look: _Lookup,
+    days: _Days,
+) -> None:
+    """Check one ``DUPLICATED`` trip update and record its copy (see the module docstring)."""
+    copy = _duplicated_trip(model, td, tu, look, days)
+    if isinstance(copy, str):
+        out.problem("invalid", name, copy)
+        return
+    out.added[(copy.trip_id, copy.service_day)] = copy
+    out.applied += 1
+    out.count("duplicated")
 
 
 def trip_updates(
@@ -450,8 +497,11 @@ def trip_updates(
         name = f"entity {entity.id!r}"
         td = tu.trip
         rel = td.schedule_relationship if td.HasField("schedule_relationship") else tdr.SCHEDULED
-        if rel == tdr.ADDED:
+        if rel in (tdr.ADDED, tdr.NEW):  # NEW: GTFS-RT's later name for ADDED
             _handle_added(out, name, td, tu, look, days)
+            continue
+        if rel == tdr.DUPLICATED:
+            _handle_duplicated(out, name, model, td, tu, look, days)
             continue
         if rel not in (tdr.SCHEDULED, tdr.CANCELED):
             out.problem(

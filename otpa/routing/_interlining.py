@@ -52,10 +52,15 @@ def _ends(tt: RaptorTimetable) -> dict[str, np.ndarray[Any, Any]]:
 
 
 def _groups(model: TransitModel, tt: RaptorTimetable, route: np.ndarray[Any, Any]) -> list[Any]:
-    """Route-trips of the same block, service and service day (scheduled trips only)."""
+    """Route-trips of the same block, service and service day (scheduled trips only;
+    trips a real-time feed added, past the model's, have no block)."""
+    if model.n_trips == 0:
+        return []
     trips = columns(model, "trips")
     ref = np.asarray(tt.route_trip_ref, np.int64)
-    block = trips["block_id"][ref]
+    own = ref < model.n_trips
+    ref = np.where(own, ref, 0)
+    block = np.where(own, trips["block_id"][ref], None)
     template = trips["template_trip_id"][ref]
     feed, service = trips["feed"][ref], trips["service_index"][ref]
     day = np.asarray(tt.route_day)[route]

@@ -10,8 +10,9 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from otpa.network import TransportNetwork
+from otpa.realtime import AddedTrip
 from otpa.routing._polyline import encode
-from otpa.routing._tables import columns, shape_index
+from otpa.routing._tables import Row, columns, shape_index
 from otpa.routing._tables import row as table_row
 from otpa.routing.model import EncodedPolyline, Leg, Place, VertexType, WalkStep
 from otpa.transit.raptor.spi import RaptorTimetable
@@ -173,6 +174,7 @@ def transit_leg(
     onboard_from: Place | None = None,
     delay_s: int = 0,
     realtime_delays: tuple[Int32Array, Int32Array] | None = None,
+    added: AddedTrip | None = None,
 ) -> Leg:
     """A transit leg from a RAPTOR ride (timetable route ``route``, route-trip ``trip``).
 
@@ -181,21 +183,33 @@ def transit_leg(
         after the trip left ``board_pos`` (depart on board); ``delay_s`` shifts the trip's times.
     ``realtime_delays``: the trip's real-time ``(arrival, departure)`` delays per stop
     (the leg is then ``realTime`` with the delays at its ends).
+    ``added``: the route-trip is this trip added by a real-time feed (GTFS-RT ``ADDED``;
+    its stops, stop sequences, route and id are its own, it has no shape).
     """
     m = network.transit
     pattern = int(timetable.route_pattern[route])
     model_trip = int(timetable.route_trip_ref[trip])
-    stops = np.asarray(m.pattern_stop_indices(pattern))
-    n_stops = stops.size
+    soff = int(timetable.route_stop_offsets[route])
+    n_stops = int(timetable.route_stop_offsets[route + 1]) - soff
+    stops = np.asarray(timetable.route_stops[soff : soff + n_stops])
     k = trip - int(timetable.route_trip_offsets[route])
     base = int(timetable.route_time_offsets[route]) + k * n_stops
     arr = np.asarray(timetable.arrival[base : base + n_stops], dtype=np.int64) + delay_s
     dep = np.asarray(timetable.departure[base : base + n_stops], dtype=np.int64) + delay_s
-    # stop_sequence of the model trip: locate the trip's block in the pattern
-    ptrips = np.asarray(m.pattern_trip_indices(pattern))
-    k_model = int(np.flatnonzero(ptrips == model_trip)[0])
-    seq_base = int(m.pattern_time_offsets[pattern]) + k_model * n_stops
-    seq = np.asarray(m.stop_sequence[seq_base : seq_base + n_stops])
+    if added is None:
+        # stop_sequence of the model trip: locate the trip's block in the pattern
+        ptrips = np.asarray(m.pattern_trip_indices(pattern))
+        k_model = int(np.flatnonzero(ptrips == model_trip)[0])
+        seq_base = int(m.pattern_time_offsets[pattern]) + k_model * n_stops
+        seq = np.asarray(m.stop_sequence[seq_base : seq_base + n_stops])
+        trip_row = table_row(m, "trips", model_trip)
+        pstop_a = int(m.pattern_stop_offsets[pattern])
+        pickup = int(m.pattern_pickup[pstop_a + board_pos])
+        dropoff = int(m.pattern_dropoff[pstop_a + alight_pos])
+    else:
+        seq = added.sequence
+        trip_row = Row({"trip_id": [added.scoped_id(m)], "route_index": [added.route]}, 0)
+        pickup = dropoff = 0
     epoch = timetable.epoch
 
     def at(pos: int, *, arrive: bool, depart: bool) -> Place:
@@ -208,12 +222,8 @@ def transit_leg(
             stop_sequence=int(seq[pos]),
         )
 
-    trip_row = table_row(m, "trips", model_trip)
     route_row = table_row(m, "routes", int(trip_row["route_index"]))
     agency_row = table_row(m, "agencies", int(route_row["agency_index"]))
-    pstop_a = int(m.pattern_stop_offsets[pattern])
-    pickup = int(m.pattern_pickup[pstop_a + board_pos])
-    dropoff = int(m.pattern_dropoff[pstop_a + alight_pos])
     start = to_datetime(epoch + dep[board_pos], tz)
     end = to_datetime(epoch + arr[alight_pos], tz)
     first = board_pos + 1 if onboard_from is not None else board_pos  # geometry from there

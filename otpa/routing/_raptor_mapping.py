@@ -7,6 +7,7 @@ and per-stop masks over a :class:`~otpa.transit.raptor.spi.RaptorTimetable`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -104,7 +105,25 @@ def _stop_mask(model: TransitModel, stop_ids: frozenset[str]) -> BoolArray:
 
 
 def _route_of_timetable(model: TransitModel, timetable: RaptorTimetable) -> IntArray:
-    return np.asarray(model.pattern_route, dtype=np.int64)[np.asarray(timetable.route_pattern)]
+    """Model route of each timetable route (a real-time snapshot's own patterns: their route)."""
+    pattern_route = np.asarray(model.pattern_route, dtype=np.int64)
+    pattern = np.asarray(timetable.route_pattern, dtype=np.int64)
+    own = pattern < pattern_route.size
+    if own.all():
+        return pattern_route[pattern]
+    out: IntArray = np.asarray(timetable.route_gtfs_route, dtype=np.int64).copy()
+    out[own] = pattern_route[pattern[own]]
+    return out
+
+
+def _per_trip(values: FloatArray, trip_ref: IntArray, fill: float) -> FloatArray:
+    """``values`` (per model trip) at ``trip_ref``; ``fill`` for trips a real-time feed added."""
+    if trip_ref.size == 0 or int(trip_ref.max()) < values.size:
+        return values[trip_ref]
+    out: FloatArray = np.full(trip_ref.size, fill, dtype=np.float64)
+    own = trip_ref < values.size
+    out[own] = values[trip_ref[own]]
+    return out
 
 
 def stop_accessibility(model: TransitModel) -> IntArray:
@@ -166,17 +185,24 @@ def _route_masks(
 
 
 def _trip_masks(
-    model: TransitModel, timetable: RaptorTimetable, request: PlanRequest
+    model: TransitModel,
+    timetable: RaptorTimetable,
+    request: PlanRequest,
+    added_ids: Mapping[str, int] | None = None,
 ) -> tuple[UInt8Array | None, IntArray | None]:
     f = request.filters
     trip_ref = np.asarray(timetable.route_trip_ref, dtype=np.int64)
-    trip_ok = np.ones(len(model.trips), dtype=bool)
+    n_trips = max(len(model.trips), int(trip_ref.max(initial=-1)) + 1)
+    trip_ok = np.ones(n_trips, dtype=bool)
     bans: list[int] = []
     if f.banned_trips:
         ids = model.trips["trip_id"].astype(str).to_numpy()
         template = model.trips["template_trip_id"].astype(str).to_numpy()
         for trip_id, positions in f.banned_trips.items():
-            hits = (ids == trip_id) | (template == trip_id)
+            hits = np.zeros(n_trips, dtype=bool)
+            hits[: len(ids)] = (ids == trip_id) | (template == trip_id)
+            if added_ids and trip_id in added_ids and added_ids[trip_id] < n_trips:
+                hits[added_ids[trip_id]] = True  # a trip a real-time feed added
             if not positions:
                 trip_ok[hits] = False
                 continue
@@ -184,7 +210,8 @@ def _trip_masks(
                 bans.extend(int(t_idx) * 65536 + int(p) for p in positions)
     wheel = request.wheelchair
     if wheel.enabled and wheel.trip.only_consider_accessible:
-        trip_ok &= trip_accessibility(model) == 1
+        trip_ok[: len(model.trips)] &= trip_accessibility(model) == 1
+        trip_ok[len(model.trips) :] = False  # added trips: accessibility unknown
     trip_allowed = None if trip_ok.all() else trip_ok[trip_ref].astype(np.uint8)
     return trip_allowed, (np.array(sorted(bans), dtype=np.int64) if bans else None)
 
@@ -199,7 +226,8 @@ def _wheelchair_costs(
     if not wheel.trip.only_consider_accessible:
         per_trip = _accessibility_cost(trip_accessibility(model), wheel.trip)
         trip_ref = np.asarray(timetable.route_trip_ref, dtype=np.int64)
-        trip_cost = per_trip[trip_ref] if per_trip.any() else None
+        costs = _per_trip(per_trip, trip_ref, wheel.trip.unknown_cost)  # added: unknown
+        trip_cost = costs if costs.any() else None
     stop_cost = None
     if not wheel.stop.only_consider_accessible:
         per_stop = _accessibility_cost(stop_accessibility(model), wheel.stop)
@@ -208,12 +236,19 @@ def _wheelchair_costs(
 
 
 def raptor_filters(
-    model: TransitModel, timetable: RaptorTimetable, request: PlanRequest
+    model: TransitModel,
+    timetable: RaptorTimetable,
+    request: PlanRequest,
+    added_ids: Mapping[str, int] | None = None,
 ) -> RaptorFilters:
-    """Build the RAPTOR masks of a request over a timetable."""
+    """Build the RAPTOR masks of a request over a timetable.
+
+    ``added_ids``: the feed-scoped ids of trips a real-time snapshot adds to the
+    timetable (trip indices past the model's), which ``bannedTrips`` may name.
+    """
     f = request.filters
     route_allowed, route_penalty = _route_masks(model, timetable, request)
-    trip_allowed, trip_stop_bans = _trip_masks(model, timetable, request)
+    trip_allowed, trip_stop_bans = _trip_masks(model, timetable, request, added_ids)
     n_stops = len(model.stops)
     board = np.ones(n_stops, dtype=bool)
     if f.banned_stops:

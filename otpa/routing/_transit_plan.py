@@ -176,7 +176,8 @@ def _search_journeys(
     """
     timeout_ms = s.request.itineraries.search_timeout_ms
     deadline = None if timeout_ms is None else time.monotonic() + timeout_ms / 1000.0
-    filters = raptor_filters(s.network.transit, timetable, s.request)
+    added_ids = None if s.realtime is None else s.realtime.added_trip_ids()
+    filters = raptor_filters(s.network.transit, timetable, s.request, added_ids)
     wanted = s.request.itineraries.num_itineraries
     base_allowed = filters.trip_allowed
     n_trips = int(timetable.route_trip_ref.shape[0])
@@ -258,7 +259,9 @@ def _accessibility_score(
     board = int(timetable.route_stops[soff + leg.board_pos])
     alight = int(timetable.route_stops[soff + leg.alight_pos])
     stops = stop_accessibility(model)
-    values = (int(trip_accessibility(model)[trip]), int(stops[board]), int(stops[alight]))
+    per_trip = trip_accessibility(model)
+    wheel = int(per_trip[trip]) if trip < per_trip.size else 0  # an added trip: unknown
+    values = (wheel, int(stops[board]), int(stops[alight]))
     return sum(_SCORE.get(v, 0.5) for v in values) / len(values)
 
 
@@ -344,9 +347,15 @@ def _journey_legs(
         elif isinstance(leg, TransitLeg):
             delayed = leg.onboard or (leg.interline and delayed)
             service_date = date + dt.timedelta(days=int(timetable.route_day[leg.route]))
-            rt = None
+            rt = added = None
             if s.realtime is not None:
-                rt = s.realtime.trip(int(timetable.route_trip_ref[leg.trip]), service_date)
+                model_trip = int(timetable.route_trip_ref[leg.trip])
+                rt = s.realtime.trip(model_trip, service_date)
+                added = s.realtime.added_trip(model_trip)
+            delays = None if rt is None else (rt.arrival_delay, rt.departure_delay)
+            if added is not None:  # an added trip runs on time: realTime, no delay
+                no_delay = np.zeros(added.stops.size, np.int32)
+                delays = (no_delay, no_delay)
             onboard_from = None
             if leg.onboard:
                 start = to_datetime(epoch + leg.start, tz)
@@ -366,7 +375,8 @@ def _journey_legs(
                     interline=leg.interline,
                     onboard_from=onboard_from,
                     delay_s=s.onboard.delay_s if delayed and s.onboard else 0,
-                    realtime_delays=(rt.arrival_delay, rt.departure_delay) if rt else None,
+                    realtime_delays=delays,
+                    added=added,
                 )
             )
             if score is not None:

@@ -42,6 +42,8 @@ from otpa.index import (
 from otpa.realtime import (
     Alert,
     VehiclePosition,
+    added_trip,
+    added_trip_times,
     current_vehicles,
     realtime_stop_times,
     realtime_trip_times,
@@ -99,15 +101,18 @@ def _stop_times(stop: Stop, info: Info, **kw: Any) -> list[StopTimesInPattern]:
         number_of_departures=number,
         omit_non_pickups=bool(kw.get("omitNonPickups")),
     )
-    return _realtime(info, found)
+    return _realtime(info, found, stop_id=stop.id, window=(start, start + time_range), limit=number)
 
 
-def _realtime(info: Info, found: Sequence[StopTimesInPattern]) -> list[StopTimesInPattern]:
-    """Stop times with the real-time state of the request's snapshot."""
+def _realtime(
+    info: Info, found: Sequence[StopTimesInPattern], **added: Any
+) -> list[StopTimesInPattern]:
+    """Stop times with the real-time state of the request's snapshot (``added``: the stop
+    and window or date of the snapshot's added trips to list)."""
     ctx = info.context
     if ctx.network is None:
         return list(found)
-    return realtime_stop_times(ctx.network, ctx.realtime, found)
+    return realtime_stop_times(ctx.network, ctx.realtime, found, **added)
 
 
 def _realtime_trip(info: Info, times: Sequence[TripTime]) -> list[TripTime]:
@@ -115,6 +120,16 @@ def _realtime_trip(info: Info, times: Sequence[TripTime]) -> list[TripTime]:
     if ctx.network is None:
         return list(times)
     return realtime_trip_times(ctx.network, ctx.realtime, times)
+
+
+def _trip_times(info: Info, trip_id: str) -> list[TripTime]:
+    """A trip's stop times in the request's snapshot (also a trip it adds)."""
+    ctx = info.context
+    if ctx.network is not None:
+        added = added_trip_times(ctx.network, ctx.realtime, trip_id)
+        if added is not None:
+            return added
+    return _realtime_trip(info, index_of(info).find_trip_times(trip_id))
 
 
 def _stop_times_flat(stop: Stop, info: Info, **kw: Any) -> list[TripTime]:
@@ -127,7 +142,10 @@ def _stop_times_for_date(stop: Stop, info: Info, **kw: Any) -> Any:
     date = date_arg(kw.get("date"), "date")
     omit = bool(kw.get("omitNonPickups"))
     return _realtime(
-        info, index_of(info).find_stop_times_for_date(stop.id, date, omit_non_pickups=omit)
+        info,
+        index_of(info).find_stop_times_for_date(stop.id, date, omit_non_pickups=omit),
+        stop_id=stop.id,
+        date=date,
     )
 
 
@@ -171,7 +189,14 @@ Geometry = GraphQLObjectType(
 
 
 def _trip_of_time(t: TripTime, info: Info) -> Trip:
-    return index_of(info).get_trip(t.trip_id)
+    return _trip_by_id(info, t.trip_id)
+
+
+def _trip_by_id(info: Info, trip_id: str) -> Trip:
+    """A trip of the index, or one the request's real-time snapshot adds (``ADDED``)."""
+    ctx = info.context
+    added = None if ctx.network is None else added_trip(ctx.network, ctx.realtime, trip_id)
+    return added or index_of(info).get_trip(trip_id)
 
 
 Stoptime: GraphQLObjectType = GraphQLObjectType(
@@ -442,7 +467,7 @@ Trip_: GraphQLObjectType = GraphQLObjectType(
         ),
         "stoptimes": field(
             list_of(Stoptime),
-            lambda t, info: _realtime_trip(info, index_of(info).find_trip_times(t.id)),
+            lambda t, info: _trip_times(info, t.id),
         ),
         "stoptimesForDate": field(
             list_of(Stoptime), _trip_times_for_date, {"serviceDay": GraphQLArgument(GraphQLString)}
@@ -676,7 +701,7 @@ Query: GraphQLObjectType = GraphQLObjectType(
         ),
         "route": field(Route_, _one(TransitIndex.get_route), _ID_ARG),
         "trips": field(list_of(Trip_), _all(TransitIndex.list_trips)),
-        "trip": field(Trip_, _one(TransitIndex.get_trip), _ID_ARG),
+        "trip": field(Trip_, lambda _r, info, id: or_none(lambda: _trip_by_id(info, id)), _ID_ARG),
         "fuzzyTrip": field(
             Trip_,
             _fuzzy_trip,

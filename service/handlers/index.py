@@ -27,7 +27,13 @@ from tornado.routing import URLSpec
 
 from otpa.errors import InvalidArgumentError
 from otpa.index import Pattern, Route, Stop, StopTimesInPattern, TransitIndex, Trip
-from otpa.realtime import current_snapshot, realtime_stop_times, realtime_trip_times
+from otpa.realtime import (
+    added_trip,
+    added_trip_times,
+    current_snapshot,
+    realtime_stop_times,
+    realtime_trip_times,
+)
 from service.graphql import GraphQLRequestError, graphql_error_body, parse_request, run_query
 from service.handlers.base import BaseHandler, ServiceContext
 from service.openapi import Operation, Param
@@ -207,8 +213,11 @@ class IndexHandler(BaseHandler):
         self._network, self._realtime = network, current_snapshot(network)
         return getattr(self, f"_{self.view}")(index, *ids)
 
-    def _rt_times(self, found: Sequence[StopTimesInPattern]) -> list[StopTimesInPattern]:
-        return realtime_stop_times(self._network, self._realtime, found)
+    def _rt_times(
+        self, found: Sequence[StopTimesInPattern], **added: Any
+    ) -> list[StopTimesInPattern]:
+        """The real-time state; ``added``: the stop and window or date of added trips."""
+        return realtime_stop_times(self._network, self._realtime, found, **added)
 
     # -- parameters ---------------------------------------------------------------------------
 
@@ -360,13 +369,18 @@ class IndexHandler(BaseHandler):
     # -- trips --------------------------------------------------------------------------------
 
     def _trip(self, index: TransitIndex, trip_id: str) -> Any:
-        return self._trip_json(index, index.get_trip(trip_id))
+        added = added_trip(self._network, self._realtime, trip_id)  # a real-time ADDED trip
+        return self._trip_json(index, added or index.get_trip(trip_id))
 
     def _trip_stops(self, index: TransitIndex, trip_id: str) -> Any:
         return self._stop_list(index.find_stops(trip_id=trip_id))
 
     def _trip_stoptimes(self, index: TransitIndex, trip_id: str) -> Any:
-        times = realtime_trip_times(self._network, self._realtime, index.find_trip_times(trip_id))
+        times = added_trip_times(self._network, self._realtime, trip_id)
+        if times is None:
+            times = realtime_trip_times(
+                self._network, self._realtime, index.find_trip_times(trip_id)
+            )
         return [m.trip_time_short(t, with_trip=False) for t in times]
 
     def _trip_geometry(self, index: TransitIndex, trip_id: str) -> Any:
@@ -395,7 +409,12 @@ class IndexHandler(BaseHandler):
             now = int(time.time())
             for answer in answers:
                 if with_times:
-                    found = self._rt_times(index.find_stop_times(answer["id"], start_time=now))
+                    found = self._rt_times(
+                        index.find_stop_times(answer["id"], start_time=now),
+                        stop_id=answer["id"],
+                        window=(now, now + 86_400),
+                        limit=2,
+                    )
                     answer["stopTimes"] = m.mapped(found, m.stop_times_in_pattern)
                 if with_routes:
                     routes = index.find_routes(stop_ids=[answer["id"]])
@@ -435,20 +454,25 @@ class IndexHandler(BaseHandler):
 
     def _stop_stoptimes(self, index: TransitIndex, stop_id: str) -> Any:
         start = self._int("startTime", 0) or int(time.time())
+        time_range, number = self._int("timeRange", 86_400), self._int("numberOfDepartures", 2)
         found = index.find_stop_times(
             stop_id,
             start_time=start,
-            time_range_s=self._int("timeRange", 86_400),
-            number_of_departures=self._int("numberOfDepartures", 2),
+            time_range_s=time_range,
+            number_of_departures=number,
             omit_non_pickups=self.bool_argument("omitNonPickups", default=False),
         )
-        return m.mapped(self._rt_times(found), m.stop_times_in_pattern, refs=self._refs)
+        times = self._rt_times(
+            found, stop_id=stop_id, window=(start, start + time_range), limit=number
+        )
+        return m.mapped(times, m.stop_times_in_pattern, refs=self._refs)
 
     def _stop_stoptimes_date(self, index: TransitIndex, stop_id: str, date: str) -> Any:
         day = self._date(date)
         omit = self.bool_argument("omitNonPickups", default=False)
         found = index.find_stop_times_for_date(stop_id, day, omit_non_pickups=omit)
-        return m.mapped(self._rt_times(found), m.stop_times_in_pattern, refs=self._refs)
+        times = self._rt_times(found, stop_id=stop_id, date=day)
+        return m.mapped(times, m.stop_times_in_pattern, refs=self._refs)
 
     # -- clusters, flex areas, services -------------------------------------------------------
 

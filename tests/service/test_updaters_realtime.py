@@ -333,3 +333,104 @@ def test_routing_defaults_apply_per_router(tmp_path: Path, make_service: Any) ->
     bad.write_text(json.dumps({"routingDefaults": {"numItineraries": "many"}}))
     assert service.request("PUT", "/otp/routers/one", headers=basic(*ALICE)).status == 201
     assert departures("one") == [1, 11]  # refused defaults: the library's (3 itineraries)
+
+
+def test_added_trips_over_http(tmp_path: Path, make_service: Any) -> None:
+    """MMRI 3c (stop_times.txt: 3c|1 and 3c|2 run 3c1 -> 3c2 -> 3c3) and a feed adding
+    ``new-2``: 3c3 00:02 -> 3c1 00:05 on 2014-01-01, which no scheduled trip runs."""
+    data = require_data("tiny", "mmri")
+    graphs = tmp_path / "graphs"
+    build_network(data / "3c", config=BuildConfig(max_transfer_distance_m=0.0)).save(
+        graphs / "rt" / "graph"
+    )
+    feed = gtfs_realtime_pb2.FeedMessage()
+    feed.header.gtfs_realtime_version, feed.header.timestamp = "2.0", EPOCH
+    tu = feed.entity.add(id="added").trip_update
+    tu.trip.trip_id, tu.trip.route_id, tu.trip.start_date = "new-2", "3c", "20140101"
+    tu.trip.schedule_relationship = gtfs_realtime_pb2.TripDescriptor.ADDED
+    for stop_id, at in (("3c3", EPOCH + 120), ("3c1", EPOCH + 300)):
+        stu = tu.stop_time_update.add(stop_id=stop_id)
+        stu.arrival.time = stu.departure.time = at
+    (graphs / "rt" / "added.pb").write_bytes(feed.SerializeToString())
+    config = {
+        "updaters": [
+            {"type": "stop-time-updater", "sourceType": "gtfs-file", "file": "added.pb"},
+        ]
+    }
+    (graphs / "rt" / "router-config.json").write_text(json.dumps(config))
+    service = make_service(loader=None, graphs_dir=graphs)
+    _wait(lambda: service.get("/otp/routers/rt/updaters/0").json()["successes"] >= 1)
+    st = service.get("/otp/routers/rt/updaters/0").json()
+    assert (st["applied"], st["unmatched"], st["invalid"]) == (1, 0, 0)
+    query = (
+        "/otp/routers/rt/plan?fromPlace=3c:3c3&toPlace=3c:3c1&date=2014-01-01&time=00:01"
+        "&mode=TRANSIT,WALK&numItineraries=1"
+    )
+    body = service.get(query).json()
+    assert "error" not in body, body
+    (leg,) = [g for g in body["plan"]["itineraries"][0]["legs"] if g["transitLeg"]]
+    assert (leg["tripId"], leg["routeId"], leg["realTime"]) == ("3c:new-2", "3c:3c", True)
+    assert (leg["startTime"], leg["endTime"]) == ((EPOCH + 120) * 1000, (EPOCH + 300) * 1000)
+    scheduled = service.get(query + "&ignoreRealtimeUpdates=true").json()
+    assert scheduled["error"]["id"] == 404  # no scheduled trip runs 3c3 -> 3c1
+    got = service.get(
+        f"/otp/routers/rt/index/stops/3c:3c3/stoptimes?startTime={EPOCH}&timeRange=3600"
+    ).json()
+    added = [(p["pattern"]["id"], t) for p in got for t in p["times"] if t["tripId"] == "3c:new-2"]
+    ((pattern, call),) = added
+    assert pattern == "3c:3c::rt#1"
+    assert (call["realtimeState"], call["realtime"]) == ("ADDED", True)
+    assert (call["scheduledDeparture"], call["realtimeDeparture"]) == (120, 120)
+    day = service.get("/otp/routers/rt/index/stops/3c:3c1/stoptimes/20140101").json()
+    arrivals = sorted(
+        (t["scheduledArrival"], t["tripId"], t["realtimeState"]) for p in day for t in p["times"]
+    )
+    assert arrivals == [
+        (60, "3c:3c|1", "SCHEDULED"),
+        (240, "3c:3c|2", "SCHEDULED"),
+        (300, "3c:new-2", "ADDED"),
+    ]
+    gql = service.request(
+        "POST",
+        "/otp/routers/rt/index/graphql",
+        body=json.dumps(
+            {
+                "query": '{ stop(id: "3c:3c1") { stoptimesForServiceDate(date: "20140101") '
+                "{ pattern { code } stoptimes { scheduledArrival realtimeState } } } }"
+            }
+        ).encode(),
+        headers={"Content-Type": "application/json"},
+    ).json()
+    states = sorted(
+        (t["scheduledArrival"], t["realtimeState"])
+        for p in gql["data"]["stop"]["stoptimesForServiceDate"]
+        for t in p["stoptimes"]
+    )
+    assert states == [(60, "SCHEDULED"), (240, "SCHEDULED"), (300, "ADDED")]
+    # the added trip itself, on the index and in GraphQL
+    trip = service.get("/otp/routers/rt/index/trips/3c:new-2").json()
+    assert (trip["id"], trip["route"]["id"]) == ("3c:new-2", "3c:3c")
+    times = service.get("/otp/routers/rt/index/trips/3c:new-2/stoptimes").json()
+    assert [(t["stopId"], t["scheduledArrival"], t["realtimeState"]) for t in times] == [
+        ("3c:3c3", 120, "ADDED"),
+        ("3c:3c1", 300, "ADDED"),
+    ]
+    gql = service.request(
+        "POST",
+        "/otp/routers/rt/index/graphql",
+        body=json.dumps(
+            {
+                "query": '{ trip(id: "3c:new-2") { gtfsId route { gtfsId } '
+                "stoptimes { scheduledDeparture realtimeState } } }"
+            }
+        ).encode(),
+        headers={"Content-Type": "application/json"},
+    ).json()
+    assert gql["data"]["trip"] == {
+        "gtfsId": "3c:new-2",
+        "route": {"gtfsId": "3c:3c"},
+        "stoptimes": [
+            {"scheduledDeparture": 120, "realtimeState": "ADDED"},
+            {"scheduledDeparture": 300, "realtimeState": "ADDED"},
+        ],
+    }

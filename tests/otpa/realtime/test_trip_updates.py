@@ -10,6 +10,7 @@ import csv
 import datetime as dt
 import io
 import zipfile
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -18,10 +19,20 @@ import numpy as np
 import pytest
 from google.transit import gtfs_realtime_pb2
 
+from otpa.analysis import PointSet, travel_time_matrix
+from otpa.index import TransitIndex
 from otpa.network import BuildConfig, TransportNetwork, build_network
-from otpa.realtime import FeedError, current_snapshot, parse_feed, store_for, trip_updates
+from otpa.realtime import (
+    FeedError,
+    current_snapshot,
+    parse_feed,
+    realtime_stop_times,
+    store_for,
+    trip_updates,
+)
 from otpa.realtime.store import trip_update_applier
-from otpa.routing import Location, PlanRequest
+from otpa.routing import Leg, Location, PlanRequest
+from otpa.routing.errors import PathNotFoundError
 from otpa.routing.planner import plan
 from tests.conftest import require_data
 
@@ -235,12 +246,13 @@ def test_added_trips_are_checked_as_otp1() -> None:
             _added("new-6", "3c", ok[:1]),  # one stop
             _added("new-7", "3c", [("3c1", None, "00:10"), ("3c2", "00:09", None)]),
             _added("new-8", "3c", [("3c1", None, "00:10"), ("3c2", None, None)]),
+            _added("new-9", "3c", ok, start_date="20140102"),  # calendar_dates: no service
         ]
     )
     result = trip_updates(model, msg, "3c", network.time_zone)
-    assert (result.applied, result.unmatched, result.invalid) == (0, 1, 8)
+    assert (result.applied, result.unmatched, result.invalid) == (1, 0, 9)
     for key in (
-        "not routed",
+        "added",
         "trip exists",
         "unknown route",
         "no route id",
@@ -249,6 +261,7 @@ def test_added_trips_are_checked_as_otp1() -> None:
         "too few stops",
         "times go backwards",
         "no time",
+        "no service",
     ):
         assert result.counts[key] == 1, key
     assert not result.trips  # nothing else changes
@@ -260,6 +273,157 @@ def test_added_trips_are_checked_as_otp1() -> None:
     # a missing arrival or departure takes the other one (service-day seconds)
     assert added.arrival_s.tolist() == [600, 720, 900]
     assert added.departure_s.tolist() == [600, 780, 900]
+    assert added.sequence.tolist() == [1, 2, 3]  # no stop_sequence in the feed: positions
+
+
+def _plan_legs(network: TransportNetwork, a: str, b: str, clock: str) -> list[Leg]:
+    h, m = (int(x) for x in clock.split(":"))
+    req = PlanRequest(
+        Location(label=f"3c:{a}"), Location(label=f"3c:{b}"), EPOCH.replace(hour=h, minute=m)
+    )
+    its = plan(network, req).itineraries
+    return [leg for leg in its[0].legs if leg.transit_leg] if its else []
+
+
+def test_added_trips_are_routed_and_listed() -> None:
+    """3c's stop_times.txt: 3c|1 3c1 00:01, 3c2 00:02, 3c3 00:03; 3c|2 00:04, 00:05, 00:06.
+    new-1 runs the same stops at 00:02, 00:03, 00:04 (between them: it joins their RAPTOR
+    route); new-2 runs backwards, 3c3 00:02 -> 3c1 00:05 (a pattern of its own)."""
+    network = _network("3c")
+    model = network.transit
+    msg = gtfs_realtime_pb2.FeedMessage()
+    msg.header.gtfs_realtime_version = "1.0"
+    msg.header.timestamp = int(EPOCH.timestamp())
+    msg.entity.extend(
+        [
+            _added(
+                "new-1",
+                "3c",
+                [("3c1", None, "00:02"), ("3c2", "00:03", None), ("3c3", "00:04", None)],
+            ),
+            _added("new-2", "3c", [("3c3", None, "00:02"), ("3c1", "00:05", None)]),
+        ]
+    )
+    msg.entity[1].trip_update.stop_time_update[0].stop_sequence = 10
+    msg.entity[1].trip_update.stop_time_update[1].stop_sequence = 20
+    store = store_for(network)
+    report = trip_update_applier(network, "3c", "test-added")(msg.SerializeToString())
+    try:
+        assert (report.applied, report.unmatched, report.invalid) == (2, 0, 0)
+        assert report.details["added"] == 2
+        snap = store.snapshot
+        # new-1 rides with 3c|1 and 3c|2 (no overtaking), new-2 in a route of its own
+        tt = snap.raptor_timetable(dt.date(2014, 1, 1), network.time_zone)
+        today = np.flatnonzero(np.asarray(tt.route_day) == 0)
+        trips = [
+            np.asarray(tt.route_trip_ref[tt.route_trip_offsets[r] : tt.route_trip_offsets[r + 1]])
+            for r in today
+        ]
+        n = model.n_trips
+        assert sorted(t.tolist() for t in trips) == [[0, n, 1], [n + 1]]
+        first = snap.added_trip(n)
+        assert first is not None
+        assert first.trip_id == "new-1"
+        assert snap.pattern_stops(snap.added_trip_pattern(n + 1)).tolist() == [2, 0]
+
+        assert _ride(network, "3c1", "3c2", "00:02") == ("new-1", "00:02", "00:03", True)
+        (leg,) = _plan_legs(network, "3c3", "3c1", "00:01")
+        assert (leg.trip_id, leg.route_id, leg.real_time) == ("3c:new-2", "3c:3c", True)
+        assert (leg.start_time.strftime("%H:%M"), leg.end_time.strftime("%H:%M")) == (
+            "00:02",
+            "00:05",
+        )
+        assert (leg.from_place.stop_sequence, leg.to_place.stop_sequence) == (10, 20)
+        assert (leg.arrival_delay, leg.departure_delay) == (0, 0)
+        # the scheduled timetable has no trip from 3c3 to 3c1
+        req = PlanRequest(
+            Location(label="3c:3c3"), Location(label="3c:3c1"), EPOCH.replace(minute=1)
+        )
+        scheduled = replace(req, itineraries=replace(req.itineraries, ignore_realtime_updates=True))
+        with pytest.raises(PathNotFoundError):
+            plan(network, scheduled)
+        # the analysis searches the snapshot too: 3c3 -> 3c1 only by new-2 (00:02 -> 00:05)
+        points = PointSet(np.array(["3c3", "3c1"]), np.array([3.303, 3.301]), np.array([3.3, 3.3]))
+        options = {"board_slack_s": 0, "max_walk_time_s": 60, "max_rides": 1}
+        matrix = travel_time_matrix(network, points, departure=EPOCH.replace(minute=1), **options)
+        assert float(matrix.sel(percentile=50).values[0, 1]) == 240.0
+        # bannedTrips names added trips as any other
+        req = PlanRequest(
+            Location(label="3c:3c1"), Location(label="3c:3c2"), EPOCH.replace(minute=2)
+        )
+        banned = replace(req, filters=replace(req.filters, banned_trips={"3c:new-1": ()}))
+        legs = [leg for leg in plan(network, banned).itineraries[0].legs if leg.transit_leg]
+        assert [leg.trip_id for leg in legs] == ["3c:3c|2"]
+
+        # the index's stop times list them, ADDED, with the feed's times
+        index = TransitIndex.of(network)
+        start = int(EPOCH.timestamp())
+        found = realtime_stop_times(
+            network,
+            snap,
+            index.find_stop_times("3c:3c3", start_time=start, time_range_s=3600),
+            stop_id="3c:3c3",
+            window=(start, start + 3600),
+            limit=2,
+        )
+        calls = {
+            t.trip_id: (f.pattern.id, t.realtime_state, t.scheduled_departure, t.stop_index)
+            for f in found
+            for t in f.times
+        }
+        assert calls["3c:new-2"] == ("3c:3c::rt#1", "ADDED", 120, 0)
+        assert calls["3c:new-1"][1:] == ("ADDED", 240, 2)
+        on_day = realtime_stop_times(
+            network,
+            snap,
+            index.find_stop_times_for_date("3c:3c1", dt.date(2014, 1, 1)),
+            stop_id="3c:3c1",
+            date=dt.date(2014, 1, 1),
+        )
+        times = sorted(
+            (t.scheduled_departure, t.trip_id, t.realtime_state) for f in on_day for t in f.times
+        )
+        assert times == [
+            (60, "3c:3c|1", "SCHEDULED"),
+            (120, "3c:new-1", "ADDED"),
+            (240, "3c:3c|2", "SCHEDULED"),
+            (300, "3c:new-2", "ADDED"),
+        ]
+    finally:
+        store.publish("test-added", {})
+
+
+def test_new_and_duplicated_trips() -> None:
+    """NEW is ADDED's later name; DUPLICATED copies 3c|1 (stop_times.txt: 3c1 00:01, 3c2
+    00:02, 3c3 00:03) to start at 00:30, with the copy 60 s late from 3c2 on."""
+    network = _network("3c")
+    msg = gtfs_realtime_pb2.FeedMessage()
+    msg.header.gtfs_realtime_version = "2.0"
+    msg.header.timestamp = int(EPOCH.timestamp())
+    new = _added("new-3", "3c", [("3c2", None, "00:20"), ("3c3", "00:22", None)])
+    new.trip_update.trip.schedule_relationship = gtfs_realtime_pb2.TripDescriptor.NEW
+    msg.entity.append(new)
+    for copy_id, source in (("3c|1-copy", "3c|1"), ("3c|2", "3c|1"), ("x", "no-such-trip")):
+        tu = msg.entity.add(id=f"dup {copy_id}").trip_update
+        tu.trip.trip_id, tu.trip.start_date = source, "20140101"
+        tu.trip.schedule_relationship = gtfs_realtime_pb2.TripDescriptor.DUPLICATED
+        tu.trip_properties.trip_id, tu.trip_properties.start_time = copy_id, "00:30:00"
+        tu.stop_time_update.add(stop_sequence=2).arrival.delay = 60
+    result = trip_updates(network.transit, msg, "3c", network.time_zone)
+    assert (result.applied, result.unmatched, result.invalid) == (2, 0, 2)
+    assert (result.counts["added"], result.counts["duplicated"]) == (1, 1)
+    assert (result.counts["trip exists"], result.counts["unknown trip"]) == (1, 1)
+    copy = result.added[("3c|1-copy", dt.date(2014, 1, 1).toordinal())]
+    assert copy.arrival_s.tolist() == [1800, 1920, 1980]
+    assert copy.departure_s.tolist() == [1800, 1920, 1980]
+    assert copy.sequence.tolist() == [1, 2, 3]
+    store = store_for(network)
+    trip_update_applier(network, "3c", "test-duplicated")(msg.SerializeToString())
+    try:
+        assert _ride(network, "3c1", "3c3", "00:25") == ("3c|1-copy", "00:30", "00:33", True)
+        assert _ride(network, "3c2", "3c3", "00:15") == ("new-3", "00:20", "00:22", True)
+    finally:
+        store.publish("test-duplicated", {})
 
 
 def test_feed_errors_keep_the_last_good_snapshot() -> None:
