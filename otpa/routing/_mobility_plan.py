@@ -61,6 +61,7 @@ from otpa.routing._rental_search import (
     BIKE_PARK,
     BIKE_RENTAL,
     CAR_PARK,
+    CAR_PARK_SWITCH,
     FLOATING_RENTAL,
     HAIL,
     KISS_AND_RIDE,
@@ -79,6 +80,7 @@ from otpa.routing.model import Itinerary, Leg, Place, RentalInfo, VertexType
 from otpa.routing.request import PlanRequest
 from otpa.routing.street_router import Snap, StreetOptions, StreetPath, street_path
 from otpa.routing.street_tree import StreetTree
+from otpa.types import FloatArray
 
 __all__ = [
     "MobilityAccess",
@@ -321,12 +323,42 @@ def _chains(
         lots.append((KISS_AND_RIDE, "CAR", LinkedPlaces((), _NONE)))
     if ctx.hail is not None:
         lots.append((HAIL, "CAR", LinkedPlaces((), _NONE)))
+    # maxPreTransitTime is soft (see _pre_transit_overage): the searches stop at the
+    # access bound, or at the limit plus the switch when that is later
+    bound = max(MAX_ACCESS_EGRESS_S, max_drive + CAR_PARK_SWITCH.time_s)
     for kind, mode, places in lots:
         o = _end(net, origin, mode, "from")
         if o is not None:
             _add(forward, run_chain(graph, kind, o, ctx.options, places, reverse=False,
-                                    max_walk_m=max_walk, max_vehicle_time_s=max_drive))  # fmt: skip
+                                    max_walk_m=max_walk, max_time_s=bound))  # fmt: skip
     return forward, backward
+
+
+#: OTP 1.x ``preTransitPenalty`` and ``preTransitOverageRate`` (``softPreTransitLimiting``).
+PRE_TRANSIT_PENALTY = 300.0
+PRE_TRANSIT_OVERAGE_RATE = 10.0
+
+
+def _pre_transit_overage(ctx: _Ctx, chain: Chain, time_s: FloatArray) -> FloatArray:
+    """OTP 1.x's soft ``maxPreTransitTime`` on an access chain that uses a car.
+
+    With park and ride, kiss and ride, ride-hail or car rental, OTP 1.x counts every
+    street edge's (rounded) time before the first boarding -- driving *and* walking --
+    and, past ``maxPreTransitTime``, adds ``preTransitPenalty`` (300) once plus
+    ``preTransitOverageRate`` (10) per second over (``StreetEdge``'s soft limiting, on
+    by default).  The switches (parking, dropping off, renting) and the hail's wait are
+    not street edges and do not count.  ``time_s`` is the chain's time at each stop's
+    street vertex (switches included).
+    """
+    if chain.reverse or "CAR" not in chain.modes:
+        return np.zeros_like(time_s)
+    limit = float(ctx.request.car.max_pre_transit_time_s)
+    pre = time_s - sum(s.time_s for s in chain.switches)
+    over = pre - limit
+    out: FloatArray = np.where(
+        over > 0.0, PRE_TRANSIT_PENALTY + PRE_TRANSIT_OVERAGE_RATE * over, 0.0
+    )
+    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -352,6 +384,7 @@ def _merge(
     for chain in chains:
         last = chain.last
         cost = last.cost[sv] + link_t * walk_opts.reluctance
+        cost = cost + _pre_transit_overage(ctx, chain, last.time_s[sv])
         time = last.time_s[sv] + np.ceil(link_t)
         if chain.kind == HAIL and ctx.hail is not None:  # waiting for the car
             cost = cost + ctx.hail.wait_s * ctx.request.transit.wait_reluctance

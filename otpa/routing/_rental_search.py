@@ -9,11 +9,11 @@ searches (:mod:`otpa.routing._phase_search`):
   ``bikeSwitchTime``/``bikeSwitchCost``); cycle; at a station with a free dock
   (``allowDropoff``) return it (30 s / 30, plus the switch); walk on.  Stations of
   the same vertex are one switch place.
-* **park and ride** -- drive from the origin (at most ``maxPreTransitTime``), park
-  at a park-and-ride lot (``carParkTime`` 120 s / ``carParkCost`` 120), walk.
+* **park and ride** -- drive from the origin, park at a park-and-ride lot
+  (``carParkTime`` 120 s / ``carParkCost`` 120), walk (the soft ``maxPreTransitTime``
+  on driving and walking together is the planner's, per stop).
 * **bike and ride** -- cycle, park at a bike parking (``bikeParkTime`` 60 s / 120), walk.
-* **kiss and ride** -- be driven (at most ``maxPreTransitTime``), get out anywhere
-  (``carDropoffTime`` 120 s), walk.
+* **kiss and ride** -- be driven, get out anywhere (``carDropoffTime`` 120 s), walk.
 
 A chain's last phase gives the cost of every vertex, so the transit stops (access),
 the destination (a street-only trip) or, backwards, the stops before the
@@ -41,6 +41,7 @@ __all__ = [
     "BIKE_PARK",
     "BIKE_RENTAL",
     "CAR_PARK",
+    "CAR_PARK_SWITCH",
     "FLOATING_RENTAL",
     "HAIL",
     "KISS_AND_RIDE",
