@@ -35,6 +35,7 @@ from otpa.routing.engine import (
     transit_request,
     uses_mobility,
 )
+from otpa.routing.rental_egress import RentalEgress, rental_egress
 from otpa.routing.street_router import Snap, StreetOptions
 from otpa.routing.street_tree import street_tree, tree_times
 from otpa.transit.raptor.api import earliest_arrivals, range_raptor
@@ -63,6 +64,8 @@ class Prepared:
     realtime: TimetableSnapshot | None = None  # taken once: every origin sees one timetable
     #: the request rents or parks on the way (the planner's chained searches)
     mobility: bool = False
+    #: renting after transit (``BICYCLE_RENT``... with transit), split at return stations
+    rental_egress: RentalEgress | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,6 +96,9 @@ def prepare(
         connector = np.ceil(off_street / _connector_speed(options))
     e = links.egress
     link_time = e.time_s + np.repeat(connector, np.diff(e.indptr)).astype(np.int32)
+    rental = None
+    if mobility and modes.transit and links.snaps is not None:
+        rental = rental_egress(network, plan_req, links.snaps)
     return Prepared(
         network=network,
         request=request,
@@ -107,6 +113,7 @@ def prepare(
         transit=modes.transit,
         realtime=None if request.ignore_realtime_updates else current_snapshot(network),
         mobility=mobility,
+        rental_egress=rental,
     )
 
 
@@ -237,6 +244,8 @@ def origin_times(
     else:
         rows, deps = arrivals
         indptr, stop, time = e.indptr, e.stop, prep.link_time_s
+        if prep.rental_egress is not None:
+            rows, indptr, stop, time = _with_rental_egress(prep, rows, indptr, stop, time)
     times, by_dep = propagate(
         rows,
         deps.astype(np.float64),
@@ -249,6 +258,35 @@ def origin_times(
         keep_by_departure=keep_by_departure,
     )
     return OriginResult(times, by_dep)
+
+
+def _with_rental_egress(
+    prep: Prepared, rows: FloatArray, indptr: np.ndarray, stop: np.ndarray, time: np.ndarray
+) -> tuple[FloatArray, np.ndarray, np.ndarray, np.ndarray]:
+    """The arrivals and egress table with the return stations as extra "stops".
+
+    Each departure's arrival at a return station is the best alighting there plus the
+    walk, rent, ride and return (:class:`otpa.routing.rental_egress.RentalEgress`); the
+    destinations' egress rows get the stations within walking distance.
+    """
+    rental = prep.rental_egress
+    assert rental is not None
+    n_stops = rows.shape[1]
+    at_station = rental.station_arrivals(rows)
+    ext = np.concatenate([rows, at_station], axis=1)
+    n = indptr.shape[0] - 1
+    walk_n, rent_n = np.diff(indptr), np.diff(rental.indptr)
+    rent_time = np.ceil(rental.time_s) + np.repeat(prep.connector_s, rent_n)
+    new_indptr = np.zeros(n + 1, dtype=np.int64)
+    new_indptr[1:] = np.cumsum(walk_n + rent_n)
+    # per destination: its walking rows, then its stations' rows
+    order = np.argsort(
+        np.concatenate([np.repeat(np.arange(n), walk_n), np.repeat(np.arange(n), rent_n)]),
+        kind="stable",
+    )
+    new_stop = np.concatenate([stop, rental.station.astype(np.int64) + n_stops])[order]
+    new_time = np.concatenate([time.astype(np.int64), rent_time.astype(np.int64)])[order]
+    return ext, new_indptr, new_stop.astype(np.int32), new_time.astype(np.int32)
 
 
 def unreachable(prep: Prepared) -> OriginResult:

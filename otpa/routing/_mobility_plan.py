@@ -83,10 +83,13 @@ from otpa.routing.street_tree import StreetTree
 from otpa.types import FloatArray
 
 __all__ = [
+    "MAX_ACCESS_EGRESS_S",
     "MobilityAccess",
     "mobility_itineraries",
     "origin_mobility",
+    "phase_tree",
     "rental_info",
+    "street_options_by_mode",
     "uses_mobility",
 ]
 
@@ -199,7 +202,7 @@ class _Ctx:
 
 
 # ---------------------------------------------------------------- chains and accesses
-def _options(request: PlanRequest) -> dict[str, StreetOptions]:
+def street_options_by_mode(request: PlanRequest) -> dict[str, StreetOptions]:
     """Street options by mode; MICROMOBILITY rides with the BICYCLE options' rules."""
     options = {m: StreetOptions.from_request(request, m) for m in ("WALK", "BICYCLE", "CAR")}
     options["MICROMOBILITY"] = options["BICYCLE"]
@@ -781,7 +784,7 @@ def mobility_itineraries(
     """
     if network.street is None:
         return None
-    options = _options(request)
+    options = street_options_by_mode(request)
     companies = tuple(c for c in request.rental.companies if c != "NOAPI")
     ctx = _Ctx(network, request, options, tz, current_rental(network), companies)
     o_walk = street_end(network, origin, "WALK", "from")
@@ -892,7 +895,7 @@ def _transit(
 
 
 # ----------------------------------------------------------------------------- analysis
-def _phase_tree(phase: Phase) -> StreetTree:
+def phase_tree(phase: Phase) -> StreetTree:
     """A chain's last phase as a street tree (read at snapped points like a plain search)."""
     graph, costs = phase.graph, phase.costs
     none = np.zeros(0)
@@ -939,7 +942,7 @@ def origin_mobility(
     """The access stops and street-only trees of an origin under a vehicle-change request."""
     if network.street is None:
         return MobilityAccess(Access.empty(), ())
-    options = _options(request)
+    options = street_options_by_mode(request)
     companies = tuple(c for c in request.rental.companies if c != "NOAPI")
     tz = ZoneInfo(network.time_zone)
     ctx = _Ctx(network, request, options, tz, current_rental(network), companies, to_all=True)
@@ -951,7 +954,7 @@ def origin_mobility(
         walk = _walk_access(ctx, o_walk, forward, reverse=False)
     merged = _merge(network, ctx, walk, forward)
     trees = tuple(
-        _phase_tree(c.last)
+        phase_tree(c.last)
         for c in forward
         if c.kind in (BIKE_RENTAL, FLOATING_RENTAL, OWN_VEHICLE)
     )

@@ -49,6 +49,7 @@ __all__ = [
     "Chain",
     "ChainRoute",
     "Switch",
+    "rent_switches",
     "run_chain",
 ]
 
@@ -69,7 +70,7 @@ CAR_RENT_PICKUP = Switch(120.0, 120.0)
 CAR_RENT_DROPOFF = Switch(120.0, 30.0)
 
 
-def _rent_switches(vehicle_mode: str, extra: Switch) -> tuple[Switch, Switch]:
+def rent_switches(vehicle_mode: str, extra: Switch) -> tuple[Switch, Switch]:
     """Renting and returning a vehicle of ``vehicle_mode``, plus ``extra`` each time."""
     base = (CAR_RENT_PICKUP, CAR_RENT_DROPOFF) if vehicle_mode == "CAR" else (
         RENT_PICKUP, RENT_DROPOFF)  # fmt: skip
@@ -246,7 +247,7 @@ def run_chain(
         drop = places.usable(p.can_drop_off for p in places.places)
         if pick.size == 0 or drop.size == 0:
             return None
-        pickup, dropoff = _rent_switches(vehicle_mode, extra)
+        pickup, dropoff = rent_switches(vehicle_mode, extra)
         first, second = (drop, pick) if reverse else (pick, drop)
         s1, s2 = (dropoff, pickup) if reverse else (pickup, dropoff)
         a = phase_from_end(
@@ -341,7 +342,7 @@ def _floating(
     pick = places.usable(p.can_pick_up for p in places.places)
     if pick.size == 0:
         return None
-    pickup, dropoff = _rent_switches(vehicle_mode, extra)
+    pickup, dropoff = rent_switches(vehicle_mode, extra)
     allowed = np.ones(graph.n_vertices, dtype=bool) if drop_ok is None else drop_ok
     a = phase_from_end(
         graph, where, walk, reverse=reverse, max_time_s=max_time_s, max_distance_m=max_walk_m
