@@ -215,9 +215,9 @@ def apply_router_config_once(
 ) -> list[PollingUpdater]:
     """Put a router configuration's mobility parts in force once, without threads.
 
-    For a network served without a graphs folder (``otpa serve`` on the demo city): its
-    ride-hail providers are configured (:func:`otpa.mobility.configure_tnc`) and each
-    rental feed is read once.
+    For a network used without the service (a script, a notebook): its ride-hail
+    providers are configured (:func:`otpa.mobility.configure_tnc`) and each rental feed is
+    read once.  (The service, the demo city included, polls them with its updater manager.)
 
     Returns
     -------
