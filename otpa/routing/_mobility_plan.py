@@ -326,9 +326,9 @@ def _chains(
         lots.append((KISS_AND_RIDE, "CAR", LinkedPlaces((), _NONE)))
     if ctx.hail is not None:
         lots.append((HAIL, "CAR", LinkedPlaces((), _NONE)))
-    # maxPreTransitTime is soft (see _pre_transit_overage): the searches stop at the
-    # access bound, or at the limit plus the switch when that is later
-    bound = max(MAX_ACCESS_EGRESS_S, max_drive + CAR_PARK_SWITCH.time_s)
+    # maxPreTransitTime is soft (see _pre_transit_overage): the searches go on for
+    # PRE_TRANSIT_MARGIN_S past it (then the penalty, 3300, is worth almost an hour)
+    bound = max_drive + PRE_TRANSIT_MARGIN_S + CAR_PARK_SWITCH.time_s
     for kind, mode, places in lots:
         o = _end(net, origin, mode, "from")
         if o is not None:
@@ -340,6 +340,8 @@ def _chains(
 #: OTP 1.x ``preTransitPenalty`` and ``preTransitOverageRate`` (``softPreTransitLimiting``).
 PRE_TRANSIT_PENALTY = 300.0
 PRE_TRANSIT_OVERAGE_RATE = 10.0
+#: How far past ``maxPreTransitTime`` the drive-to-transit searches go (seconds).
+PRE_TRANSIT_MARGIN_S = 300.0
 
 
 def _pre_transit_overage(ctx: _Ctx, chain: Chain, time_s: FloatArray) -> FloatArray:
