@@ -148,6 +148,8 @@ class RouterRegistry:
         self._loader: Loader = loader if loader is not None else load_network
         self._routers = tuple(validate_router_id(r) for r in routers)
         self._networks: dict[str, TransportNetwork] = {}
+        #: folders of in-memory routers (their router-config.json), by id
+        self._folders: dict[str, Path] = {}
         self._lock = threading.Lock()
         self._id_locks: dict[str, threading.Lock] = {}
         self._listeners: list[Callable[[], None]] = []
@@ -158,6 +160,15 @@ class RouterRegistry:
     def graphs_dir(self) -> Path | None:
         """The graphs folder, or None."""
         return self._graphs_dir
+
+    def router_dir(self, router_id: str) -> Path | None:
+        """The folder holding a router's ``router-config.json``: the one it was registered
+        with, else ``<graphs_dir>/<id>`` (None without either)."""
+        with self._lock:
+            folder = self._folders.get(router_id)
+        if folder is not None:
+            return folder
+        return None if self._graphs_dir is None else self._graphs_dir / router_id
 
     @property
     def loader(self) -> Loader:
@@ -287,9 +298,19 @@ class RouterRegistry:
         self._changed()
         return replaced
 
-    def register(self, router_id: str, network: TransportNetwork) -> bool:
-        """Serve ``network`` under ``router_id``; return True if it replaced one."""
-        return self._swap(self.write_target(router_id), network)
+    def register(
+        self, router_id: str, network: TransportNetwork, *, folder: Path | None = None
+    ) -> bool:
+        """Serve ``network`` under ``router_id``; return True if it replaced one.
+
+        ``folder``: where the router's ``router-config.json`` is, for a network that is
+        not in the graphs folder (the demo city): its updaters run as any router's.
+        """
+        target = self.write_target(router_id)
+        if folder is not None:
+            with self._lock:
+                self._folders[target] = Path(folder)
+        return self._swap(target, network)
 
     def load(self, router_id: str) -> tuple[str, bool]:
         """Load ``<graphs_dir>/<id>/graph`` and swap it in (blocking: call in a worker thread).

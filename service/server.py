@@ -16,7 +16,6 @@ import argparse
 import asyncio
 import contextlib
 import dataclasses
-import json
 import logging
 import signal
 import sys
@@ -29,7 +28,6 @@ from typing import TYPE_CHECKING, Any, Literal
 from tornado.netutil import bind_sockets
 
 from otpa.errors import OtpaError
-from otpa.mobility import apply_router_config_once
 from otpa.testing.demo import demo_city_dir, demo_network
 from service.app import make_app
 from service.config import ConfigError, ServiceConfig, load_config
@@ -47,6 +45,7 @@ __all__ = [
     "build_registry",
     "config_from_args",
     "demo_networks",
+    "demo_registry",
     "landing_url",
     "main",
     "serve",
@@ -377,16 +376,27 @@ def config_from_args(args: argparse.Namespace) -> ServiceConfig:
 
 
 def demo_networks() -> dict[str, TransportNetwork]:
-    """The demo city as router ``demo``, with its ``router-config.json``'s mobility parts.
+    """The demo city as router ``demo`` (its updaters run once registered with its folder,
+    see :func:`demo_registry`)."""
+    return {"demo": demo_network()}
 
-    Served without a graphs folder, no updater manager reads the city's configuration, so
-    its GBFS bike share is read once and its ride-hail estimator configured here.
+
+def demo_registry(config: ServiceConfig) -> RouterRegistry:
+    """A registry serving the demo city as router ``demo``, with its folder.
+
+    The folder holds the city's ``router-config.json``, so the service's updater manager
+    runs its updaters as any router's: the GBFS bike share is polled every
+    ``frequencySec`` (status on ``/otp/routers/demo/updaters``) and the ride-hail
+    estimator is configured.
     """
-    network = demo_network()
-    folder = demo_city_dir()
-    config = json.loads((folder / "router-config.json").read_text(encoding="utf-8"))
-    apply_router_config_once(network, config, folder)
-    return {"demo": network}
+    registry = RouterRegistry(None, routers=config.routers)
+    for router_id, network in demo_networks().items():
+        registry.register(router_id, network, folder=demo_city_dir())
+    missing = [r for r in config.routers if r not in registry]
+    if missing:
+        msg = f"configured routers not found: {', '.join(missing)}"
+        raise ServiceStartError(msg)
+    return registry
 
 
 def serve_from_args(args: argparse.Namespace) -> int:
@@ -412,10 +422,10 @@ def serve_from_args(args: argparse.Namespace) -> int:
     logging.captureWarnings(True)
     try:
         config = config_from_args(args)
-        networks = None
+        registry = None
         if config.graphs_dir is None:
-            networks = demo_networks()
-        serve(config, networks=networks)
+            registry = demo_registry(config)
+        serve(config, registry=registry)
     except (ConfigError, ServiceStartError, OtpaError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -72,8 +72,7 @@ class UpdaterManager:
         registry.add_listener(self.sync)
 
     def _router_dir(self, router_id: str) -> Path | None:
-        graphs = self._registry.graphs_dir
-        return None if graphs is None else graphs / router_id
+        return self._registry.router_dir(router_id)
 
     def _start_for(
         self, router_id: str, network: TransportNetwork, previous: list[PollingUpdater]

@@ -35,6 +35,7 @@ from otpa.routing.engine import (
     transit_request,
     uses_mobility,
 )
+from otpa.routing.rental_egress import RentalEgress, rental_egress
 from otpa.routing.street_router import Snap, StreetOptions
 from otpa.routing.street_tree import street_tree, tree_times
 from otpa.transit.raptor.api import earliest_arrivals, range_raptor
@@ -63,6 +64,10 @@ class Prepared:
     realtime: TimetableSnapshot | None = None  # taken once: every origin sees one timetable
     #: the request rents or parks on the way (the planner's chained searches)
     mobility: bool = False
+    #: renting after transit (``BICYCLE_RENT``... with transit), split at return stations
+    rental_egress: RentalEgress | None = None
+    #: the egress table with the return stations as extra stops (indptr, stop, time)
+    rental_table: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,6 +98,11 @@ def prepare(
         connector = np.ceil(off_street / _connector_speed(options))
     e = links.egress
     link_time = e.time_s + np.repeat(connector, np.diff(e.indptr)).astype(np.int32)
+    rental, table = None, None
+    if mobility and modes.transit and links.snaps is not None:
+        rental = rental_egress(network, plan_req, links.snaps)
+        if rental is not None:
+            table = _rental_table(rental, e.indptr, e.stop, link_time, connector)
     return Prepared(
         network=network,
         request=request,
@@ -107,6 +117,8 @@ def prepare(
         transit=modes.transit,
         realtime=None if request.ignore_realtime_updates else current_snapshot(network),
         mobility=mobility,
+        rental_egress=rental,
+        rental_table=table,
     )
 
 
@@ -237,6 +249,12 @@ def origin_times(
     else:
         rows, deps = arrivals
         indptr, stop, time = e.indptr, e.stop, prep.link_time_s
+        rental, table = prep.rental_egress, prep.rental_table
+        same_stops = rental is not None and rental.stop_to_station.shape[0] == rows.shape[1]
+        if rental is not None and table is not None and same_stops:
+            # the return stations are extra "stops", reached after the rental ride
+            rows = np.concatenate([rows, rental.station_arrivals(rows)], axis=1)
+            indptr, stop, time = table
     times, by_dep = propagate(
         rows,
         deps.astype(np.float64),
@@ -249,6 +267,34 @@ def origin_times(
         keep_by_departure=keep_by_departure,
     )
     return OriginResult(times, by_dep)
+
+
+def _rental_table(
+    rental: RentalEgress,
+    indptr: np.ndarray,
+    stop: np.ndarray,
+    time: np.ndarray,
+    connector_s: FloatArray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The egress table with each destination's return stations after its walking rows.
+
+    Station ``j`` is "stop" ``n_stops + j`` (its arrival: the vehicle returned there,
+    :meth:`otpa.routing.rental_egress.RentalEgress.station_arrivals`); its egress time is
+    the walk from the station, connector included.
+    """
+    n_stops = rental.stop_to_station.shape[0]
+    n = indptr.shape[0] - 1
+    walk_n, rent_n = np.diff(indptr), np.diff(rental.indptr)
+    rent_time = np.ceil(rental.time_s) + np.repeat(connector_s, rent_n)
+    new_indptr = np.zeros(n + 1, dtype=np.int64)
+    new_indptr[1:] = np.cumsum(walk_n + rent_n)
+    order = np.argsort(
+        np.concatenate([np.repeat(np.arange(n), walk_n), np.repeat(np.arange(n), rent_n)]),
+        kind="stable",
+    )
+    new_stop = np.concatenate([stop, rental.station.astype(np.int64) + n_stops])[order]
+    new_time = np.concatenate([time.astype(np.int64), rent_time.astype(np.int64)])[order]
+    return new_indptr, new_stop.astype(np.int32), new_time.astype(np.int32)
 
 
 def unreachable(prep: Prepared) -> OriginResult:

@@ -51,6 +51,7 @@ from otpa.util.geo import haversine_m
 
 __all__ = [
     "COMPANIES",
+    "TNC_UPDATER_TYPE",
     "EtaEstimate",
     "LyftProvider",
     "NoApiProvider",
@@ -62,7 +63,9 @@ __all__ = [
     "configure_tnc",
     "estimate_eta",
     "estimate_ride",
+    "tnc_entries",
     "tnc_for",
+    "tnc_provider",
     "tnc_providers",
 ]
 
@@ -169,10 +172,10 @@ def _str(entry: Mapping[str, Any], key: str, where: str, *, required: bool = Fal
     return value.strip()
 
 
-def _base_url(entry: Mapping[str, Any], default: str, where: str) -> str:
-    url = _str(entry, "baseUrl", where) or default
+def _base_url(entry: Mapping[str, Any], default: str, where: str, key: str = "baseUrl") -> str:
+    url = _str(entry, key, where) or default
     if not url.lower().startswith(("http://", "https://")):
-        msg = f"{where}: baseUrl must be http(s): {url!r}"
+        msg = f"{where}: {key} must be http(s): {url!r}"
         raise TncConfigError(msg)
     return url if url.endswith("/") else url + "/"
 
@@ -306,11 +309,51 @@ class UberProvider:
     company = "UBER"
 
     def __init__(self, entry: Mapping[str, Any], where: str = "UBER") -> None:
-        self.token = _str(entry, "serverToken", where, required=True)
+        self.token = _str(entry, "serverToken", where)
+        self.client_id = _str(entry, "clientId", where)
+        self.client_secret = _str(entry, "clientSecret", where)
+        if self.token is None and (self.client_id is None or self.client_secret is None):
+            msg = f"{where}: give 'clientId' and 'clientSecret' (or a 'serverToken')"
+            raise TncConfigError(msg)
         self.base_url = _base_url(entry, "https://api.uber.com/v1.2/", where)
+        self.auth_url = _base_url(entry, "https://login.uber.com/", where, "authenticationUrl")
         self.timeout_s = _num(entry, "timeoutSec", _DEFAULT_TIMEOUT_S, where)
         self.wheelchair_type = _str(entry, "wheelChairAccessibleRideType", where)
         self._cache = _TtlCache(_num(entry, "cacheSec", _DEFAULT_CACHE_S, where))
+        self._lock = threading.Lock()
+        self._oauth: tuple[str, float] | None = None
+
+    def _authorization(self) -> str:
+        """``Token <serverToken>``, else an OAuth token as the ibi fork got it.
+
+        ``POST {authenticationUrl}oauth/v2/token`` with the form ``client_id``,
+        ``client_secret``, ``grant_type=client_credentials``, ``scope=ride_request.estimate``;
+        the token is kept until shortly before ``expires_in``.
+        """
+        if self.token is not None:
+            return f"Token {self.token}"
+        with self._lock:
+            if self._oauth is not None and time.monotonic() < self._oauth[1]:
+                return f"Bearer {self._oauth[0]}"
+            body = urllib.parse.urlencode(
+                {
+                    "client_id": self.client_id or "",
+                    "client_secret": self.client_secret or "",
+                    "grant_type": "client_credentials",
+                    "scope": "ride_request.estimate",
+                }
+            ).encode()
+            headers = {"Content-Type": "application/x-www-form-urlencoded"}
+            status, doc = _http_json(
+                self.company, self.auth_url + "oauth/v2/token", headers, self.timeout_s, body
+            )
+            token = doc.get("access_token") if isinstance(doc, Mapping) else None
+            if status >= 400 or not isinstance(token, str):
+                msg = f"{self.company} refused the credentials (HTTP {status})"
+                raise TncError(msg)
+            expires = _float(doc.get("expires_in")) or 3600.0
+            self._oauth = (token, time.monotonic() + max(expires - 60.0, 0.0))
+            return f"Bearer {token}"
 
     def _get(self, path: str, query: Mapping[str, float]) -> Any:
         key = (path, *query.values())
@@ -319,7 +362,7 @@ class UberProvider:
     def _fetch(self, path: str, query: Mapping[str, float]) -> Any:
         url = self.base_url + path + "?" + urllib.parse.urlencode(query)
         headers = {
-            "Authorization": f"Token {self.token}",
+            "Authorization": self._authorization(),
             "Accept-Language": "en_US",
             "Content-Type": "application/json",
         }
@@ -483,33 +526,72 @@ _SOURCES: Mapping[str, type[NoApiProvider] | type[UberProvider] | type[LyftProvi
 }
 
 
+#: The ``type`` of OTP 1.x's (ibi fork's) ride-hail entries in the ``updaters`` list.
+TNC_UPDATER_TYPE = "transportation-network-company-updater"
+
+
+def tnc_entries(router_config: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The ride-hail entries of a ``router-config.json``, each with where it was written.
+
+    OTP 1.x's place is the ``updaters`` list (``"type":
+    "transportation-network-company-updater"``, :data:`TNC_UPDATER_TYPE`);
+    ``transportationNetworkCompanies`` (a list of the same entries) is read too.
+
+    Raises
+    ------
+    TncConfigError
+        ``transportationNetworkCompanies`` is not a list.
+    """
+    out: list[tuple[str, Any]] = []
+    updaters = router_config.get("updaters")
+    if isinstance(updaters, list):  # otpa.updaters reports a malformed list
+        for i, entry in enumerate(updaters):
+            if isinstance(entry, Mapping) and entry.get("type") == TNC_UPDATER_TYPE:
+                out.append((f"updaters[{i}]", entry))
+    entries = router_config.get("transportationNetworkCompanies")
+    if entries is not None:
+        if not isinstance(entries, list):
+            msg = "transportationNetworkCompanies must be a list"
+            raise TncConfigError(msg)
+        out.extend((f"transportationNetworkCompanies[{i}]", e) for i, e in enumerate(entries))
+    return out
+
+
+def tnc_provider(entry: Any, where: str) -> TncProvider:
+    """The provider of one ride-hail entry (``where`` names it in errors).
+
+    Raises
+    ------
+    TncConfigError
+        The entry is not an object, its ``sourceType`` is unknown or a field is unusable.
+    """
+    if not isinstance(entry, Mapping):
+        msg = f"{where}: an entry is a JSON object"
+        raise TncConfigError(msg)
+    source = entry.get("sourceType")
+    cls = _SOURCES.get(str(source).lower()) if isinstance(source, str) else None
+    if cls is None:
+        msg = f"{where}: sourceType {source!r} is not one of {', '.join(_SOURCES)}"
+        raise TncConfigError(msg)
+    return cls(entry, where)
+
+
 def tnc_providers(router_config: Mapping[str, Any]) -> dict[str, TncProvider]:
-    """The providers of a ``router-config.json``, by company (empty without the key).
+    """The providers of a ``router-config.json``, by company (empty without any entry).
+
+    Entries are read from ``updaters`` (OTP 1.x's ``transportation-network-company-updater``)
+    and ``transportationNetworkCompanies`` (:func:`tnc_entries`).
 
     Raises
     ------
     TncConfigError
         ``transportationNetworkCompanies`` is not a list, or an entry is unusable (the
-        message names ``transportationNetworkCompanies[i]`` and the field).
+        message names ``updaters[i]`` or ``transportationNetworkCompanies[i]`` and the
+        field), or a company is configured twice.
     """
-    entries = router_config.get("transportationNetworkCompanies")
-    if entries is None:
-        return {}
-    if not isinstance(entries, list):
-        msg = "transportationNetworkCompanies must be a list"
-        raise TncConfigError(msg)
     out: dict[str, TncProvider] = {}
-    for i, entry in enumerate(entries):
-        where = f"transportationNetworkCompanies[{i}]"
-        if not isinstance(entry, Mapping):
-            msg = f"{where}: an entry is a JSON object"
-            raise TncConfigError(msg)
-        source = entry.get("sourceType")
-        cls = _SOURCES.get(str(source).lower()) if isinstance(source, str) else None
-        if cls is None:
-            msg = f"{where}: sourceType {source!r} is not one of {', '.join(_SOURCES)}"
-            raise TncConfigError(msg)
-        provider = cls(entry, where)
+    for where, entry in tnc_entries(router_config):
+        provider = tnc_provider(entry, where)
         if provider.company in out:
             msg = f"{where}: company {provider.company} is configured twice"
             raise TncConfigError(msg)
@@ -583,8 +665,8 @@ def estimate_ride(
 def _providers(
     router_config: Mapping[str, Any] | Mapping[str, TncProvider],
 ) -> Mapping[str, TncProvider]:
-    if all(hasattr(v, "eta") and hasattr(v, "ride") for v in router_config.values()) and (
-        "transportationNetworkCompanies" not in router_config
+    if all(hasattr(v, "eta") and hasattr(v, "ride") for v in router_config.values()) and not (
+        {"transportationNetworkCompanies", "updaters"} & set(router_config)
     ):
         return router_config  # already providers (an empty mapping is both: no provider)
     return tnc_providers(router_config)
@@ -598,7 +680,7 @@ _ROUTER_TNC_LOCK = threading.Lock()
 
 
 def configure_tnc(network: Any, router_config: Mapping[str, Any]) -> str | None:
-    """Read a router's ``transportationNetworkCompanies`` and keep its providers for ``network``.
+    """Read a router's ride-hail entries and keep its providers for ``network``.
 
     Returns
     -------
@@ -621,7 +703,7 @@ def tnc_for(network: Any) -> Mapping[str, TncProvider]:
     Raises
     ------
     TncConfigError
-        Its ``transportationNetworkCompanies`` configuration was unusable.
+        Its ride-hail configuration was unusable.
     """
     with _ROUTER_TNC_LOCK:
         try:

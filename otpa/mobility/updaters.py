@@ -24,7 +24,13 @@ from typing import Any
 from otpa.mobility.gbfs import RENTAL_UPDATER_TYPES, GbfsError, rental_applier
 from otpa.mobility.model import RentalSnapshot
 from otpa.mobility.store import mobility_store_for
-from otpa.mobility.tnc import configure_tnc
+from otpa.mobility.tnc import (
+    TNC_UPDATER_TYPE,
+    TncConfigError,
+    configure_tnc,
+    tnc_for,
+    tnc_provider,
+)
 from otpa.network import TransportNetwork
 from otpa.updaters import (
     ApplyReport,
@@ -38,6 +44,7 @@ __all__ = [
     "apply_router_config_once",
     "rental_updater",
     "start_rental_updaters",
+    "tnc_updater",
     "with_rental_updaters",
 ]
 
@@ -110,20 +117,52 @@ def rental_updater(
     return PollingUpdater(config, apply, read)
 
 
+def tnc_updater(network: TransportNetwork, config: UpdaterConfig) -> PollingUpdater:
+    """The status of one ``transportation-network-company-updater`` entry (not started).
+
+    OTP 1.x adds the entry's ride-hail source once, when the router loads; here the
+    router's providers are set by :func:`otpa.mobility.configure_tnc` and this updater's
+    one "poll" checks that its company is among them, so ``/updaters`` shows the entry
+    (``counts.companies`` 1 and the company, or the configuration error).
+    """
+    where = f"updaters[{config.index}]"
+
+    def apply(_: bytes) -> ApplyReport:
+        provider = tnc_provider(config.raw, where)  # this entry's own problems first
+        providers = tnc_for(network)  # raises when the router's TNC configuration is unusable
+        if providers.get(provider.company) is None:
+            msg = f"{where}: company {provider.company} is not configured for this router"
+            raise TncConfigError(msg)
+        return ApplyReport(
+            applied=1,
+            details={"companies": 1},
+            messages=(f"company {provider.company} ({config.source_type})",),
+        )
+
+    return PollingUpdater(config, apply, lambda _: b"")
+
+
+def _mobility_updater(
+    network: TransportNetwork, updater: PollingUpdater, fetch: Fetch
+) -> PollingUpdater:
+    kind = updater.config.type
+    if kind in RENTAL_UPDATER_TYPES:
+        return rental_updater(network, updater.config, fetch=fetch)
+    if kind == TNC_UPDATER_TYPE:
+        return tnc_updater(network, updater.config)
+    return updater
+
+
 def with_rental_updaters(
     network: TransportNetwork, updaters: Sequence[PollingUpdater], *, fetch: Fetch = fetch_source
 ) -> list[PollingUpdater]:
-    """``updaters`` with each rental entry replaced by its GBFS updater (none started).
+    """``updaters`` with each rental entry replaced by its GBFS updater and each
+    ``transportation-network-company-updater`` by :func:`tnc_updater` (none started).
 
     The service builds a router's updaters with :func:`otpa.realtime.start_updaters`
     (``start=False``) and passes them through this, so every type has its apply function.
     """
-    return [
-        rental_updater(network, u.config, fetch=fetch)
-        if u.config.type in RENTAL_UPDATER_TYPES
-        else u
-        for u in updaters
-    ]
+    return [_mobility_updater(network, u, fetch) for u in updaters]
 
 
 def start_rental_updaters(
@@ -134,7 +173,7 @@ def start_rental_updaters(
     start: bool = True,
     fetch: Fetch = fetch_source,
 ) -> list[PollingUpdater]:
-    """The rental updaters of a router configuration (the other types are left out).
+    """The rental and ride-hail updaters of a router configuration (the others are left out).
 
     Parameters
     ----------
@@ -156,8 +195,10 @@ def start_rental_updaters(
     """
     out = [
         rental_updater(network, cfg, fetch=fetch)
-        for cfg in parse_updaters(router_config, router_dir)
         if cfg.type in RENTAL_UPDATER_TYPES
+        else tnc_updater(network, cfg)
+        for cfg in parse_updaters(router_config, router_dir)
+        if cfg.type in RENTAL_UPDATER_TYPES or cfg.type == TNC_UPDATER_TYPE
     ]
     if start:
         for u in out:
@@ -174,9 +215,9 @@ def apply_router_config_once(
 ) -> list[PollingUpdater]:
     """Put a router configuration's mobility parts in force once, without threads.
 
-    For a network served without a graphs folder (``otpa serve`` on the demo city): its
-    ride-hail providers are configured (:func:`otpa.mobility.configure_tnc`) and each
-    rental feed is read once.
+    For a network used without the service (a script, a notebook): its ride-hail
+    providers are configured (:func:`otpa.mobility.configure_tnc`) and each rental feed is
+    read once.  (The service, the demo city included, polls them with its updater manager.)
 
     Returns
     -------

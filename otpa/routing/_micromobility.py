@@ -13,12 +13,26 @@ exp(-g M h / (R T)) / (R_d T)`` with ``T = 293 K - 9.8 K/km``); the cubic is sol
 with Cardano's formulas.  The speed is then bounded by ``minimumMicromobilitySpeed`` and
 ``maximumMicromobilitySpeed`` and by the street's car speed (the speed limit).
 
-Where the graph has elevation, ``beta = atan(grade)`` of each edge from its climb and
-descent (``(rise - fall) / length``) and the air density of its lower end; without
-elevation the street is flat at sea level.  Vehicles ride where bicycles may; where a
-cyclist would walk, the rider walks the vehicle (the bicycle cost model's walking).
-Time is OTP's (whole seconds per edge) and the weight the time x ``walkReluctance``,
-as OTP 1.x weighs every street mode.
+Slope bins (the ibi fork's ``StreetWithElevationEdge.calculateSpeed``): the fork splits
+each edge's elevation profile into bins of whole-percent grade (``round(100 * slope)``,
+capped at +-100 %), rides each bin at its own speed (bounded by the speed limit) and adds
+the times.  The graph keeps no per-edge profile, only each edge's total climb and descent
+(``edge_rise_m``, ``edge_fall_m``, summed over the build's DEM profile in travel
+direction), so an edge here has at most two bins that keep both totals: climbing at
+``+g`` over ``length * rise / (rise + fall)`` and descending at ``-g`` over the rest,
+``g = (rise + fall) / length`` rounded to the whole percent as the fork rounds (an edge
+that only climbs or only descends is its one exact bin).  The air density is that of the
+edge's lower end (the fork meant the lowest altitude of each bin but passes the distance
+along the edge instead, which makes its drag sea level's); without elevation the street
+is flat at sea level.
+
+Vehicles ride where bicycles may, as in the ibi fork (its OSM rules give ``BICYCLE`` and
+``MICROMOBILITY`` together: a way closed to bicycles -- motorways and trunks without
+``bicycle=yes``, ``footway=sidewalk``, ``bicycle=no`` or ``dismount`` -- is closed to
+them, a ``bicycle=yes``/``designated`` footway is open); where a cyclist would walk, the
+rider walks the vehicle (the bicycle cost model's walking).  Time is OTP's (whole
+seconds per edge) and the weight the time x ``walkReluctance``, as OTP 1.x weighs every
+street mode.
 """
 
 from __future__ import annotations
@@ -34,7 +48,7 @@ from otpa.street import StreetGraph
 from otpa.types import FloatArray
 from otpa.util.cache import OwnerCache
 
-__all__ = ["drag_component", "micromobility_costs", "micromobility_speed"]
+__all__ = ["drag_component", "micromobility_costs", "micromobility_speed", "slope_bins"]
 
 G = 9.80665
 _CDA = 0.63 * 0.6
@@ -100,6 +114,28 @@ def micromobility_speed(
     return out
 
 
+def slope_bins(graph: StreetGraph) -> tuple[FloatArray, FloatArray]:
+    """Per edge: the share of its length that climbs and the grade of its bins.
+
+    The climbing bin is at ``+grade`` over ``share`` of the edge, the descending one at
+    ``-grade`` over the rest; ``grade = (rise + fall) / length`` rounded to the whole
+    percent and capped at 1 (the ibi fork's bins); 0 without elevation (one flat bin).
+    """
+    length = np.asarray(graph.edge_length_m, dtype=np.float64)
+    share = np.ones_like(length)
+    grade = np.zeros_like(length)
+    if graph.edge_rise_m is None or graph.edge_fall_m is None:
+        return share, grade
+    rise = np.nan_to_num(np.asarray(graph.edge_rise_m, dtype=np.float64))
+    fall = np.nan_to_num(np.asarray(graph.edge_fall_m, dtype=np.float64))
+    change = rise + fall
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(change > 0, rise / change, 1.0)
+        g = np.where(length > 0, change / length, 0.0)
+    grade = np.minimum(np.floor(np.nan_to_num(g) * 100.0 + 0.5), 100.0) / 100.0  # Math.round
+    return share, grade
+
+
 def micromobility_costs(
     graph: StreetGraph, options: StreetOptions, prefs: MicromobilityPreferences
 ) -> EdgeCosts:
@@ -122,29 +158,27 @@ def _costs(
 ) -> EdgeCosts:
     bike = edge_costs(graph, options)
     length = np.asarray(graph.edge_length_m, dtype=np.float64)
-    grade = np.zeros_like(length)
+    up_share, grade = slope_bins(graph)
     altitude = np.zeros_like(length)
-    if graph.edge_rise_m is not None and graph.edge_fall_m is not None:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            net = np.asarray(graph.edge_rise_m) - np.asarray(graph.edge_fall_m)
-            grade = np.where(length > 0, net / length, 0.0)
-        grade = np.nan_to_num(np.clip(grade, -1.0, 1.0))
     if graph.vertex_elevation_m is not None:
         z = np.asarray(graph.vertex_elevation_m, dtype=np.float64)
         ends = np.minimum(z[np.asarray(graph.edge_from)], z[np.asarray(graph.edge_to)])
         altitude = np.nan_to_num(ends)
-    speed = micromobility_speed(
-        prefs.watts,
-        prefs.weight_kg,
-        np.arctan(grade),
-        drag_component(altitude),
-        prefs.min_speed_mps,
-        prefs.max_speed_mps,
-    )
     car = np.asarray(graph.edge_car_speed_mps, dtype=np.float64)
-    speed = np.minimum(speed, np.where(car > 0, car, np.inf))
+    limit = np.where(car > 0, car, np.inf)
+    k = drag_component(altitude)
+
+    def bin_speed(g: FloatArray) -> FloatArray:
+        v = micromobility_speed(prefs.watts, prefs.weight_kg, np.arctan(g), k,
+                                prefs.min_speed_mps, prefs.max_speed_mps)  # fmt: skip
+        out: FloatArray = np.minimum(v, limit)
+        return out
+
+    v_up, v_down = bin_speed(grade), bin_speed(-grade)
+    ride_time = length * up_share / v_up + length * (1.0 - up_share) / v_down
+    speed = np.divide(length, ride_time, out=v_up.copy(), where=ride_time > 0)
     ride = np.isfinite(bike.weight) & ~np.asarray(bike.walking)
-    time = np.where(ride, length / speed, bike.time_s)
+    time = np.where(ride, ride_time, bike.time_s)
     weight = np.where(ride, time * options.walk_reluctance, bike.weight)
     usable = np.isfinite(weight) & (length > 0)
     per_m = weight[usable] / length[usable]

@@ -61,6 +61,7 @@ from otpa.routing._rental_search import (
     BIKE_PARK,
     BIKE_RENTAL,
     CAR_PARK,
+    CAR_PARK_SWITCH,
     FLOATING_RENTAL,
     HAIL,
     KISS_AND_RIDE,
@@ -79,12 +80,16 @@ from otpa.routing.model import Itinerary, Leg, Place, RentalInfo, VertexType
 from otpa.routing.request import PlanRequest
 from otpa.routing.street_router import Snap, StreetOptions, StreetPath, street_path
 from otpa.routing.street_tree import StreetTree
+from otpa.types import FloatArray
 
 __all__ = [
+    "MAX_ACCESS_EGRESS_S",
     "MobilityAccess",
     "mobility_itineraries",
     "origin_mobility",
+    "phase_tree",
     "rental_info",
+    "street_options_by_mode",
     "uses_mobility",
 ]
 
@@ -197,7 +202,7 @@ class _Ctx:
 
 
 # ---------------------------------------------------------------- chains and accesses
-def _options(request: PlanRequest) -> dict[str, StreetOptions]:
+def street_options_by_mode(request: PlanRequest) -> dict[str, StreetOptions]:
     """Street options by mode; MICROMOBILITY rides with the BICYCLE options' rules."""
     options = {m: StreetOptions.from_request(request, m) for m in ("WALK", "BICYCLE", "CAR")}
     options["MICROMOBILITY"] = options["BICYCLE"]
@@ -321,12 +326,44 @@ def _chains(
         lots.append((KISS_AND_RIDE, "CAR", LinkedPlaces((), _NONE)))
     if ctx.hail is not None:
         lots.append((HAIL, "CAR", LinkedPlaces((), _NONE)))
+    # maxPreTransitTime is soft (see _pre_transit_overage): the searches go on for
+    # PRE_TRANSIT_MARGIN_S past it (then the penalty, 3300, is worth almost an hour)
+    bound = max_drive + PRE_TRANSIT_MARGIN_S + CAR_PARK_SWITCH.time_s
     for kind, mode, places in lots:
         o = _end(net, origin, mode, "from")
         if o is not None:
             _add(forward, run_chain(graph, kind, o, ctx.options, places, reverse=False,
-                                    max_walk_m=max_walk, max_vehicle_time_s=max_drive))  # fmt: skip
+                                    max_walk_m=max_walk, max_time_s=bound))  # fmt: skip
     return forward, backward
+
+
+#: OTP 1.x ``preTransitPenalty`` and ``preTransitOverageRate`` (``softPreTransitLimiting``).
+PRE_TRANSIT_PENALTY = 300.0
+PRE_TRANSIT_OVERAGE_RATE = 10.0
+#: How far past ``maxPreTransitTime`` the drive-to-transit searches go (seconds).
+PRE_TRANSIT_MARGIN_S = 300.0
+
+
+def _pre_transit_overage(ctx: _Ctx, chain: Chain, time_s: FloatArray) -> FloatArray:
+    """OTP 1.x's soft ``maxPreTransitTime`` on an access chain that uses a car.
+
+    With park and ride, kiss and ride, ride-hail or car rental, OTP 1.x counts every
+    street edge's (rounded) time before the first boarding -- driving *and* walking --
+    and, past ``maxPreTransitTime``, adds ``preTransitPenalty`` (300) once plus
+    ``preTransitOverageRate`` (10) per second over (``StreetEdge``'s soft limiting, on
+    by default).  The switches (parking, dropping off, renting) and the hail's wait are
+    not street edges and do not count.  ``time_s`` is the chain's time at each stop's
+    street vertex (switches included).
+    """
+    if chain.reverse or "CAR" not in chain.modes:
+        return np.zeros_like(time_s)
+    limit = float(ctx.request.car.max_pre_transit_time_s)
+    pre = time_s - sum(s.time_s for s in chain.switches)
+    over = pre - limit
+    out: FloatArray = np.where(
+        over > 0.0, PRE_TRANSIT_PENALTY + PRE_TRANSIT_OVERAGE_RATE * over, 0.0
+    )
+    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -352,6 +389,7 @@ def _merge(
     for chain in chains:
         last = chain.last
         cost = last.cost[sv] + link_t * walk_opts.reluctance
+        cost = cost + _pre_transit_overage(ctx, chain, last.time_s[sv])
         time = last.time_s[sv] + np.ceil(link_t)
         if chain.kind == HAIL and ctx.hail is not None:  # waiting for the car
             cost = cost + ctx.hail.wait_s * ctx.request.transit.wait_reluctance
@@ -748,7 +786,7 @@ def mobility_itineraries(
     """
     if network.street is None:
         return None
-    options = _options(request)
+    options = street_options_by_mode(request)
     companies = tuple(c for c in request.rental.companies if c != "NOAPI")
     ctx = _Ctx(network, request, options, tz, current_rental(network), companies)
     o_walk = street_end(network, origin, "WALK", "from")
@@ -859,7 +897,7 @@ def _transit(
 
 
 # ----------------------------------------------------------------------------- analysis
-def _phase_tree(phase: Phase) -> StreetTree:
+def phase_tree(phase: Phase) -> StreetTree:
     """A chain's last phase as a street tree (read at snapped points like a plain search)."""
     graph, costs = phase.graph, phase.costs
     none = np.zeros(0)
@@ -906,7 +944,7 @@ def origin_mobility(
     """The access stops and street-only trees of an origin under a vehicle-change request."""
     if network.street is None:
         return MobilityAccess(Access.empty(), ())
-    options = _options(request)
+    options = street_options_by_mode(request)
     companies = tuple(c for c in request.rental.companies if c != "NOAPI")
     tz = ZoneInfo(network.time_zone)
     ctx = _Ctx(network, request, options, tz, current_rental(network), companies, to_all=True)
@@ -918,7 +956,7 @@ def origin_mobility(
         walk = _walk_access(ctx, o_walk, forward, reverse=False)
     merged = _merge(network, ctx, walk, forward)
     trees = tuple(
-        _phase_tree(c.last)
+        phase_tree(c.last)
         for c in forward
         if c.kind in (BIKE_RENTAL, FLOATING_RENTAL, OWN_VEHICLE)
     )

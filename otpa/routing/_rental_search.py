@@ -9,11 +9,11 @@ searches (:mod:`otpa.routing._phase_search`):
   ``bikeSwitchTime``/``bikeSwitchCost``); cycle; at a station with a free dock
   (``allowDropoff``) return it (30 s / 30, plus the switch); walk on.  Stations of
   the same vertex are one switch place.
-* **park and ride** -- drive from the origin (at most ``maxPreTransitTime``), park
-  at a park-and-ride lot (``carParkTime`` 120 s / ``carParkCost`` 120), walk.
+* **park and ride** -- drive from the origin, park at a park-and-ride lot
+  (``carParkTime`` 120 s / ``carParkCost`` 120), walk (the soft ``maxPreTransitTime``
+  on driving and walking together is the planner's, per stop).
 * **bike and ride** -- cycle, park at a bike parking (``bikeParkTime`` 60 s / 120), walk.
-* **kiss and ride** -- be driven (at most ``maxPreTransitTime``), get out anywhere
-  (``carDropoffTime`` 120 s), walk.
+* **kiss and ride** -- be driven, get out anywhere (``carDropoffTime`` 120 s), walk.
 
 A chain's last phase gives the cost of every vertex, so the transit stops (access),
 the destination (a street-only trip) or, backwards, the stops before the
@@ -41,6 +41,7 @@ __all__ = [
     "BIKE_PARK",
     "BIKE_RENTAL",
     "CAR_PARK",
+    "CAR_PARK_SWITCH",
     "FLOATING_RENTAL",
     "HAIL",
     "KISS_AND_RIDE",
@@ -48,6 +49,7 @@ __all__ = [
     "Chain",
     "ChainRoute",
     "Switch",
+    "rent_switches",
     "run_chain",
 ]
 
@@ -68,7 +70,7 @@ CAR_RENT_PICKUP = Switch(120.0, 120.0)
 CAR_RENT_DROPOFF = Switch(120.0, 30.0)
 
 
-def _rent_switches(vehicle_mode: str, extra: Switch) -> tuple[Switch, Switch]:
+def rent_switches(vehicle_mode: str, extra: Switch) -> tuple[Switch, Switch]:
     """Renting and returning a vehicle of ``vehicle_mode``, plus ``extra`` each time."""
     base = (CAR_RENT_PICKUP, CAR_RENT_DROPOFF) if vehicle_mode == "CAR" else (
         RENT_PICKUP, RENT_DROPOFF)  # fmt: skip
@@ -245,7 +247,7 @@ def run_chain(
         drop = places.usable(p.can_drop_off for p in places.places)
         if pick.size == 0 or drop.size == 0:
             return None
-        pickup, dropoff = _rent_switches(vehicle_mode, extra)
+        pickup, dropoff = rent_switches(vehicle_mode, extra)
         first, second = (drop, pick) if reverse else (pick, drop)
         s1, s2 = (dropoff, pickup) if reverse else (pickup, dropoff)
         a = phase_from_end(
@@ -340,7 +342,7 @@ def _floating(
     pick = places.usable(p.can_pick_up for p in places.places)
     if pick.size == 0:
         return None
-    pickup, dropoff = _rent_switches(vehicle_mode, extra)
+    pickup, dropoff = rent_switches(vehicle_mode, extra)
     allowed = np.ones(graph.n_vertices, dtype=bool) if drop_ok is None else drop_ok
     a = phase_from_end(
         graph, where, walk, reverse=reverse, max_time_s=max_time_s, max_distance_m=max_walk_m

@@ -7,7 +7,9 @@ Each entry names a ``type`` and where its feed comes from::
     {"type": "stop-time-updater", "sourceType": "gtfs-http", "url": "http://...", "feedId": "bart"}
 
 ``file`` paths are relative to the router folder.  :mod:`otpa.realtime` runs
-``stop-time-updater``, ``real-time-alerts`` and ``vehicle-positions``; other types
+``stop-time-updater``, ``real-time-alerts`` and ``vehicle-positions``;
+:mod:`otpa.mobility` the rental types and ``transportation-network-company-updater``
+(ride-hail providers, no feed: ``sourceType`` ``no-api``/``uber``/``lyft``); other types
 are read and validated (so a configuration that names them is accepted) and run
 only where a package implements them; :attr:`UpdaterConfig.supported` tells.
 """
@@ -21,7 +23,13 @@ from typing import Any
 
 from otpa.errors import OtpaError
 
-__all__ = ["UPDATER_TYPES", "UpdaterConfig", "UpdaterConfigError", "parse_updaters"]
+__all__ = [
+    "NO_FEED_TYPES",
+    "UPDATER_TYPES",
+    "UpdaterConfig",
+    "UpdaterConfigError",
+    "parse_updaters",
+]
 
 #: Updater types of OTP 1.x's configuration, with the source types each accepts.
 UPDATER_TYPES: Mapping[str, frozenset[str]] = {
@@ -31,7 +39,12 @@ UPDATER_TYPES: Mapping[str, frozenset[str]] = {
     "bike-rental": frozenset({"gbfs"}),
     "vehicle-rental": frozenset({"gbfs"}),
     "car-rental": frozenset({"gbfs"}),
+    # ride-hail providers (the ibi fork): no feed to read, configured once (otpa.mobility)
+    "transportation-network-company-updater": frozenset({"no-api", "uber", "lyft"}),
 }
+
+#: Types without a feed (neither ``url`` nor ``file``): set up once when the router loads.
+NO_FEED_TYPES = frozenset({"transportation-network-company-updater"})
 
 #: Types this version runs (the others are configuration only, reported as such).
 _RUNNABLE = frozenset(
@@ -42,6 +55,7 @@ _RUNNABLE = frozenset(
         "bike-rental",
         "vehicle-rental",
         "car-rental",
+        "transportation-network-company-updater",
     }
 )
 
@@ -68,9 +82,11 @@ class UpdaterConfig:
     type
         ``stop-time-updater``, ``real-time-alerts``, ``vehicle-positions``, ``bike-rental``...
     source_type
-        ``gtfs-file``, ``gtfs-http`` or ``gbfs``.
+        ``gtfs-file``, ``gtfs-http``, ``gbfs``, or a ride-hail source (``no-api``, ``uber``,
+        ``lyft``).
     url, file
-        Where the feed is read: a URL, or a file (absolute, resolved against the router folder).
+        Where the feed is read: a URL, or a file (absolute, resolved against the router
+        folder); both None for the types of :data:`NO_FEED_TYPES`.
     frequency_s
         Seconds between polls (OTP's ``frequencySec``); ``<= 0``: read once.
     feed_id
@@ -98,8 +114,10 @@ class UpdaterConfig:
 
     @property
     def source(self) -> str:
-        """The URL or file path, as shown in the status."""
-        return self.url if self.url is not None else str(self.file)
+        """The URL or file path, as shown in the status (the source type without a feed)."""
+        if self.url is not None:
+            return self.url
+        return self.source_type if self.file is None else str(self.file)
 
 
 def _text(entry: Mapping[str, Any], key: str, where: str) -> str | None:
@@ -130,6 +148,17 @@ def _entry(index: int, entry: Any, router_dir: Path) -> UpdaterConfig:
     if source_type not in sources:
         msg = f"{where}: sourceType {source_type!r} is not one of {', '.join(sorted(sources))}"
         raise UpdaterConfigError(msg)
+    if kind in NO_FEED_TYPES:
+        return UpdaterConfig(
+            index=index,
+            type=kind,
+            source_type=source_type,
+            url=None,
+            file=None,
+            frequency_s=0.0,
+            feed_id=None,
+            raw=dict(entry),
+        )
     if (url is None) == (file is None):
         msg = f"{where}: give exactly one of 'url' and 'file'"
         raise UpdaterConfigError(msg)

@@ -132,7 +132,10 @@ def served(tmp_path: Path, make_service: Any, demo: TransportNetwork) -> tuple[S
     _write_car_feed(router / "cars")
     config = json.loads((city / "router-config.json").read_text(encoding="utf-8"))
     config["updaters"][0]["frequencySec"] = 1
+    # the ride-hail estimator as OTP 1.x (ibi) configures it: an entry of the updaters list
+    (tnc,) = config.pop("transportationNetworkCompanies")
     config["updaters"] += [
+        {"type": "transportation-network-company-updater", **tnc},
         {"type": "vehicle-rental", "sourceType": "gbfs", "file": "almere", "frequencySec": 1},
         {"type": "car-rental", "sourceType": "gbfs", "file": "cars/gbfs.json", "frequencySec": 1},
     ]
@@ -285,8 +288,10 @@ def test_bad_boxes_are_400(served: tuple[Service, Path], query: str, message: st
 
 def test_tnc_estimates_from_the_built_in_estimator(served: tuple[Service, Path]) -> None:
     service, router = served
-    tnc = json.loads((router / "router-config.json").read_text())["transportationNetworkCompanies"][
-        0
+    (tnc,) = [
+        u
+        for u in json.loads((router / "router-config.json").read_text())["updaters"]
+        if u["type"] == "transportation-network-company-updater"
     ]
     base = "/otp/routers/demo/transportation_network_company"
     eta = _json(service, f"{base}/eta_estimate?from=53.30,4.20&companies=NOAPI")
@@ -406,15 +411,63 @@ def test_router_info_has_bike_sharing_once_a_feed_is_live(
     } in messages
 
 
-def test_the_served_demo_city_has_its_bike_share_and_ride_hail() -> None:
-    """``otpa serve`` without a graphs folder: the demo's GBFS feed read, NOAPI configured."""
-    from otpa.mobility import current_rental, estimate_eta, tnc_for
-    from service.server import demo_networks
+def test_the_tnc_updater_entry_shows_on_updaters(served: tuple[Service, Path]) -> None:
+    service, _ = served
+    (tnc,) = [
+        u
+        for u in _updaters(service).values()
+        if u["type"] == "transportation-network-company-updater"
+    ]
+    assert (tnc["sourceType"], tnc["source"], tnc["frequencySec"]) == ("no-api", "no-api", 0.0)
+    assert (tnc["successes"], tnc["failures"], tnc.get("lastError")) == (1, 0, None)
+    assert (tnc["counts"], tnc["messages"]) == ({"companies": 1}, ["company NOAPI (no-api)"])
 
-    net = demo_networks()["demo"]
-    state = current_rental(net)
-    assert state.networks == ("DemoBike",)
-    assert state.snapshots["DemoBike"].kind == "bike-rental"
-    assert len(state.stations) == 2
-    (eta,) = estimate_eta(tnc_for(net), 53.3, 4.2)
-    assert (eta.company, eta.estimated_seconds) == ("NOAPI", 240)
+
+def test_a_bad_tnc_updater_entry_reports_its_error(make_service: Any, tmp_path: Path) -> None:
+    router = tmp_path / "g" / "plain"
+    router.mkdir(parents=True)
+    bad = {"type": "transportation-network-company-updater", "sourceType": "uber"}
+    (router / "router-config.json").write_text(json.dumps({"updaters": [bad]}))
+    service = make_service(
+        loader=None, graphs_dir=tmp_path / "g", networks={"plain": demo_network()}
+    )
+    _wait(lambda: _updaters(service, "plain")["0"]["failures"] >= 1)
+    status = _updaters(service, "plain")["0"]
+    assert status["lastError"] == (
+        "TncConfigError: updaters[0]: give 'clientId' and 'clientSecret' (or a 'serverToken')"
+    )
+    resp = service.get(
+        "/otp/routers/plain/transportation_network_company/eta_estimate?from=53.3,4.2&companies=UBER"
+    )
+    assert resp.json() == {
+        "error": "UnsupportedOperationException: updaters[0]: give 'clientId' and 'clientSecret'"
+        " (or a 'serverToken')"
+    }
+
+
+def test_the_served_demo_city_polls_its_bike_share_and_has_ride_hail() -> None:
+    """``otpa serve`` without a graphs folder: the demo city's router-config.json runs as any
+    router's -- its GBFS feed is a polling updater (``frequencySec`` 60), NOAPI configured."""
+    from service.config import ServiceConfig
+    from service.server import demo_registry, start_in_thread
+
+    config = ServiceConfig(graphs_dir=None, port=0)
+    registry = demo_registry(config)
+    url, stop = start_in_thread(config, registry=registry)
+    try:
+        service = Service(url.removesuffix("/otp/routers/default"), url, registry, stop, None)
+        _wait(lambda: _updaters(service)["0"]["successes"] >= 1)
+        status = _updaters(service)["0"]
+        assert (status["type"], status["frequencySec"], status["running"]) == (
+            "bike-rental",
+            60.0,
+            True,
+        )
+        assert status["counts"]["stations"] == 2
+        stations = _json(service, "/otp/routers/demo/bike_rental")["stations"]
+        assert sorted(s["name"] for s in stations) == ["Central Station Bikes", "University Bikes"]
+        eta = _json(service, "/otp/routers/demo/transportation_network_company/eta_estimate"
+                    "?from=53.30,4.20&companies=NOAPI")["estimates"][0]  # fmt: skip
+        assert (eta["company"], eta["estimatedSeconds"]) == ("NOAPI", 240)
+    finally:
+        stop()

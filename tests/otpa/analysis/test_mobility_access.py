@@ -25,6 +25,7 @@ TARGETS = [(53.3065, 4.2110), (53.3100, 4.2000), (53.2950, 4.2100), (53.3030, 4.
            (53.3120, 4.2200), (53.2990, 4.2150)]  # fmt: skip
 NEAR_CENTRAL_BIKES = (53.2995, 4.1995)
 NEAR_PARK_AND_RIDE = (53.2960, 4.1850)
+NEAR_WESTGATE = (53.2990, 4.1880)  # by rail to Central Station, then rent towards University
 
 
 @pytest.fixture(scope="module")
@@ -68,6 +69,7 @@ def _earliest(net: TransportNetwork, req: PlanRequest) -> float:
     ("modes", "origin"),
     [
         ("BICYCLE_RENT,TRANSIT", NEAR_CENTRAL_BIKES),
+        ("BICYCLE_RENT,TRANSIT", NEAR_WESTGATE),
         ("BICYCLE_RENT", NEAR_CENTRAL_BIKES),
         ("CAR_PARK,TRANSIT", NEAR_PARK_AND_RIDE),
     ],
@@ -96,3 +98,27 @@ def test_renting_is_faster_than_walking_in_a_matrix(
                               walk_connectors=False).sel(percentile=50)  # fmt: skip
     assert bool((rent <= walk).all())
     assert bool((rent < walk).any())
+
+
+def test_renting_after_transit_in_a_matrix(net: TransportNetwork, targets: PointSet) -> None:
+    """Egress by bike share: rail from Westgate to Central Station, rent at Central Station
+    Bikes, return at University Bikes, walk -- the plan's earliest arrival, which walking
+    from the station (and renting before boarding, no station being near) cannot match."""
+    lat, lon = NEAR_WESTGATE
+    origins = PointSet.from_frame(pd.DataFrame({"id": ["o"], "lat": [lat], "lon": [lon]}))
+    rent = travel_time_matrix(net, origins, targets, DEP, modes="BICYCLE_RENT,TRANSIT",
+                              walk_connectors=False).sel(percentile=50)  # fmt: skip
+    walk = travel_time_matrix(net, origins, targets, DEP, modes="WALK,TRANSIT",
+                              walk_connectors=False).sel(percentile=50)  # fmt: skip
+    got = rent.to_numpy().ravel().tolist()
+    assert got == [1306.0, 1504.0, 1331.0, 747.0, 1522.0, 850.0]
+    assert walk.to_numpy().ravel().tolist() == [1425.0, 1504.0, 1331.0, 747.0, 1609.0, 850.0]
+    # the plan to the first target rides the rail, then the rented bike to the destination
+    request = AnalysisRequest(departure=DEP, walk_connectors=False, modes="BICYCLE_RENT,TRANSIT")
+    to = Location(lat=TARGETS[0][0], lon=TARGETS[0][1])
+    preq = request.plan_request(Location(lat=lat, lon=lon), to)
+    assert got[0] == _earliest(net, preq)
+    best = otpa.plan(net, preq).itineraries[0]
+    modes = [leg.mode for leg in best.legs]
+    assert modes[modes.index("RAIL") + 1 :] == ["WALK", "BICYCLE", "WALK"]
+    assert [leg.rented_bike for leg in best.legs if leg.mode == "BICYCLE"] == [True]

@@ -32,10 +32,31 @@ TO = (33.7756, -84.3963)
 UBER_TIME_CALLS: list[str] = []
 
 
+class _UberToken(tornado.web.RequestHandler):
+    """Uber's OAuth token endpoint (client credentials, form-encoded, as the ibi fork asks)."""
+
+    def post(self) -> None:
+        form = {k: self.get_body_argument(k) for k in self.request.body_arguments}
+        if form != {
+            "client_id": "uber-id",
+            "client_secret": "uber-pass",
+            "grant_type": "client_credentials",
+            "scope": "ride_request.estimate",
+        }:
+            self.set_status(401)
+            self.finish({"error": "invalid_client"})
+            return
+        UBER_TIME_CALLS.append("token")
+        self.finish({"access_token": "uber-oauth", "token_type": "Bearer", "expires_in": 2592000})
+
+
 class _UberTime(tornado.web.RequestHandler):
     def get(self) -> None:
         UBER_TIME_CALLS.append(self.request.uri or "")
-        if self.request.headers.get("Authorization") != "Token uber-secret":
+        if self.request.headers.get("Authorization") not in (
+            "Token uber-secret",
+            "Bearer uber-oauth",
+        ):
             self.set_status(401)
             self.finish(
                 {"message": "Invalid OAuth 2.0 credentials provided.", "code": "unauthorized"}
@@ -170,6 +191,7 @@ def provider_base() -> Iterator[tuple[str, list[str]]]:
     app = tornado.web.Application(
         [
             (r"/uber/v1.2/estimates/time", _UberTime),
+            (r"/uberlogin/oauth/v2/token", _UberToken),
             (r"/uber/v1.2/estimates/price", _UberPrice),
             (r"/slow/v1.2/estimates/time", _Slow),
             (r"/broken/v1.2/estimates/time", _Broken),
@@ -318,7 +340,7 @@ def test_timeouts_and_broken_answers_are_clear_errors(provider_base: tuple[str, 
     ("entries", "message"),
     [
         ({"sourceType": "taxi"}, r"transportationNetworkCompanies\[0\]: sourceType 'taxi'"),
-        ({"sourceType": "uber"}, r"\[0\]: 'serverToken' is required"),
+        ({"sourceType": "uber"}, r"\[0\]: give 'clientId' and 'clientSecret'"),
         ({"sourceType": "lyft", "clientId": "a"}, r"'clientSecret' is required"),
         ({"sourceType": "no-api", "perKm": -1}, r"'perKm' must not be negative"),
         ({"sourceType": "no-api", "speedKph": 0}, r"'speedKph' must be positive"),
@@ -330,3 +352,52 @@ def test_bad_configuration_is_refused(entries: dict[str, Any], message: str) -> 
         tnc_providers({"transportationNetworkCompanies": [entries]})
     with pytest.raises(TncConfigError, match="must be a list"):
         tnc_providers({"transportationNetworkCompanies": {"sourceType": "no-api"}})
+
+
+def test_otp1_updater_entries_configure_the_companies(provider_base: tuple[str, list[str]]) -> None:
+    """OTP 1.x (ibi): ``{"type": "transportation-network-company-updater", "sourceType":
+    ...}`` in ``updaters``; Uber with ``clientId``/``clientSecret`` gets an OAuth token."""
+    base, _ = provider_base
+    config = {
+        "updaters": [
+            {"type": "bike-rental", "sourceType": "gbfs", "url": "http://x/gbfs.json"},
+            {
+                "type": "transportation-network-company-updater",
+                "sourceType": "no-api",
+                "defaultArrivalTimeSeconds": 123,
+                "isWheelChairAccessible": True,
+            },
+            {
+                "type": "transportation-network-company-updater",
+                "sourceType": "uber",
+                "clientId": "uber-id",
+                "clientSecret": "uber-pass",
+                "wheelChairAccessibleRideType": "wav-id",
+                "baseUrl": f"{base}/uber/v1.2/",
+                "authenticationUrl": f"{base}/uberlogin/",
+                "cacheSec": 0,
+            },
+        ]
+    }
+    providers = tnc_providers(config)
+    assert sorted(providers) == ["NOAPI", "UBER"]
+    (noapi,) = estimate_eta(config, *FROM, companies=["NOAPI"])
+    assert (noapi.estimated_seconds, noapi.wheelchair_accessible) == (123, True)
+    UBER_TIME_CALLS.clear()
+    etas = estimate_eta(providers, *FROM, companies=["UBER"])
+    assert [(e.product_id, e.estimated_seconds, e.wheelchair_accessible) for e in etas] == [
+        ("uberx-id", 180, False),
+        ("wav-id", 600, True),
+    ]
+    estimate_eta(providers, *FROM, companies=["UBER"])
+    assert UBER_TIME_CALLS.count("token") == 1  # the token is kept until it expires
+    # the same company in both places is refused, naming where
+    both = {**config, "transportationNetworkCompanies": [{"sourceType": "no-api"}]}
+    with pytest.raises(TncConfigError, match=r"transportationNetworkCompanies\[0\]: company NOAPI"):
+        tnc_providers(both)
+    bad = {"updaters": [{"type": "transportation-network-company-updater", "sourceType": "x"}]}
+    with pytest.raises(TncConfigError, match=r"updaters\[0\]: sourceType 'x'"):
+        tnc_providers(bad)
+    wrong = {**config["updaters"][2], "clientSecret": "nope", "cacheSec": 0}  # type: ignore[dict-item]
+    with pytest.raises(TncError, match="UBER refused the credentials"):
+        estimate_eta(tnc_providers({"updaters": [wrong]}), *FROM)

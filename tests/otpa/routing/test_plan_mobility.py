@@ -308,13 +308,47 @@ def test_bike_and_ride_parks_the_bike(net: TransportNetwork) -> None:
         assert not any(leg.mode == "BICYCLE" for leg in it.legs[1:])
 
 
-def test_max_pre_transit_time_limits_the_drive(net: TransportNetwork) -> None:
-    req = _request("CAR_PARK,TRANSIT", WEST, NEAR_UNIVERSITY)
-    short = dataclasses.replace(req, car=dataclasses.replace(req.car, max_pre_transit_time_s=30))
-    from otpa.routing.errors import PathNotFoundError
+def _with_limit(req: PlanRequest, limit_s: int) -> PlanRequest:
+    car = dataclasses.replace(req.car, max_pre_transit_time_s=limit_s)
+    return dataclasses.replace(req, car=car)
 
-    with pytest.raises(PathNotFoundError):
-        plan(net, short)
+
+def _legs(it: Itinerary) -> list[tuple[str, float, str | None]]:
+    return [(leg.mode, leg.duration, leg.to_place.name) for leg in it.legs]
+
+
+def test_max_pre_transit_time_is_soft_and_counts_the_walk(net: TransportNetwork) -> None:
+    """OTP 1.x: every street second before boarding (drive *and* walk) counts; past the
+    limit the trip costs ``preTransitPenalty`` 300 once plus 10 per second over."""
+    req = _request("CAR_PARK,TRANSIT", WEST, NEAR_UNIVERSITY)
+    base = plan(net, req).itineraries[0]  # within the default 1800 s
+    station = base.legs[2].from_place
+    assert base.legs[0].mode == "CAR"
+    assert base.legs[2].mode == "RAIL"
+    # independently: the drive to the lot and the walk from it to the boarding stop
+    lot = _vertex(net, *_feature(net, "park_and_ride", "Westgate P+R"))
+    drive = street_path(
+        net, snap_point(net, *WEST, mode="CAR"), lot, street_options(req, "CAR")  # type: ignore[arg-type]
+    )
+    (stop,) = np.flatnonzero(net.transit.stops["name"].to_numpy() == station.name)
+    walk = street_path(net, lot, int(net.stop_vertex[stop]), street_options(req, "WALK"))
+    assert drive is not None
+    assert walk is not None
+    pre = drive.duration_s + walk.duration_s
+    assert (drive.duration_s, walk.duration_s) == (44.0, 145.0)
+    # the drive alone is within 60 s, the drive and the walk are not: penalized
+    for limit in (60, 30):
+        its = plan(net, _with_limit(req, limit)).itineraries
+        same = [it for it in its if _legs(it) == _legs(base)]
+        assert len(same) == 1
+        assert same[0].generalized_cost is not None
+        assert base.generalized_cost is not None
+        extra = same[0].generalized_cost - base.generalized_cost
+        assert extra == pytest.approx(300.0 + 10.0 * (pre - limit), abs=1e-6)
+    # at the limit exactly: no penalty
+    its = plan(net, _with_limit(req, int(pre))).itineraries
+    same = [it for it in its if _legs(it) == _legs(base)]
+    assert same[0].generalized_cost == pytest.approx(base.generalized_cost, abs=1e-9)
 
 
 def _drive_reluctances(req: PlanRequest, time_r: float, distance_r: float) -> PlanRequest:
@@ -388,17 +422,30 @@ def test_expensive_driving_makes_kiss_and_ride_drop_off_sooner(
         assert it.generalized_cost > distance_r * car.distance
 
 
-def test_max_pre_transit_time_caps_the_kiss_and_ride_drive(net: TransportNetwork) -> None:
+def test_max_pre_transit_time_penalizes_the_long_kiss_and_ride_drives(
+    net: TransportNetwork,
+) -> None:
     req = _request("CAR,TRANSIT", WEST, NEAR_UNIVERSITY)
-    base = plan(net, req).itineraries
-    assert max(it.legs[0].duration for it in base) - 120 > 240  # drop-off takes 120 s
-    capped = plan(
-        net, dataclasses.replace(req, car=dataclasses.replace(req.car, max_pre_transit_time_s=240))
-    ).itineraries
+    base = {tuple(_legs(it)): it for it in plan(net, req).itineraries}
+    capped = plan(net, _with_limit(req, 240)).itineraries
     assert capped
+    compared = penalized = 0
     for it in capped:
-        assert it.legs[0].mode == "CAR"
-        assert it.legs[0].duration - 120 <= 240
+        before = base.get(tuple(_legs(it)))
+        if before is None:
+            continue
+        compared += 1
+        drive = it.legs[0].duration - 120  # the drop-off takes 120 s
+        assert it.generalized_cost is not None
+        assert before.generalized_cost is not None
+        extra = it.generalized_cost - before.generalized_cost
+        if drive > 240:
+            penalized += 1
+            assert extra >= 300.0 + 10.0 * (drive - 240) - 1e-6
+        else:  # the few seconds of walking to the stop keep it within the limit
+            assert extra == pytest.approx(0.0, abs=1e-6)
+    assert compared >= 2
+    assert penalized >= 1
 
 
 def test_bike_rental_with_transit_rents_or_walks(net: TransportNetwork) -> None:
