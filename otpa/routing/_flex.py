@@ -61,6 +61,7 @@ __all__ = [
     "flex_enabled",
     "flex_ends",
     "flex_leg",
+    "ride_durations_s",
     "time_ride",
 ]
 
@@ -99,6 +100,21 @@ class FlexRide:
     #: a walk between ``stop`` and the stop RAPTOR boards at / alights at (-1: none)
     walk_stop: int = -1
     walk_s: int = 0
+    #: the safe travel time (the latest arrival the plan relies on); 0: ``ride_s``
+    safe_s: int = 0
+
+    @property
+    def bound_s(self) -> int:
+        """The ride's safe duration: connections and windows are planned with it."""
+        return max(self.safe_s, self.ride_s)
+
+    @property
+    def safe_arrive(self) -> float:
+        """The latest arrival of a timed ride (its safe duration after it leaves)."""
+        if self.depart is None:
+            return math.inf
+        opens = self.day_start + self.trip.rows[self.alight].row.start_s
+        return float(max(self.depart + self.bound_s, opens))
 
     @property
     def raptor_stop(self) -> int:
@@ -179,7 +195,7 @@ def time_ride(
     a = ride.trip.rows[ride.alight].row
     if not ride.latest_booking_ok:
         return None
-    d = ride.ride_s
+    d = ride.bound_s  # the window and ``not_after`` bound the safe arrival
     lo = float(ride.day_start + b.start_s)
     for bound in (not_before, ride.earliest):
         if bound > -math.inf:
@@ -192,8 +208,9 @@ def time_ride(
     if lo > hi:
         return None
     depart = int(hi if late else lo)
-    arrive = max(depart + d, ride.day_start + a.start_s)
-    if arrive > ride.day_start + a.end_s or arrive > not_after:
+    arrive = max(depart + ride.ride_s, ride.day_start + a.start_s)  # expected
+    bound = max(depart + d, ride.day_start + a.start_s)
+    if bound > ride.day_start + a.end_s or bound > not_after:
         return None
     return replace(ride, depart=depart, arrive=arrive)
 
@@ -272,9 +289,20 @@ def _drives(
     )
 
 
-def _ride_s(drive_s: float, row: FlexRow) -> int:
+def ride_durations_s(drive_s: float, trip: FlexTrip, row: FlexRow) -> tuple[int, int]:
+    """Expected and safe duration of a ride of ``drive_s`` seconds by car, from row ``row``.
+
+    Expected: the pickup row's ``mean_duration_factor`` x drive + ``mean_duration_offset``.
+    Safe (the latest arrival the plan relies on, 95 % of rides): as OTP 2's time
+    penalty of an unscheduled trip, ``trips.txt`` ``safe_duration_factor`` x drive +
+    ``safe_duration_offset`` (seconds) when the trip gives them, else the row's safe
+    factor and offset (``stop_times.txt`` of earlier drafts), never below the expected
+    duration.  Both rounded up to whole seconds.
+    """
     r = row.row
-    return math.ceil(drive_s * r.mean_duration_factor + r.mean_duration_offset_s)
+    mean = math.ceil(drive_s * r.mean_duration_factor + r.mean_duration_offset_s)
+    factor, offset = trip.safe_duration or (r.safe_duration_factor, r.safe_duration_offset_s)
+    return mean, max(mean, math.ceil(drive_s * factor + offset))
 
 
 # -- trips on a date -------------------------------------------------------------------------
@@ -347,9 +375,10 @@ def _rides(
             if stop not in geometry:
                 geometry[stop] = drives.geometry(stop)
             lat, lon = geometry[stop]
+            mean, safe = ride_durations_s(drive, trip, ri)
             ride = FlexRide(
-                trip, i, j, stop, _ride_s(drive, ri), drives.distance_m[stop], lat, lon,
-                start, earliest, ok, notice, latest,
+                trip, i, j, stop, mean, drives.distance_m[stop], lat, lon,
+                start, earliest, ok, notice, latest, safe_s=safe,
             )  # fmt: skip
             if time_ride(ride, late=False) is not None:
                 out.append(ride)
@@ -381,14 +410,14 @@ def flex_ends(
     if not onboard:
         for ride in _rides(network, request, when, origin, egress=False):
             if arrive_by:
-                out_a.append((ride, ride.ride_s))
+                out_a.append((ride, ride.bound_s))
                 continue
             timed = time_ride(ride, not_before=t, late=False)
             if timed is not None and timed.arrive is not None:
-                out_a.append((timed, int(timed.arrive - t)))
+                out_a.append((timed, int(timed.safe_arrive - t)))
     for ride in _rides(network, request, when, destination, egress=True):
         if not arrive_by:
-            out_e.append((ride, ride.ride_s))
+            out_e.append((ride, ride.bound_s))
             continue
         timed = time_ride(ride, not_after=t, late=True)
         if timed is not None and timed.depart is not None:
@@ -607,12 +636,13 @@ def direct_flex_legs(
             continue
         ri, rj = trip.rows[i], trip.rows[j]
         earliest, ok, notice, latest = _notice(_rule(trip, ri, rj), request, trip, date)
+        mean, safe = ride_durations_s(drive_s, trip, ri)
         ride = FlexRide(
             trip,
             i,
             j,
             -1,
-            _ride_s(drive_s, ri),
+            mean,
             dist,
             lat,
             lon,
@@ -621,6 +651,7 @@ def direct_flex_legs(
             ok,
             notice,
             latest,
+            safe_s=safe,
         )
         timed = (
             time_ride(ride, not_after=t, late=True)
@@ -630,7 +661,7 @@ def direct_flex_legs(
         if timed is None or timed.arrive is None or timed.depart is None:
             continue
         # the same arrival (departure) with the shortest wait on board
-        first, last = float(timed.depart), float(timed.arrive)
+        first, last = float(timed.depart), timed.safe_arrive
         if request.arrive_by:
             timed = time_ride(ride, not_before=first, not_after=t, late=False) or timed
         else:
@@ -721,7 +752,7 @@ def access_flex_legs(
     timed: FlexRide | None
     if ride.depart is not None:
         later = time_ride(ride, not_before=ride.depart, not_after=by, late=True)
-        timed = later or (ride if (ride.arrive or 0) <= by else None)
+        timed = later or (ride if ride.safe_arrive <= by else None)
     else:  # arriving by: the ride (of any trip to that stop) that leaves last
         options = [
             replace(r, walk_stop=ride.walk_stop, walk_s=ride.walk_s)
@@ -753,7 +784,7 @@ def egress_flex_legs(
     ready = window[0] + ride.walk_s
     timed: FlexRide | None
     if ride.depart is not None:  # arriving by: leave as early as possible after alighting
-        arrive = math.inf if ride.arrive is None else ride.arrive
+        arrive = ride.safe_arrive
         earlier = time_ride(ride, not_before=ready, not_after=arrive, late=False)
         timed = earlier or (ride if ride.depart >= ready else None)
     else:  # departing: the ride (of any trip from that stop) that arrives first
