@@ -36,6 +36,14 @@ import numpy as np
 from otpa.gtfs.flex import BookingRule
 from otpa.network import TransportNetwork
 from otpa.routing._access import MAX_SNAP_M, Access, leg_geometry
+from otpa.routing._flag_stops import (
+    FlagRide,
+    flag_legs,
+    flag_rides,
+    flag_segments,
+    join_flag_legs,
+    time_flag_ride,
+)
 from otpa.routing._flex_services import FlexRow, FlexTrip, flex_services
 from otpa.routing._legs import polyline, stop_place, street_leg, to_datetime, tz_offset_ms
 from otpa.routing._places import Endpoint
@@ -50,6 +58,7 @@ from otpa.routing.street_router import (
     snap_point,
     street_path,
 )
+from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.util.geo import haversine_m, polyline_length_m
 
 __all__ = [
@@ -61,6 +70,7 @@ __all__ = [
     "flex_enabled",
     "flex_ends",
     "flex_leg",
+    "join_flex_legs",
     "ride_durations_s",
     "time_ride",
 ]
@@ -132,11 +142,21 @@ class FlexEnds:
     n_walk_egress: int = 0
     #: the unanchored side's rides by stop (access, egress): each is tried when timing
     alternatives: tuple[dict[int, tuple[FlexRide, ...]], dict[int, tuple[FlexRide, ...]]] = ({}, {})
+    #: flag stop boardings and alightings, after the flex rides (``_flag_stops``)
+    flag_access: tuple[FlagRide, ...] = ()
+    flag_egress: tuple[FlagRide, ...] = ()
+    timetable: RaptorTimetable | None = None
+    #: the requested time (epoch seconds)
+    at: float = 0.0
 
 
 def flex_enabled(network: TransportNetwork, request: PlanRequest) -> bool:
-    """Whether a request rides flex services on a network."""
-    return request.flex.enabled and not flex_services(network.transit).empty
+    """Whether a request rides flex services (or flag stops) on a network."""
+    if not request.flex.enabled:
+        return False
+    if not flex_services(network.transit).empty:
+        return True
+    return request.flex.flag_stop_buffer_size > 0 and bool(flag_segments(network.transit))
 
 
 def _booking_time(request: PlanRequest) -> float:
@@ -395,8 +415,10 @@ def flex_ends(
     egress: Access,
     *,
     onboard: bool,
+    timetable: RaptorTimetable | None = None,
 ) -> tuple[Access, Access, FlexEnds]:
-    """Access and egress with the flex rides appended (indices after the street ones).
+    """Access and egress with the flex rides appended (indices after the street ones),
+    then the flag stop rides (``timetable``: the search's, where flag stops are searched).
 
     The anchored side (access departing, egress arriving by) is timed from the
     requested time, waiting for the window included, and keeps the best ride per
@@ -428,14 +450,64 @@ def flex_ends(
     )
     out_a = _with_walks(network, request, _best(out_a), egress=False)
     out_e = _with_walks(network, request, _best(out_e), egress=True)
+    flag_a: list[tuple[FlagRide, int]] = []
+    flag_e: list[tuple[FlagRide, int]] = []
+    if timetable is not None and request.flex.flag_stop_buffer_size > 0:
+        if not onboard:
+            flag_a = flag_rides(network, request, timetable, origin, t, alight=False)
+        flag_e = flag_rides(network, request, timetable, destination, t, alight=True)
     ends = FlexEnds(
         tuple(r for r, _ in out_a),
         tuple(r for r, _ in out_e),
         len(access.stops),
         len(egress.stops),
         alternatives,
+        tuple(r for r, _ in flag_a),
+        tuple(r for r, _ in flag_e),
+        timetable,
+        t,
     )
-    return _append(access, out_a), _append(egress, out_e), ends
+    access = _append_flags(_append(access, out_a), flag_a)
+    egress = _append_flags(_append(egress, out_e), flag_e)
+    return access, egress, ends
+
+
+def _append_flags(access: Access, rides: list[tuple[FlagRide, int]]) -> Access:
+    if not rides:
+        return access
+    stops = np.array([r.stop for r, _ in rides], dtype=np.int32)
+    times = np.array([s for _, s in rides], dtype=np.int32)
+    dist = np.array([r.walk_m for r, _ in rides], dtype=np.float64)
+    return replace(
+        access,
+        stops=np.r_[access.stops, stops].astype(np.int32),
+        time_s=np.r_[access.time_s, times].astype(np.int32),
+        cost=np.r_[access.cost, times.astype(np.float64)],
+        distance_m=np.r_[access.distance_m, dist],
+    )
+
+
+def _flag_legs(
+    network: TransportNetwork,
+    request: PlanRequest,
+    ends: FlexEnds,
+    ride: FlagRide,
+    window: tuple[float, float],
+    endpoint: Endpoint,
+    tz: ZoneInfo,
+) -> list[Leg]:
+    assert ends.timetable is not None
+    timed = time_flag_ride(ends.timetable, request, ride, window, ends.at)
+    if timed is None:
+        return []
+    return flag_legs(network, request, ends.timetable, ride, timed, endpoint, tz)
+
+
+def join_flex_legs(flex: FlexEnds | None, legs: list[Leg]) -> list[Leg]:
+    """The legs of a journey with each flag ride joined to its trip's ride (one leg)."""
+    if flex is None or not (flex.flag_access or flex.flag_egress):
+        return legs
+    return join_flag_legs(legs)
 
 
 def _best(rides: list[tuple[FlexRide, int]]) -> list[tuple[FlexRide, int]]:
@@ -747,7 +819,11 @@ def access_flex_legs(
     request) leaves as late as still reaches the boarding; arriving by, it is timed
     here to reach the stop by the window's end.
     """
-    ride = ends.access[index - ends.n_walk_access]
+    k = index - ends.n_walk_access
+    if k >= len(ends.access):
+        flag = ends.flag_access[k - len(ends.access)]
+        return _flag_legs(network, request, ends, flag, window, origin, tz)
+    ride = ends.access[k]
     by = window[1] - ride.walk_s
     timed: FlexRide | None
     if ride.depart is not None:
@@ -780,7 +856,11 @@ def egress_flex_legs(
     tz: ZoneInfo,
 ) -> list[Leg]:
     """The walk and flex leg of egress ``index`` of a journey; [] when no time fits."""
-    ride = ends.egress[index - ends.n_walk_egress]
+    k = index - ends.n_walk_egress
+    if k >= len(ends.egress):
+        flag = ends.flag_egress[k - len(ends.egress)]
+        return _flag_legs(network, request, ends, flag, window, destination, tz)
+    ride = ends.egress[k]
     ready = window[0] + ride.walk_s
     timed: FlexRide | None
     if ride.depart is not None:  # arriving by: leave as early as possible after alighting

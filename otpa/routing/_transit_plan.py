@@ -21,7 +21,14 @@ from otpa.routing._access import (
     walk_limit,
     walk_overage_cost,
 )
-from otpa.routing._flex import FlexEnds, access_flex_legs, egress_flex_legs, flex_enabled, flex_ends
+from otpa.routing._flex import (
+    FlexEnds,
+    access_flex_legs,
+    egress_flex_legs,
+    flex_enabled,
+    flex_ends,
+    join_flex_legs,
+)
 from otpa.routing._interlining import stay_seated
 from otpa.routing._itinerary import make_itinerary
 from otpa.routing._legs import stop_place, street_leg, to_datetime, transit_leg
@@ -431,21 +438,23 @@ def transit_itineraries(s: TransitSearch) -> list[Itinerary]:
         egress = replace(egress, cost=egress.cost + walk_overage_cost(egress.distance_m, limit))
     access = access if s.access is None else s.access
     egress = egress if s.egress is None else s.egress
-    flex = None
-    if s.access is None and s.egress is None and flex_enabled(s.network, req):
-        # flex rides to and from stops: more access and egress
-        ends = (s.origin.endpoint, s.destination.endpoint)
-        access, egress, flex = flex_ends(
-            s.network, req, s.when, *ends, access, egress, onboard=s.onboard is not None
-        )
-    if (access.stops.size == 0 and s.onboard is None) or egress.stops.size == 0:
-        return []
     # the service day of the requested time (a late-night search also sees the
     # previous day's trips through the timetable's day -1 routes)
     timetable = search_timetable(s.network, s.realtime, s.when.astimezone(s.tz).date(), s.tz.key)
+    flex = None
+    if s.access is None and s.egress is None and flex_enabled(s.network, req):
+        # flex rides and flag stops to and from stops: more access and egress
+        ends = (s.origin.endpoint, s.destination.endpoint)
+        access, egress, flex = flex_ends(
+            s.network, req, s.when, *ends, access, egress, onboard=s.onboard is not None,
+            timetable=timetable,
+        )  # fmt: skip
+    if (access.stops.size == 0 and s.onboard is None) or egress.stops.size == 0:
+        return []
     out: list[Itinerary] = []
     for journey in _search_journeys(s, timetable, access, egress):
         legs, too_sloped = _journey_legs(s, timetable, journey, (access, egress), flex)
+        legs = join_flex_legs(flex, legs)  # a flag stop ride and its trip's ride: one leg
         if not legs:
             continue
         out.append(

@@ -222,9 +222,7 @@ def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
     NoPathsAfterFilteringError
         Itineraries were found, but the filters removed them all.
     InvalidRequestError
-        ``start_transit_trip_id`` names no trip (or no transit mode is allowed);
-        ``flexFlagStopBufferSize`` above 0 on a network with flex services (flag
-        stops are not routed).
+        ``start_transit_trip_id`` names no trip (or no transit mode is allowed).
     """
     t0 = time.perf_counter()
     tz = ZoneInfo(network.time_zone)
@@ -239,12 +237,6 @@ def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
             raise InvalidRequestError(msg, parameter="startTransitTripId")
         _check_service_period(network, when)
         onboard = onboard_start(network, request, when, tz, realtime)
-    if request.flex.flag_stop_buffer_size > 0 and flex_enabled(network, request):
-        msg = (
-            "flexFlagStopBufferSize: boarding at flag stops along continuous-pickup routes "
-            "is not supported (flex zones and deviated routes are); leave it at 0"
-        )
-        raise InvalidRequestError(msg, parameter="flexFlagStopBufferSize")
     origin, destination = _resolve(network, request, onboard)
     if (origin.stop is not None and origin.stop == destination.stop) or (
         float(haversine_m(origin.lat, origin.lon, destination.lat, destination.lon))
