@@ -49,6 +49,8 @@ from otpa.util.polyline import decode_polyline
 __all__ = [
     "FlagRide",
     "FlagSegment",
+    "direct_flag_legs",
+    "flag_legs",
     "flag_rides",
     "flag_segments",
     "join_flag_legs",
@@ -444,11 +446,7 @@ def flag_legs(
             leg, from_place=replace(flag, departure=when), start_time=when,
             flex_flag_stop_pickup_message=pick_msg,
         )  # fmt: skip
-    leg = replace(
-        leg,
-        leg_geometry=polyline(g_lat, g_lon),
-        distance=round(float(np.sum(haversine_m(g_lat[:-1], g_lon[:-1], g_lat[1:], g_lon[1:]))), 3),
-    )
+    leg = replace(leg, leg_geometry=polyline(g_lat, g_lon), distance=_length_m(g_lat, g_lon))
     here = Place(name=endpoint.name, lon=endpoint.lon, lat=endpoint.lat, orig=endpoint.orig)
     walk_geom = (
         straight_geometry(p.lat, p.lon, endpoint.lat, endpoint.lon)
@@ -464,6 +462,10 @@ def flag_legs(
     walk = street_leg("WALK", start, when, replace(here, departure=start),
                       replace(flag, arrival=when, board_alight_type=None), walk_geom)  # fmt: skip
     return [walk, leg]
+
+
+def _length_m(lat: FloatArray, lon: FloatArray) -> float:
+    return round(float(np.sum(haversine_m(lat[:-1], lon[:-1], lat[1:], lon[1:]))), 3)
 
 
 def _points(leg: Leg) -> tuple[list[float], list[float]]:
@@ -505,4 +507,88 @@ def join_flag_legs(legs: Sequence[Leg]) -> list[Leg]:
             )
             continue
         out.append(leg)
+    return out
+
+
+def direct_flag_legs(
+    network: TransportNetwork,
+    request: PlanRequest,
+    timetable: RaptorTimetable,
+    origin: Endpoint,
+    destination: Endpoint,
+    t: float,
+    tz: ZoneInfo,
+) -> list[list[Leg]]:
+    """Rides from a flag boarding to a flag alighting on the same or the next segment.
+
+    RAPTOR needs a ride between the stop a flag boarding reaches and the stop a flag
+    alighting leaves from; these short rides have none, so they are itineraries of
+    their own: the walk, the ride on the first trip that passes the boarding point
+    once the rider is there (arriving by: the last that sets down in time), the walk.
+    One per pattern.
+    """
+    buffer_m = float(request.flex.flag_stop_buffer_size)
+    if buffer_m <= 0:
+        return []
+    model = network.transit
+    boards = {
+        p.segment.pattern: p for p in _near(model, origin.lat, origin.lon, buffer_m, alight=False)
+    }
+    alights = _near(model, destination.lat, destination.lon, buffer_m, alight=True)
+    rel = int(t) - timetable.epoch
+    out: list[list[Leg]] = []
+    for a in alights:
+        b = boards.get(a.segment.pattern)
+        if b is None:
+            continue
+        gap = a.segment.pos - b.segment.pos
+        if not (gap == 1 or (gap == 0 and b.along_m < a.along_m)):
+            continue  # farther apart: RAPTOR rides between the stops
+        stops = np.asarray(model.pattern_stop_indices(b.segment.pattern))
+        speed = request.walk.speed_mps
+        ride_b = FlagRide(
+            b, False, int(stops[b.segment.pos + 1]), math.ceil(b.distance_m / speed),
+            b.distance_m, _allowed(b.segment.pickup, request),
+        )  # fmt: skip
+        ride_a = FlagRide(
+            a, True, int(stops[a.segment.pos]), math.ceil(a.distance_m / speed),
+            a.distance_m, _allowed(a.segment.drop_off, request),
+        )  # fmt: skip
+        at_a = {(r, rt): at for r, rt, at, _, _ in _passes(timetable, ride_a)}
+        both = [
+            (r, rt, at, at_a[(r, rt)])
+            for r, rt, at, _, _ in _passes(timetable, ride_b)
+            if (r, rt) in at_a
+        ]
+        if request.arrive_by:
+            fits = [x for x in both if x[3] + ride_a.walk_s <= rel]
+            pick = max(fits, key=lambda x: x[3], default=None)
+        else:
+            fits = [x for x in both if x[2] >= rel + ride_b.walk_s]
+            pick = min(fits, key=lambda x: x[3], default=None)
+        if pick is None:
+            continue
+        r, rt, at_b, at_q = pick
+        first = flag_legs(network, request, timetable, ride_b, (r, rt, at_b), origin, tz)
+        last = flag_legs(network, request, timetable, ride_a, (r, rt, at_q), destination, tz)
+        if gap == 1:  # the boarding's next stop is the alighting's first one
+            legs = join_flag_legs([*first, *last])
+        else:  # one segment: from the boarding point to the alighting point
+            seg = b.segment
+            k_b = int(np.searchsorted(seg.along_m, b.along_m, side="right"))
+            k_a = int(np.searchsorted(seg.along_m, a.along_m, side="right"))
+            g_lat = np.r_[b.lat, seg.lat[k_b:k_a], a.lat]
+            g_lon = np.r_[b.lon, seg.lon[k_b:k_a], a.lon]
+            ride = replace(
+                first[1],
+                to_place=last[0].to_place,
+                end_time=last[0].end_time,
+                leg_geometry=polyline(g_lat, g_lon),
+                distance=_length_m(g_lat, g_lon),
+                alight_rule=last[0].alight_rule,
+                flex_flag_stop_drop_off_message=last[0].flex_flag_stop_drop_off_message,
+            )
+            legs = [first[0], ride, last[1]]
+        if len(legs) == 3:
+            out.append(legs)
     return out

@@ -124,3 +124,24 @@ def test_stop_times_override_and_no_buffer(net: TransportNetwork) -> None:
     except PathNotFoundError:
         its = []
     assert not _flagged(its)
+
+
+@pytest.mark.parametrize("arrive_by", [False, True])
+def test_short_rides_without_a_stop_between(net: TransportNetwork, arrive_by: bool) -> None:
+    """Within one segment (1/4 -> 3/4 of S1 -> S2) and across one stop (S2 -> 1/2 of S2 ->
+    S3): no ride between stops for RAPTOR, an itinerary of its own."""
+    near_s1b = (48.0 - OFF, 9.015)  # 3/4 of S1 -> S2: 08:07:30
+    near_2 = (48.0 - OFF, 9.03)  # 1/2 of S2 -> S3: 08:15:00
+    for to, ends in ((near_s1b, _at(8, 7, 30)), (near_2, _at(8, 15))):
+        when = ends + dt.timedelta(seconds=WALK_S) if arrive_by else _at(7, 55)
+        its = _flagged(_plan(net, Location(*NEAR_1), Location(*to), when, arrive_by=arrive_by))
+        walk_in, bus, walk_out = its[0].legs
+        assert (bus.start_time, bus.end_time) == (_at(8, 2, 30), ends)
+        assert bus.from_place.board_alight_type == bus.to_place.board_alight_type == "FLAG_STOP"
+        assert (walk_in.start_time, walk_out.end_time) == (
+            _at(8, 2, 30 - WALK_S),
+            ends + dt.timedelta(seconds=WALK_S),
+        )
+        # the path from point to point: a quarter (half, then half) of 0.02 degrees of lon
+        along = (to[1] - NEAR_1[1]) * math.radians(1) * 6371008.8 * math.cos(math.radians(48))
+        assert bus.distance == pytest.approx(along, rel=1e-4)
