@@ -286,7 +286,7 @@ def _passes(timetable: RaptorTimetable, ride: FlagRide) -> list[tuple[int, int, 
             if int(timetable.route_trip_ref[rt]) not in ride.allowed:
                 continue
             _, dep_a, arr_b, _ = _times(timetable, r, rt - t0, seg.pos)
-            at = dep_a + round(ride.point.fraction * (arr_b - dep_a))
+            at = dep_a + math.floor(ride.point.fraction * (arr_b - dep_a) + 0.5)
             out.append((r, rt, at, arr_b, dep_a))
     return out
 

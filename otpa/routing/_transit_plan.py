@@ -438,19 +438,20 @@ def transit_itineraries(s: TransitSearch) -> list[Itinerary]:
         egress = replace(egress, cost=egress.cost + walk_overage_cost(egress.distance_m, limit))
     access = access if s.access is None else s.access
     egress = egress if s.egress is None else s.egress
-    # the service day of the requested time (a late-night search also sees the
-    # previous day's trips through the timetable's day -1 routes)
-    timetable = search_timetable(s.network, s.realtime, s.when.astimezone(s.tz).date(), s.tz.key)
     flex = None
     if s.access is None and s.egress is None and flex_enabled(s.network, req):
         # flex rides and flag stops to and from stops: more access and egress
         ends = (s.origin.endpoint, s.destination.endpoint)
+        day = s.when.astimezone(s.tz).date()  # the search's timetable (cached) for flag stops
         access, egress, flex = flex_ends(
             s.network, req, s.when, *ends, access, egress, onboard=s.onboard is not None,
-            timetable=timetable,
+            timetable=search_timetable(s.network, s.realtime, day, s.tz.key),
         )  # fmt: skip
     if (access.stops.size == 0 and s.onboard is None) or egress.stops.size == 0:
         return []
+    # the service day of the requested time (a late-night search also sees the
+    # previous day's trips through the timetable's day -1 routes)
+    timetable = search_timetable(s.network, s.realtime, s.when.astimezone(s.tz).date(), s.tz.key)
     out: list[Itinerary] = []
     for journey in _search_journeys(s, timetable, access, egress):
         legs, too_sloped = _journey_legs(s, timetable, journey, (access, egress), flex)
