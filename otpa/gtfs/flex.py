@@ -433,6 +433,14 @@ def _row(
         msg = f"{where}: window starts after it ends ({start} s > {end} s); row dropped"
         issues.add("error", file, msg, "reversed window")
         return None
+    continuous = (_int(row.get("continuous_pickup")), _int(row.get("continuous_drop_off")))
+    if not timed and any(c in (0, 2, 3) for c in continuous):
+        msg = (
+            f"{where}: continuous pickup/drop-off with a pickup/drop-off window "
+            "(GTFS-Flex forbids the combination); the continuous values are ignored"
+        )
+        issues.add("warning", file, msg, "continuous window")
+        continuous = (None, None)
     pick_rule = _text(row.get("pickup_booking_rule_id"))
     drop_rule = _text(row.get("drop_off_booking_rule_id"))
     for rule in (pick_rule, drop_rule):
@@ -446,8 +454,8 @@ def _row(
         timed=timed,
         pickup_type=_int(row.get("pickup_type")) or 0,
         drop_off_type=_int(row.get("drop_off_type")) or 0,
-        continuous_pickup=_int(row.get("continuous_pickup")),
-        continuous_drop_off=_int(row.get("continuous_drop_off")),
+        continuous_pickup=continuous[0],
+        continuous_drop_off=continuous[1],
         pickup_booking_rule_id=pick_rule if pick_rule in rules else None,
         drop_off_booking_rule_id=drop_rule if drop_rule in rules else None,
         mean_duration_factor=_factor(row.get("mean_duration_factor")),
