@@ -403,6 +403,8 @@ def _str(value: object) -> str | None:
 def _messages(network: TransportNetwork, model_trip: int) -> tuple[str | None, str | None]:
     """trips.txt ``continuous_pickup_message`` / ``continuous_drop_off_message`` (OTP 1.x)."""
     m = network.transit
+    if not 0 <= model_trip < len(m.trips) or "feed" not in m.trips:
+        return None, None  # a trip the timetable adds (real time): no trips.txt row
     raw = str(table_row(m, "trips", model_trip).get("raw_id") or "")
     feed = m.feeds["feed_id"].astype(str).tolist()[int(m.trips["feed"].iloc[model_trip])]
     msgs = ((m.flex.get(feed) or {}).get("continuous_messages") or {}).get(raw) or [None, None]
