@@ -32,13 +32,21 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from otpa.network import TransportNetwork
-from otpa.routing._legs import polyline, straight_geometry, street_leg, to_datetime, transit_leg
+from otpa.routing._access import MAX_SNAP_M, path_geometry
+from otpa.routing._legs import (
+    StreetLegGeometry,
+    polyline,
+    straight_geometry,
+    street_leg,
+    to_datetime,
+    transit_leg,
+)
 from otpa.routing._places import Endpoint
 from otpa.routing._tables import row as table_row
 from otpa.routing._tables import shape_index
 from otpa.routing.model import Leg, Place
 from otpa.routing.request import PlanRequest
-from otpa.routing.street_router import snap_point
+from otpa.routing.street_router import StreetOptions, snap_point, street_path
 from otpa.transit.model import TransitModel
 from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.types import FloatArray
@@ -320,9 +328,9 @@ def flag_rides(
         seg = p.segment
         allowed = _allowed(seg.drop_off if alight else seg.pickup, request)
         stops = np.asarray(model.pattern_stop_indices(seg.pattern))
-        walk_s = math.ceil(p.distance_m / request.walk.speed_mps)
+        walk_s, walk_m, _ = _walk(network, request, (point.lat, point.lon), p, alight=alight)
         ride = FlagRide(p, alight, int(stops[seg.pos if alight else seg.pos + 1]), walk_s,
-                        p.distance_m, allowed)  # fmt: skip
+                        walk_m, allowed)  # fmt: skip
         passes = _passes(timetable, ride)
         if not passes:
             continue
@@ -379,6 +387,34 @@ def time_flag_ride(
         return None
     r, rt, at, _, _ = max(fits, key=lambda x: (x[3], x[2]))
     return r, rt, at
+
+
+def _walk(
+    network: TransportNetwork,
+    request: PlanRequest,
+    place: tuple[float, float],
+    point: _Point,
+    *,
+    alight: bool,
+) -> tuple[int, float, StreetLegGeometry]:
+    """The walk between a place and a flag stop (``alight``: from the flag stop).
+
+    Over the streets where the network has them (OTP 1.x walks to the flag stop's street
+    vertex), else the straight line at the walk speed: seconds, metres and geometry.
+    """
+    a, b = (point.lat, point.lon), place
+    if not alight:
+        a, b = b, a
+    if network.street is not None:
+        sa = snap_point(network, *a, mode="WALK", max_distance_m=MAX_SNAP_M)
+        sb = snap_point(network, *b, mode="WALK", max_distance_m=MAX_SNAP_M)
+        if sa is not None and sb is not None:
+            path = street_path(network, sa, sb, StreetOptions.from_request(request, "WALK"))
+            if path is not None:
+                geom = path_geometry(network, path)
+                return math.ceil(path.duration_s), float(path.distance_m), geom
+    geom = straight_geometry(*a, *b)
+    return math.ceil(geom.distance_m / request.walk.speed_mps), float(geom.distance_m), geom
 
 
 def _place_name(network: TransportNetwork, lat: float, lon: float, route: str) -> str:
@@ -450,11 +486,7 @@ def flag_legs(
         )  # fmt: skip
     leg = replace(leg, leg_geometry=polyline(g_lat, g_lon), distance=_length_m(g_lat, g_lon))
     here = Place(name=endpoint.name, lon=endpoint.lon, lat=endpoint.lat, orig=endpoint.orig)
-    walk_geom = (
-        straight_geometry(p.lat, p.lon, endpoint.lat, endpoint.lon)
-        if ride.alight
-        else straight_geometry(endpoint.lat, endpoint.lon, p.lat, p.lon)
-    )
+    _, _, walk_geom = _walk(network, request, (endpoint.lat, endpoint.lon), p, alight=ride.alight)
     if ride.alight:
         end = when + dt.timedelta(seconds=ride.walk_s)
         walk = street_leg("WALK", when, end, replace(flag, departure=when, board_alight_type=None),
@@ -547,14 +579,15 @@ def direct_flag_legs(
         if not (gap == 1 or (gap == 0 and b.along_m < a.along_m)):
             continue  # farther apart: RAPTOR rides between the stops
         stops = np.asarray(model.pattern_stop_indices(b.segment.pattern))
-        speed = request.walk.speed_mps
+        walk_b = _walk(network, request, (origin.lat, origin.lon), b, alight=False)
+        walk_a = _walk(network, request, (destination.lat, destination.lon), a, alight=True)
         ride_b = FlagRide(
-            b, False, int(stops[b.segment.pos + 1]), math.ceil(b.distance_m / speed),
-            b.distance_m, _allowed(b.segment.pickup, request),
+            b, False, int(stops[b.segment.pos + 1]), walk_b[0], walk_b[1],
+            _allowed(b.segment.pickup, request),
         )  # fmt: skip
         ride_a = FlagRide(
-            a, True, int(stops[a.segment.pos]), math.ceil(a.distance_m / speed),
-            a.distance_m, _allowed(a.segment.drop_off, request),
+            a, True, int(stops[a.segment.pos]), walk_a[0], walk_a[1],
+            _allowed(a.segment.drop_off, request),
         )  # fmt: skip
         at_a = {(r, rt): at for r, rt, at, _, _ in _passes(timetable, ride_a)}
         both = [
