@@ -15,10 +15,11 @@ In the one McRAPTOR search a flag boarding is an access to the segment's next
 stop (arriving there with the trip, the board slack taken off so the same trip
 can be boarded again), a flag alighting an egress from the segment's first stop;
 when the itinerary is assembled the flag ride and the ride on the same trip
-before (after) it become one leg.  The walk between the place and the point is
-the straight line at the walk speed.  The side anchored at the requested time
-(access departing, egress arriving by) is timed exactly, the other side enters
-with the shortest ride of the day and is timed when the itinerary is assembled.
+before (after) it become one leg.  The walk between the place and the point goes
+over the streets (the straight line at the walk speed without them).  The side
+anchored at the requested time (access departing, egress arriving by) is timed
+exactly, the other side enters with the shortest ride of the day and is timed
+when the itinerary is assembled.
 """
 
 from __future__ import annotations

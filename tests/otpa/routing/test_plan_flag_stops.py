@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import shutil
+import zipfile
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -18,6 +20,8 @@ from otpa.routing import Location, PlanRequest
 from otpa.routing.errors import PathNotFoundError
 from otpa.routing.model import Itinerary, Leg
 from otpa.routing.preferences import FlexPreferences, ItineraryPreferences
+from otpa.routing.street_router import StreetOptions, snap_point, street_path
+from otpa.testing.demo import demo_city_dir
 from tests.fixtures.flag_feed import write_flag_feed
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -145,3 +149,37 @@ def test_short_rides_without_a_stop_between(net: TransportNetwork, arrive_by: bo
         # the path from point to point: a quarter (half, then half) of 0.02 degrees of lon
         along = (to[1] - NEAR_1[1]) * math.radians(1) * 6371008.8 * math.cos(math.radians(48))
         assert bus.distance == pytest.approx(along, rel=1e-4)
+
+
+@pytest.fixture(scope="module")
+def streets(tmp_path_factory: pytest.TempPathFactory) -> TransportNetwork:
+    """The feed over the demo city's streets (S1 at 53.30 N 4.19 E, S2 2 km east)."""
+    root = tmp_path_factory.mktemp("flag-streets")
+    gtfs = write_flag_feed(root / "gtfs", 53.30, 4.19)
+    with zipfile.ZipFile(root / "flag.gtfs.zip", "w") as zf:
+        for f in sorted(gtfs.iterdir()):
+            zf.write(f, f.name)
+    shutil.rmtree(gtfs)
+    (root / "demo-city.osm").symlink_to(demo_city_dir() / "demo-city.osm")
+    return build_network(root)
+
+
+def test_walks_to_the_flag_stop_over_the_streets(streets: TransportNetwork) -> None:
+    a, b = (53.3006, 4.195), (53.2994, 4.205)  # 1/4 and 3/4 of the way from S1 to S2
+    its = _flagged(_plan(streets, Location(*a), Location(*b), _at(7, 55), buffer=150.0))
+    walk_in, bus, walk_out = its[0].legs
+    assert (bus.start_time, bus.end_time) == (_at(8, 2, 30), _at(8, 7, 30))
+    # the walk is the street path to the point on the route, named after its street
+    flag = bus.from_place
+    snap_a = snap_point(streets, *a, mode="WALK", max_distance_m=1000.0)
+    snap_p = snap_point(streets, flag.lat, flag.lon, mode="WALK", max_distance_m=1000.0)
+    assert snap_a is not None
+    assert snap_p is not None
+    walk = StreetOptions.from_request(PlanRequest(None, None, _at(8)), "WALK")
+    path = street_path(streets, snap_a, snap_p, walk)
+    assert path is not None
+    assert walk_in.end_time - walk_in.start_time == dt.timedelta(seconds=math.ceil(path.duration_s))
+    assert walk_in.distance == pytest.approx(path.distance_m, abs=0.01)
+    assert walk_in.steps  # turn-by-turn, as any street leg
+    assert flag.name not in ("F flag stop", "Origin")
+    assert walk_out.start_time == bus.end_time
