@@ -115,7 +115,11 @@ SPECS: dict[str, FileSpec] = {
             _strs("route_id", "service_id", "trip_id", "trip_headsign", "trip_short_name")
             | {"direction_id": _i(8)}
             | _strs("block_id", "shape_id")
-            | {"wheelchair_accessible": _i(8, 0), "bikes_allowed": _i(8, 0)},
+            | {"wheelchair_accessible": _i(8, 0), "bikes_allowed": _i(8, 0)}
+            # GTFS-Flex safe travel time of on-demand trips (offset in seconds); the flag
+            # stop messages of GTFS-Flex v1 (OTP 1.x's flexFlagStop*Message)
+            | _strs("safe_duration_factor", "safe_duration_offset")
+            | _strs("continuous_pickup_message", "continuous_drop_off_message"),
             ("route_id", "service_id", "trip_id"),
             required_file=True,
         ),

@@ -112,6 +112,9 @@ class FlexData:
     trips
         Flex trip id -> its usable rows in ``stop_sequence`` order (at least two, or one
         zone or group row: rides inside that area).
+    safe_durations
+        Flex trip id -> ``(safe_duration_factor, safe_duration_offset)`` (seconds) of
+        ``trips.txt``, for the trips that give either.
     """
 
     zones: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -119,6 +122,7 @@ class FlexData:
     group_names: dict[str, str | None] = field(default_factory=dict)
     booking_rules: dict[str, BookingRule] = field(default_factory=dict)
     trips: dict[str, tuple[FlexStopTime, ...]] = field(default_factory=dict)
+    safe_durations: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-able dict (:meth:`from_json` reads it back)."""
@@ -128,6 +132,7 @@ class FlexData:
             "group_names": self.group_names,
             "booking_rules": {k: asdict(v) for k, v in self.booking_rules.items()},
             "trips": {k: [asdict(r) for r in v] for k, v in self.trips.items()},
+            "safe_durations": {k: list(v) for k, v in self.safe_durations.items()},
         }
 
     @classmethod
@@ -142,6 +147,9 @@ class FlexData:
             },
             trips={
                 k: tuple(FlexStopTime(**r) for r in v) for k, v in (doc.get("trips") or {}).items()
+            },
+            safe_durations={
+                k: (float(v[0]), float(v[1])) for k, v in (doc.get("safe_durations") or {}).items()
             },
         )
 
@@ -425,6 +433,14 @@ def _row(
         msg = f"{where}: window starts after it ends ({start} s > {end} s); row dropped"
         issues.add("error", file, msg, "reversed window")
         return None
+    continuous = (_int(row.get("continuous_pickup")), _int(row.get("continuous_drop_off")))
+    if not timed and any(c in (0, 2, 3) for c in continuous):
+        msg = (
+            f"{where}: continuous pickup/drop-off with a pickup/drop-off window "
+            "(GTFS-Flex forbids the combination); the continuous values are ignored"
+        )
+        issues.add("warning", file, msg, "continuous window")
+        continuous = (None, None)
     pick_rule = _text(row.get("pickup_booking_rule_id"))
     drop_rule = _text(row.get("drop_off_booking_rule_id"))
     for rule in (pick_rule, drop_rule):
@@ -438,8 +454,8 @@ def _row(
         timed=timed,
         pickup_type=_int(row.get("pickup_type")) or 0,
         drop_off_type=_int(row.get("drop_off_type")) or 0,
-        continuous_pickup=_int(row.get("continuous_pickup")),
-        continuous_drop_off=_int(row.get("continuous_drop_off")),
+        continuous_pickup=continuous[0],
+        continuous_drop_off=continuous[1],
         pickup_booking_rule_id=pick_rule if pick_rule in rules else None,
         drop_off_booking_rule_id=drop_rule if drop_rule in rules else None,
         mean_duration_factor=_factor(row.get("mean_duration_factor")),
@@ -449,6 +465,40 @@ def _row(
         stop_headsign=_text(row.get("stop_headsign")),
         **ref,
     )
+
+
+def _safe_durations(
+    trips: pd.DataFrame | None, flex_trips: Mapping[str, Any], issues: _Issues
+) -> dict[str, tuple[float, float]]:
+    """``trips.txt`` ``safe_duration_factor`` / ``safe_duration_offset`` (seconds) of flex trips.
+
+    An empty factor is 1, an empty offset 0; a value that is no finite number (or a
+    factor that is not positive, an offset below 0) is reported and the trip keeps none.
+    """
+    file = "trips.txt"
+    out: dict[str, tuple[float, float]] = {}
+    if trips is None or not len(trips):
+        return out
+    cols = [c for c in ("safe_duration_factor", "safe_duration_offset") if c in trips]
+    if not cols:
+        return out
+    for rec in trips[["trip_id", *cols]].to_dict("records"):
+        trip = str(rec["trip_id"])
+        raw = (_text(rec.get("safe_duration_factor")), _text(rec.get("safe_duration_offset")))
+        if raw == (None, None):
+            continue
+        try:
+            factor = 1.0 if raw[0] is None else float(raw[0])
+            offset = 0.0 if raw[1] is None else float(raw[1])
+        except ValueError:
+            factor = offset = math.nan
+        if not (math.isfinite(factor) and factor > 0 and math.isfinite(offset) and offset >= 0):
+            msg = f"trip {trip}: safe_duration_factor/offset {raw[0]!r}/{raw[1]!r} unusable"
+            issues.add("warning", file, msg, "safe duration")
+            continue
+        if trip in flex_trips:
+            out[trip] = (factor, offset)
+    return out
 
 
 def _overlaps(trip: str, rows: tuple[FlexStopTime, ...], issues: _Issues) -> None:
@@ -478,6 +528,7 @@ def read_flex(
     flex_stop_times: pd.DataFrame,
     stop_ids: set[str],
     report: ValidationReport,
+    trips: pd.DataFrame | None = None,
 ) -> FlexData:
     """Validate and normalise the GTFS-Flex parts of a feed.
 
@@ -493,6 +544,8 @@ def read_flex(
         The feed's stop ids.
     report
         Where questionable data is reported (the feed still builds).
+    trips
+        ``trips.txt`` (its ``safe_duration_factor`` / ``safe_duration_offset``), or ``None``.
 
     Returns
     -------
@@ -527,7 +580,7 @@ def read_flex(
         location_groups, location_group_stops, stop_ids | set(zones), issues
     )
     rules = _booking_rules(booking_rules, issues)
-    trips: dict[str, tuple[FlexStopTime, ...]] = {}
+    flex_trips: dict[str, tuple[FlexStopTime, ...]] = {}
     places = (stop_ids, zones, groups)
     if len(flex_stop_times):
         frame = flex_stop_times.sort_values(["trip_id", "stop_sequence"], kind="stable")
@@ -545,6 +598,7 @@ def read_flex(
                 issues.add("warning", "stop_times.txt", msg, "unroutable trip")
                 continue
             _overlaps(trip, rows, issues)
-            trips[trip] = rows
+            flex_trips[trip] = rows
+    safe = _safe_durations(trips, flex_trips, issues)
     issues.close()
-    return FlexData(zones, groups, group_names, rules, trips)
+    return FlexData(zones, groups, group_names, rules, flex_trips, safe)

@@ -207,6 +207,7 @@ def _build(
     fare_rules = clean_fare_rules(
         files.typed("fare_rules.txt", report), fare_attributes.col("fare_id"), route_ids, report
     )
+    trips_frame = _frame(trips, "trips.txt")
     return GtfsFeed(
         feed_id=fid,
         path=where,
@@ -214,7 +215,7 @@ def _build(
         agency=_frame(agency, "agency.txt"),
         stops=_frame(stops, "stops.txt"),
         routes=_frame(routes, "routes.txt"),
-        trips=_frame(trips, "trips.txt"),
+        trips=trips_frame,
         stop_times=stop_times,
         calendar=_frame(calendar, "calendar.txt"),
         calendar_dates=_frame(calendar_dates, "calendar_dates.txt"),
@@ -236,5 +237,6 @@ def _build(
             flex_stop_times=flex_stop_times,
             stop_ids=set(stops.col("stop_id").to_pylist()),
             report=report,
+            trips=trips_frame,
         ),
     )

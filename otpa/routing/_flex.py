@@ -36,6 +36,14 @@ import numpy as np
 from otpa.gtfs.flex import BookingRule
 from otpa.network import TransportNetwork
 from otpa.routing._access import MAX_SNAP_M, Access, leg_geometry
+from otpa.routing._flag_stops import (
+    FlagRide,
+    flag_legs,
+    flag_rides,
+    flag_segments,
+    join_flag_legs,
+    time_flag_ride,
+)
 from otpa.routing._flex_services import FlexRow, FlexTrip, flex_services
 from otpa.routing._legs import polyline, stop_place, street_leg, to_datetime, tz_offset_ms
 from otpa.routing._places import Endpoint
@@ -50,6 +58,7 @@ from otpa.routing.street_router import (
     snap_point,
     street_path,
 )
+from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.util.geo import haversine_m, polyline_length_m
 
 __all__ = [
@@ -61,6 +70,8 @@ __all__ = [
     "flex_enabled",
     "flex_ends",
     "flex_leg",
+    "join_flex_legs",
+    "ride_durations_s",
     "time_ride",
 ]
 
@@ -99,6 +110,21 @@ class FlexRide:
     #: a walk between ``stop`` and the stop RAPTOR boards at / alights at (-1: none)
     walk_stop: int = -1
     walk_s: int = 0
+    #: the safe travel time (the latest arrival the plan relies on); 0: ``ride_s``
+    safe_s: int = 0
+
+    @property
+    def bound_s(self) -> int:
+        """The ride's safe duration: connections and windows are planned with it."""
+        return max(self.safe_s, self.ride_s)
+
+    @property
+    def safe_arrive(self) -> float:
+        """The latest arrival of a timed ride (its safe duration after it leaves)."""
+        if self.depart is None:
+            return math.inf
+        opens = self.day_start + self.trip.rows[self.alight].row.start_s
+        return float(max(self.depart + self.bound_s, opens))
 
     @property
     def raptor_stop(self) -> int:
@@ -116,11 +142,21 @@ class FlexEnds:
     n_walk_egress: int = 0
     #: the unanchored side's rides by stop (access, egress): each is tried when timing
     alternatives: tuple[dict[int, tuple[FlexRide, ...]], dict[int, tuple[FlexRide, ...]]] = ({}, {})
+    #: flag stop boardings and alightings, after the flex rides (``_flag_stops``)
+    flag_access: tuple[FlagRide, ...] = ()
+    flag_egress: tuple[FlagRide, ...] = ()
+    timetable: RaptorTimetable | None = None
+    #: the requested time (epoch seconds)
+    at: float = 0.0
 
 
 def flex_enabled(network: TransportNetwork, request: PlanRequest) -> bool:
-    """Whether a request rides flex services on a network."""
-    return request.flex.enabled and not flex_services(network.transit).empty
+    """Whether a request rides flex services (or flag stops) on a network."""
+    if not request.flex.enabled:
+        return False
+    if not flex_services(network.transit).empty:
+        return True
+    return request.flex.flag_stop_buffer_size > 0 and bool(flag_segments(network.transit))
 
 
 def _booking_time(request: PlanRequest) -> float:
@@ -179,7 +215,7 @@ def time_ride(
     a = ride.trip.rows[ride.alight].row
     if not ride.latest_booking_ok:
         return None
-    d = ride.ride_s
+    d = ride.bound_s  # the window and ``not_after`` bound the safe arrival
     lo = float(ride.day_start + b.start_s)
     for bound in (not_before, ride.earliest):
         if bound > -math.inf:
@@ -192,8 +228,9 @@ def time_ride(
     if lo > hi:
         return None
     depart = int(hi if late else lo)
-    arrive = max(depart + d, ride.day_start + a.start_s)
-    if arrive > ride.day_start + a.end_s or arrive > not_after:
+    arrive = max(depart + ride.ride_s, ride.day_start + a.start_s)  # expected
+    bound = max(depart + d, ride.day_start + a.start_s)
+    if bound > ride.day_start + a.end_s or bound > not_after:
         return None
     return replace(ride, depart=depart, arrive=arrive)
 
@@ -272,9 +309,20 @@ def _drives(
     )
 
 
-def _ride_s(drive_s: float, row: FlexRow) -> int:
+def ride_durations_s(drive_s: float, trip: FlexTrip, row: FlexRow) -> tuple[int, int]:
+    """Expected and safe duration of a ride of ``drive_s`` seconds by car, from row ``row``.
+
+    Expected: the pickup row's ``mean_duration_factor`` x drive + ``mean_duration_offset``.
+    Safe (the latest arrival the plan relies on, 95 % of rides): as OTP 2's time
+    penalty of an unscheduled trip, ``trips.txt`` ``safe_duration_factor`` x drive +
+    ``safe_duration_offset`` (seconds) when the trip gives them, else the row's safe
+    factor and offset (``stop_times.txt`` of earlier drafts), never below the expected
+    duration.  Both rounded up to whole seconds.
+    """
     r = row.row
-    return math.ceil(drive_s * r.mean_duration_factor + r.mean_duration_offset_s)
+    mean = math.ceil(drive_s * r.mean_duration_factor + r.mean_duration_offset_s)
+    factor, offset = trip.safe_duration or (r.safe_duration_factor, r.safe_duration_offset_s)
+    return mean, max(mean, math.ceil(drive_s * factor + offset))
 
 
 # -- trips on a date -------------------------------------------------------------------------
@@ -347,9 +395,10 @@ def _rides(
             if stop not in geometry:
                 geometry[stop] = drives.geometry(stop)
             lat, lon = geometry[stop]
+            mean, safe = ride_durations_s(drive, trip, ri)
             ride = FlexRide(
-                trip, i, j, stop, _ride_s(drive, ri), drives.distance_m[stop], lat, lon,
-                start, earliest, ok, notice, latest,
+                trip, i, j, stop, mean, drives.distance_m[stop], lat, lon,
+                start, earliest, ok, notice, latest, safe_s=safe,
             )  # fmt: skip
             if time_ride(ride, late=False) is not None:
                 out.append(ride)
@@ -366,8 +415,10 @@ def flex_ends(
     egress: Access,
     *,
     onboard: bool,
+    timetable: RaptorTimetable | None = None,
 ) -> tuple[Access, Access, FlexEnds]:
-    """Access and egress with the flex rides appended (indices after the street ones).
+    """Access and egress with the flex rides appended (indices after the street ones),
+    then the flag stop rides (``timetable``: the search's, where flag stops are searched).
 
     The anchored side (access departing, egress arriving by) is timed from the
     requested time, waiting for the window included, and keeps the best ride per
@@ -381,14 +432,14 @@ def flex_ends(
     if not onboard:
         for ride in _rides(network, request, when, origin, egress=False):
             if arrive_by:
-                out_a.append((ride, ride.ride_s))
+                out_a.append((ride, ride.bound_s))
                 continue
             timed = time_ride(ride, not_before=t, late=False)
             if timed is not None and timed.arrive is not None:
-                out_a.append((timed, int(timed.arrive - t)))
+                out_a.append((timed, int(timed.safe_arrive - t)))
     for ride in _rides(network, request, when, destination, egress=True):
         if not arrive_by:
-            out_e.append((ride, ride.ride_s))
+            out_e.append((ride, ride.bound_s))
             continue
         timed = time_ride(ride, not_after=t, late=True)
         if timed is not None and timed.depart is not None:
@@ -399,14 +450,64 @@ def flex_ends(
     )
     out_a = _with_walks(network, request, _best(out_a), egress=False)
     out_e = _with_walks(network, request, _best(out_e), egress=True)
+    flag_a: list[tuple[FlagRide, int]] = []
+    flag_e: list[tuple[FlagRide, int]] = []
+    if timetable is not None and request.flex.flag_stop_buffer_size > 0:
+        if not onboard:
+            flag_a = flag_rides(network, request, timetable, origin, t, alight=False)
+        flag_e = flag_rides(network, request, timetable, destination, t, alight=True)
     ends = FlexEnds(
         tuple(r for r, _ in out_a),
         tuple(r for r, _ in out_e),
         len(access.stops),
         len(egress.stops),
         alternatives,
+        tuple(r for r, _ in flag_a),
+        tuple(r for r, _ in flag_e),
+        timetable,
+        t,
     )
-    return _append(access, out_a), _append(egress, out_e), ends
+    access = _append_flags(_append(access, out_a), flag_a)
+    egress = _append_flags(_append(egress, out_e), flag_e)
+    return access, egress, ends
+
+
+def _append_flags(access: Access, rides: list[tuple[FlagRide, int]]) -> Access:
+    if not rides:
+        return access
+    stops = np.array([r.stop for r, _ in rides], dtype=np.int32)
+    times = np.array([s for _, s in rides], dtype=np.int32)
+    dist = np.array([r.walk_m for r, _ in rides], dtype=np.float64)
+    return replace(
+        access,
+        stops=np.r_[access.stops, stops].astype(np.int32),
+        time_s=np.r_[access.time_s, times].astype(np.int32),
+        cost=np.r_[access.cost, times.astype(np.float64)],
+        distance_m=np.r_[access.distance_m, dist],
+    )
+
+
+def _flag_legs(
+    network: TransportNetwork,
+    request: PlanRequest,
+    ends: FlexEnds,
+    ride: FlagRide,
+    window: tuple[float, float],
+    endpoint: Endpoint,
+    tz: ZoneInfo,
+) -> list[Leg]:
+    assert ends.timetable is not None
+    timed = time_flag_ride(ends.timetable, request, ride, window, ends.at)
+    if timed is None:
+        return []
+    return flag_legs(network, request, ends.timetable, ride, timed, endpoint, tz)
+
+
+def join_flex_legs(flex: FlexEnds | None, legs: list[Leg]) -> list[Leg]:
+    """The legs of a journey with each flag ride joined to its trip's ride (one leg)."""
+    if flex is None or not (flex.flag_access or flex.flag_egress):
+        return legs
+    return join_flag_legs(legs)
 
 
 def _best(rides: list[tuple[FlexRide, int]]) -> list[tuple[FlexRide, int]]:
@@ -607,12 +708,13 @@ def direct_flex_legs(
             continue
         ri, rj = trip.rows[i], trip.rows[j]
         earliest, ok, notice, latest = _notice(_rule(trip, ri, rj), request, trip, date)
+        mean, safe = ride_durations_s(drive_s, trip, ri)
         ride = FlexRide(
             trip,
             i,
             j,
             -1,
-            _ride_s(drive_s, ri),
+            mean,
             dist,
             lat,
             lon,
@@ -621,6 +723,7 @@ def direct_flex_legs(
             ok,
             notice,
             latest,
+            safe_s=safe,
         )
         timed = (
             time_ride(ride, not_after=t, late=True)
@@ -630,7 +733,7 @@ def direct_flex_legs(
         if timed is None or timed.arrive is None or timed.depart is None:
             continue
         # the same arrival (departure) with the shortest wait on board
-        first, last = float(timed.depart), float(timed.arrive)
+        first, last = float(timed.depart), timed.safe_arrive
         if request.arrive_by:
             timed = time_ride(ride, not_before=first, not_after=t, late=False) or timed
         else:
@@ -716,12 +819,16 @@ def access_flex_legs(
     request) leaves as late as still reaches the boarding; arriving by, it is timed
     here to reach the stop by the window's end.
     """
-    ride = ends.access[index - ends.n_walk_access]
+    k = index - ends.n_walk_access
+    if k >= len(ends.access):
+        flag = ends.flag_access[k - len(ends.access)]
+        return _flag_legs(network, request, ends, flag, window, origin, tz)
+    ride = ends.access[k]
     by = window[1] - ride.walk_s
     timed: FlexRide | None
     if ride.depart is not None:
         later = time_ride(ride, not_before=ride.depart, not_after=by, late=True)
-        timed = later or (ride if (ride.arrive or 0) <= by else None)
+        timed = later or (ride if ride.safe_arrive <= by else None)
     else:  # arriving by: the ride (of any trip to that stop) that leaves last
         options = [
             replace(r, walk_stop=ride.walk_stop, walk_s=ride.walk_s)
@@ -749,11 +856,15 @@ def egress_flex_legs(
     tz: ZoneInfo,
 ) -> list[Leg]:
     """The walk and flex leg of egress ``index`` of a journey; [] when no time fits."""
-    ride = ends.egress[index - ends.n_walk_egress]
+    k = index - ends.n_walk_egress
+    if k >= len(ends.egress):
+        flag = ends.flag_egress[k - len(ends.egress)]
+        return _flag_legs(network, request, ends, flag, window, destination, tz)
+    ride = ends.egress[k]
     ready = window[0] + ride.walk_s
     timed: FlexRide | None
     if ride.depart is not None:  # arriving by: leave as early as possible after alighting
-        arrive = math.inf if ride.arrive is None else ride.arrive
+        arrive = ride.safe_arrive
         earlier = time_ride(ride, not_before=ready, not_after=arrive, late=False)
         timed = earlier or (ride if ride.depart >= ready else None)
     else:  # departing: the ride (of any trip from that stop) that arrives first

@@ -114,6 +114,8 @@ class FlexTrip:
     eligibility_restricted: bool
     #: trip with timed stops and zones (a deviated route) rather than zones only (on demand)
     deviated: bool
+    #: ``trips.txt`` safe_duration_factor and safe_duration_offset (seconds), if given
+    safe_duration: tuple[float, float] | None = None
 
     def rule(self, rule_id: str | None) -> BookingRule | None:
         """A booking rule of the trip's feed by id."""
@@ -223,6 +225,7 @@ def _build(model: TransitModel) -> FlexServices:
                     rules=data.booking_rules,
                     eligibility_restricted=int(flags.get("eligibility_restricted", 0)) == 1,
                     deviated=any(not x.is_area for x in rows) and any(x.is_area for x in rows),
+                    safe_duration=data.safe_durations.get(trip_id),
                 )
             )
     return FlexServices(tuple(trips))

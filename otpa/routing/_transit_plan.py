@@ -21,7 +21,14 @@ from otpa.routing._access import (
     walk_limit,
     walk_overage_cost,
 )
-from otpa.routing._flex import FlexEnds, access_flex_legs, egress_flex_legs, flex_enabled, flex_ends
+from otpa.routing._flex import (
+    FlexEnds,
+    access_flex_legs,
+    egress_flex_legs,
+    flex_enabled,
+    flex_ends,
+    join_flex_legs,
+)
 from otpa.routing._interlining import stay_seated
 from otpa.routing._itinerary import make_itinerary
 from otpa.routing._legs import stop_place, street_leg, to_datetime, transit_leg
@@ -443,11 +450,13 @@ def transit_itineraries(s: TransitSearch) -> list[Itinerary]:
     egress = egress if s.egress is None else s.egress
     flex = None
     if s.access is None and s.egress is None and flex_enabled(s.network, req):
-        # flex rides to and from stops: more access and egress
+        # flex rides and flag stops to and from stops: more access and egress
         ends = (s.origin.endpoint, s.destination.endpoint)
+        day = s.when.astimezone(s.tz).date()  # the search's timetable (cached) for flag stops
         access, egress, flex = flex_ends(
-            s.network, req, s.when, *ends, access, egress, onboard=s.onboard is not None
-        )
+            s.network, req, s.when, *ends, access, egress, onboard=s.onboard is not None,
+            timetable=search_timetable(s.network, s.realtime, day, s.tz.key),
+        )  # fmt: skip
     if (access.stops.size == 0 and s.onboard is None) or egress.stops.size == 0:
         return []
     # the service day of the requested time (a late-night search also sees the
@@ -456,6 +465,7 @@ def transit_itineraries(s: TransitSearch) -> list[Itinerary]:
     out: list[Itinerary] = []
     for journey in _search_journeys(s, timetable, access, egress):
         legs, too_sloped = _journey_legs(s, timetable, journey, (access, egress), flex)
+        legs = join_flex_legs(flex, legs)  # a flag stop ride and its trip's ride: one leg
         if not legs:
             continue
         out.append(

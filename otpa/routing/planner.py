@@ -22,11 +22,13 @@ from otpa.network import TransportNetwork
 from otpa.realtime import TimetableSnapshot, current_snapshot
 from otpa.routing._access import walk_limit, walk_overage_cost
 from otpa.routing._alerts import with_alerts
+from otpa.routing._flag_stops import direct_flag_legs
 from otpa.routing._flex import direct_flex_legs, flex_enabled
 from otpa.routing._itinerary import filter_and_sort, make_itinerary
 from otpa.routing._legs import street_leg
 from otpa.routing._mobility_plan import mobility_itineraries, rental_info, uses_mobility
 from otpa.routing._onboard import OnBoardStart, onboard_start
+from otpa.routing._transit_plan import search_timetable
 from otpa.routing.engine import (
     Endpoint,
     StreetEnd,
@@ -174,6 +176,9 @@ def _plan_pair(
                     network, [leg], request=request, generalized_cost=cost.total_seconds()
                 )
                 itineraries.append(direct_flex)
+            itineraries += _direct_flag_itineraries(
+                network, request, when, origin, destination, tz, realtime
+            )
             itineraries.sort(key=lambda it: it.generalized_cost or 0.0)
     if onboard is None and mode in modes.street and not request.transit.only_transit_trips:
         # kept only when it is at least as good as the best transit itinerary
@@ -185,6 +190,31 @@ def _plan_pair(
     # the list is in the searches' order (best generalized cost first), so the answer for
     # numItineraries=1 is the best itinerary of the answer for more
     return itineraries[: max(request.itineraries.num_itineraries, 1)]
+
+
+def _direct_flag_itineraries(
+    network: TransportNetwork,
+    request: PlanRequest,
+    when: dt.datetime,
+    origin: Endpoint,
+    destination: Endpoint,
+    tz: ZoneInfo,
+    realtime: TimetableSnapshot | None,
+) -> list[Itinerary]:
+    """Short flag stop rides (within one or two segments): RAPTOR has no ride for them."""
+    if request.flex.flag_stop_buffer_size <= 0:
+        return []
+    timetable = search_timetable(network, realtime, when.astimezone(tz).date(), tz.key)
+    out = []
+    for legs in direct_flag_legs(
+        network, request, timetable, origin, destination, when.timestamp(), tz
+    ):
+        # its cost: the time from the requested time to the end of the trip
+        cost = abs((legs[0].start_time if request.arrive_by else legs[-1].end_time) - when)
+        out.append(
+            make_itinerary(network, legs, request=request, generalized_cost=cost.total_seconds())
+        )
+    return out
 
 
 def _chain(parts: list[Itinerary], network: TransportNetwork, request: PlanRequest) -> Itinerary:
@@ -222,9 +252,7 @@ def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
     NoPathsAfterFilteringError
         Itineraries were found, but the filters removed them all.
     InvalidRequestError
-        ``start_transit_trip_id`` names no trip (or no transit mode is allowed);
-        ``flexFlagStopBufferSize`` above 0 on a network with flex services (flag
-        stops are not routed).
+        ``start_transit_trip_id`` names no trip (or no transit mode is allowed).
     """
     t0 = time.perf_counter()
     tz = ZoneInfo(network.time_zone)
@@ -239,12 +267,6 @@ def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
             raise InvalidRequestError(msg, parameter="startTransitTripId")
         _check_service_period(network, when)
         onboard = onboard_start(network, request, when, tz, realtime)
-    if request.flex.flag_stop_buffer_size > 0 and flex_enabled(network, request):
-        msg = (
-            "flexFlagStopBufferSize: boarding at flag stops along continuous-pickup routes "
-            "is not supported (flex zones and deviated routes are); leave it at 0"
-        )
-        raise InvalidRequestError(msg, parameter="flexFlagStopBufferSize")
     origin, destination = _resolve(network, request, onboard)
     if (origin.stop is not None and origin.stop == destination.stop) or (
         float(haversine_m(origin.lat, origin.lon, destination.lat, destination.lon))

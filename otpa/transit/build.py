@@ -344,8 +344,46 @@ def _flex_services(feeds: Sequence[GtfsFeed]) -> dict[str, Any]:
                 continuous = (row.get("continuous_pickup", 1), row.get("continuous_drop_off", 1))
                 if continuous != (1, 1) or row.get("eligibility_restricted", 0) == 1:
                     extra[rid] = row
-        if flex.trips or extra:
+        overrides = _continuous_stop_times(feed.stop_times)
+        if flex.trips or extra or overrides:
             out[feed.feed_id] = {**flex.to_json(), "routes": extra}
+            if overrides:
+                out[feed.feed_id]["continuous_stop_times"] = overrides
+            messages = _continuous_messages(feed.trips)
+            if messages:
+                out[feed.feed_id]["continuous_messages"] = messages
+    return out
+
+
+def _continuous_messages(trips: pd.DataFrame) -> dict[str, list[str | None]]:
+    """Trip id -> trips.txt ``[continuous_pickup_message, continuous_drop_off_message]``."""
+    cols = [c for c in ("continuous_pickup_message", "continuous_drop_off_message") if c in trips]
+    if not len(trips) or not cols:
+        return {}
+    out: dict[str, list[str | None]] = {}
+    for rec in trips[["trip_id", *cols]].to_dict("records"):
+        values = [rec.get(c) for c in ("continuous_pickup_message", "continuous_drop_off_message")]
+        texts = [None if v is None or pd.isna(v) or not str(v).strip() else str(v) for v in values]
+        if any(texts):
+            out[str(rec["trip_id"])] = texts
+    return out
+
+
+def _continuous_stop_times(stop_times: pd.DataFrame) -> dict[str, list[list[int]]]:
+    """Trip id -> ``[stop_sequence, continuous_pickup, continuous_drop_off]`` of the fixed
+    stop_times rows that set either (-1: empty, the route's value applies)."""
+    cols = ("continuous_pickup", "continuous_drop_off")
+    if not len(stop_times) or not all(c in stop_times for c in cols):
+        return {}
+    pick, drop = stop_times[cols[0]], stop_times[cols[1]]
+    given = (pick.notna() | drop.notna()).to_numpy(bool)
+    if not given.any():
+        return {}
+    rows = stop_times.loc[given, ["trip_id", "stop_sequence", *cols]]
+    out: dict[str, list[list[int]]] = {}
+    for trip, seq, p, d in rows.itertuples(index=False, name=None):
+        values = [-1 if pd.isna(v) else int(v) for v in (p, d)]
+        out.setdefault(str(trip), []).append([int(seq), *values])
     return out
 
 

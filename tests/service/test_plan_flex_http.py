@@ -18,12 +18,13 @@ import pytest
 from _fakes import Service
 
 from otpa import plan
-from otpa.network import TransportNetwork
+from otpa.network import TransportNetwork, build_network
 from otpa.routing import Location, PlanRequest
 from otpa.routing.preferences import FlexPreferences
 from service.config import ServiceConfig
 from service.server import start_in_thread
 from tests.conftest import DATA_ROOT, require_data
+from tests.fixtures.flag_feed import write_flag_feed
 from tests.fixtures.networks import built_network
 
 pytestmark = pytest.mark.http
@@ -109,15 +110,57 @@ def test_booking_now_for_a_past_day_gets_no_flex_leg(svc: Service) -> None:
     assert error["id"] == 404  # PATH_NOT_FOUND: without the ride, nothing reaches the bus
 
 
-def test_flag_stop_buffer_is_refused(svc: Service) -> None:
-    body = _plan(svc, flexIgnoreDrtAdvanceBookMin="true", flexFlagStopBufferSize="50")
-    error = body["error"]
-    assert isinstance(error, dict)
-    assert (error["id"], error["message"]) == (413, "BOGUS_PARAMETER")
-    details = error["details"]
-    assert isinstance(details, dict)
-    assert details["parameter"] == "flexFlagStopBufferSize"
-    assert "flag stops" in details["reason"]
+def test_flag_stop_buffer_without_flag_routes_changes_nothing(svc: Service) -> None:
+    # ibi's clients send flexFlagStopBufferSize with every request: on a network whose
+    # routes have no continuous pickup there is simply no flag stop within the buffer
+    plain = _plan(svc, flexIgnoreDrtAdvanceBookMin="true")
+    buffered = _plan(svc, flexIgnoreDrtAdvanceBookMin="true", flexFlagStopBufferSize="50")
+    assert "error" not in buffered
+    assert buffered["plan"] == plain["plan"]
+
+
+@pytest.fixture(scope="module")
+def flag_svc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+    graphs = tmp_path_factory.mktemp("flag-graphs")
+    build_network(write_flag_feed(tmp_path_factory.mktemp("flag"))).save(graphs / "flag" / "graph")
+    url, stop = start_in_thread(ServiceConfig(port=0, graphs_dir=Path(graphs)))
+    yield Service(url.removesuffix("/otp/routers/default"), url, None, stop)
+    stop()
+
+
+def test_flag_stops_over_http(flag_svc: Service) -> None:
+    """Board 55.6 m off route F a quarter of the way S1 -> S2 (T1 passes at 08:02:30),
+    leave it half way S3 -> S4 (08:25:00): one BUS leg between two flag stops."""
+    query = {
+        "fromPlace": "48.0005,9.005",
+        "toPlace": "47.9995,9.05",
+        "date": "2024-03-05",
+        "time": "07:55",
+        "flexFlagStopBufferSize": "100",
+    }
+    resp = flag_svc.get(f"/otp/routers/flag/plan?{urllib.parse.urlencode(query)}")
+    assert resp.status == 200, resp.text
+    itineraries = resp.json()["plan"]["itineraries"]
+    berlin = ZoneInfo("Europe/Berlin")
+    flagged = [
+        it for it in itineraries if any(leg["from"].get("boardAlightType") == "FLAG_STOP"
+                                        for leg in it["legs"])
+    ]  # fmt: skip
+    walk_in, bus, walk_out = flagged[0]["legs"]
+    assert (walk_in["mode"], bus["mode"], walk_out["mode"]) == ("WALK", "BUS", "WALK")
+    assert bus["tripId"] == "flag:T1"
+    assert bus["startTime"] == _ms(dt.datetime(2024, 3, 5, 8, 2, 30, tzinfo=berlin))
+    assert bus["endTime"] == _ms(dt.datetime(2024, 3, 5, 8, 25, tzinfo=berlin))
+    for place in (bus["from"], bus["to"]):
+        assert place["boardAlightType"] == "FLAG_STOP"
+        assert place["vertexType"] == "NORMAL"
+        assert place["name"] == "F flag stop"
+        assert "stopId" not in place
+    assert (round(bus["from"]["lat"], 6), round(bus["from"]["lon"], 6)) == (48.0, 9.005)
+    assert (round(bus["to"]["lat"], 6), round(bus["to"]["lon"], 6)) == (48.0, 9.05)
+    assert bus["flexFlagStopPickupMessage"] == "Wave to the driver"
+    assert walk_in["endTime"] == bus["startTime"]
+    assert walk_out["startTime"] == bus["endTime"]
 
 
 def test_flex_trip_stoptimes_in_the_index(svc: Service) -> None:

@@ -206,6 +206,28 @@ def test_reversed_window_and_unknown_rule(tmp_path: Path) -> None:
     assert feed.flex.trips["F1"][0].pickup_booking_rule_id is None
 
 
+def test_safe_durations_and_continuous_windows(tmp_path: Path) -> None:
+    trips = (
+        "route_id,service_id,trip_id,safe_duration_factor,safe_duration_offset\n"
+        "R1,WK,T1,,\nR1,WK,T2,fast,60\nR1,WK,F1,1.5,120\n"
+    )
+    st = _FLEX_ST.replace("mean_duration_offset\n", "mean_duration_offset,continuous_pickup\n")
+    st = "\n".join(
+        line + ("" if k == 0 else ",0" if line.startswith("F1,,,Z,1") else ",")
+        for k, line in enumerate(st.strip().split("\n"))
+    )
+    zones = _zones(_zone("Z"))
+    files = {"trips.txt": trips, "stop_times.txt": st + "\n", "locations.geojson": zones}
+    feed = read_gtfs(write_feed(tmp_path, files))
+    # trips.txt's safe travel time of flex trips (offset in seconds); T2 is no flex trip
+    assert feed.flex.safe_durations == {"F1": (1.5, 120.0)}
+    messages = [i.message for i in feed.report]
+    assert any("trip T2: safe_duration_factor/offset 'fast'/'60' unusable" in m for m in messages)
+    # a window row may not stop continuously: reported, the value dropped
+    assert any("F1 stop_sequence 1: continuous pickup/drop-off with a" in m for m in messages)
+    assert feed.flex.trips["F1"][0].continuous_pickup is None
+
+
 def _csv_rows(zip_path: Path, name: str) -> list[dict[str, str]]:
     with zipfile.ZipFile(zip_path) as zf:
         text = zf.read(name).decode("utf-8-sig")

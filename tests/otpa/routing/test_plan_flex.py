@@ -219,8 +219,11 @@ def test_lincoln_county_dial_a_ride(tmp_path: Path) -> None:
     assert ignored.itineraries[0].legs[0].start_time == when
 
 
-def _synthetic_zone_feed(tmp: Path, restricted: int) -> TransportNetwork:
-    """One on-demand zone (08:00-18:00, factor 2, offset 2 minutes), no streets."""
+def _synthetic_zone_feed(tmp: Path, restricted: int, safe: str = "") -> TransportNetwork:
+    """One on-demand zone (08:00-18:00, factor 2, offset 2 minutes), no streets.
+
+    ``safe``: the trip's ``safe_duration_factor,safe_duration_offset`` in trips.txt.
+    """
     ring = [[9.0, 48.0], [9.05, 48.0], [9.05, 48.05], [9.0, 48.05], [9.0, 48.0]]
     zones = {
         "type": "FeatureCollection",
@@ -234,7 +237,8 @@ def _synthetic_zone_feed(tmp: Path, restricted: int) -> TransportNetwork:
         "stops.txt": "stop_id,stop_name,stop_lat,stop_lon\nS1,One,48.01,9.01\n",
         "routes.txt": "route_id,agency_id,route_short_name,route_type,eligibility_restricted\n"
         f"R1,A,Call,3,{restricted}\n",
-        "trips.txt": "route_id,service_id,trip_id\nR1,WK,F1\n",
+        "trips.txt": "route_id,service_id,trip_id,safe_duration_factor,safe_duration_offset\n"
+        f"R1,WK,F1,{safe or ','}\n",
         "calendar.txt": "service_id,monday,tuesday,wednesday,thursday,friday,saturday,sunday,"
         "start_date,end_date\nWK,1,1,1,1,1,0,0,20240101,20241231\n",
         "stop_times.txt": "trip_id,stop_id,stop_sequence,pickup_type,drop_off_type,"
@@ -242,7 +246,7 @@ def _synthetic_zone_feed(tmp: Path, restricted: int) -> TransportNetwork:
         "mean_duration_offset\nF1,Z,1,2,2,08:00:00,18:00:00,2,2\n",
         "locations.geojson": json.dumps(zones),
     }
-    folder = tmp / f"zone{restricted}"
+    folder = tmp / f"zone{restricted}{'safe' if safe else ''}"
     folder.mkdir()
     for name, text in files.items():
         (folder / name).write_text(text)
@@ -271,3 +275,36 @@ def test_duration_factor_and_eligibility(tmp_path: Path) -> None:
     late = _at(18, 30, day=dt.date(2024, 3, 5), tz=berlin)
     with pytest.raises(PathNotFoundError):
         plan(open_net, _request(a, Location(*b), late))
+
+
+def test_safe_duration_bounds_the_ride(tmp_path: Path) -> None:
+    """trips.txt's safe travel time (factor x drive + offset seconds, OTP 2's time penalty)
+    is the arrival the plan relies on; the leg shows the mean (expected) time."""
+    berlin = ZoneInfo("Europe/Berlin")
+    a, b = (48.005, 9.005), (48.04, 9.04)
+    when = _at(9, day=dt.date(2024, 3, 5), tz=berlin)
+    net = _synthetic_zone_feed(tmp_path, 0, safe="3,600")
+    (doc,) = net.transit.flex.values()
+    assert doc["safe_durations"] == {"F1": [3.0, 600.0]}
+    lat1, lon1, lat2, lon2 = map(math.radians, (*a, *b))
+    h = (
+        math.sin((lat2 - lat1) / 2) ** 2
+        + math.cos(lat1) * math.cos(lat2) * math.sin((lon2 - lon1) / 2) ** 2
+    )
+    drive = 2 * 6371008.8 * math.asin(math.sqrt(h)) / 8.0 + 300  # OTP 2's drive without streets
+    mean, safe = math.ceil(drive * 2 + 120), math.ceil(drive * 3 + 600)
+    assert (mean, safe) == (1891, 3256)
+    (leg,) = plan(net, _request(a, Location(*b), when)).itineraries[0].legs
+    assert leg.start_time == when
+    assert leg.duration == mean  # the expected time (factor 2, offset 2 minutes)
+    # arriving by 17:55, the ride leaves its safe time before (and is expected earlier)
+    by = when.replace(hour=17, minute=55)
+    (back,) = (
+        plan(net, PlanRequest(Location(*a), Location(*b), by, arrive_by=True)).itineraries[0].legs
+    )
+    assert back.start_time == by - dt.timedelta(seconds=safe)
+    assert back.end_time == back.start_time + dt.timedelta(seconds=mean)
+    # leaving at 17:20 the expected arrival (17:51:31) is inside the window (to 18:00),
+    # the safe one (18:14:16) is not: no ride
+    with pytest.raises(PathNotFoundError):
+        plan(net, _request(a, Location(*b), when.replace(hour=17, minute=20)))
