@@ -17,6 +17,7 @@ Examples
 
 from otpa.analysis import accessor as _accessor  # registers ds.otpa
 from otpa.analysis._layout import grid_of, points_of
+from otpa.analysis._paired import paired_travel_time_matrix
 from otpa.analysis.accessibility import accessibility
 from otpa.analysis.accessor import travel_time_difference
 from otpa.analysis.compare import compare_scenarios
@@ -75,6 +76,7 @@ __all__ = [
     "isochrone_shapefile_zip",
     "isochrones",
     "isochrones_geojson",
+    "paired_travel_time_matrix",
     "points_of",
     "profile_route",
     "surface_geotiff",

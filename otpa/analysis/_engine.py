@@ -25,6 +25,7 @@ from otpa.network import TransportNetwork
 from otpa.realtime import TimetableSnapshot, current_snapshot
 from otpa.routing import Location, PlanRequest
 from otpa.routing.engine import (
+    Access,
     MobilityAccess,
     StreetEnd,
     find_access,
@@ -43,7 +44,15 @@ from otpa.transit.raptor_data import raptor_timetable
 from otpa.types import Float32Array, FloatArray
 from otpa.util.geo import haversine_m
 
-__all__ = ["OriginResult", "Prepared", "origin_times", "prepare", "unreachable"]
+__all__ = [
+    "OriginResult",
+    "OriginStreets",
+    "Prepared",
+    "origin_streets",
+    "origin_times",
+    "prepare",
+    "unreachable",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,6 +85,20 @@ class OriginResult:
 
     times: Float32Array  # (n_percentiles, n_points)
     by_departure: Float32Array | None  # (n_departures, n_points)
+
+
+@dataclass(frozen=True, eq=False)
+class OriginStreets:
+    """The street searches of one origin: the part of :func:`origin_times` before RAPTOR.
+
+    They depend on the streets, the stops' street links and the destinations only, so
+    two networks that share those (a base network and a transit-only scenario of it)
+    can share them (see :mod:`otpa.analysis._paired`).
+    """
+
+    origin: StreetEnd
+    direct: FloatArray  # street-only seconds per destination (inf: none)
+    access: Access | None  # access stops (origin connector included); None without transit
 
 
 def prepare(
@@ -189,21 +212,28 @@ def _slope_fallback(prep: Prepared) -> bool:
     )
 
 
-def _arrivals(
-    prep: Prepared, origin: StreetEnd, mob: MobilityAccess | None
-) -> tuple[FloatArray, np.ndarray] | None:
-    """Ride arrivals ``(n_departures, n_stops)`` and departures, on the timetable's clock."""
-    net, req = prep.network, prep.request
+def _access(prep: Prepared, origin: StreetEnd, mob: MobilityAccess | None) -> Access:
+    """The origin's access stops (the planner's access search), origin connector included."""
     max_dist = prep.plan_request.walk.effective_max_distance_m
     if mob is not None:
         access = mob.access
     else:
-        access = find_access(net, origin, prep.options, max_distance_m=max_dist, reverse=False)
+        access = find_access(
+            prep.network, origin, prep.options, max_distance_m=max_dist, reverse=False
+        )
+    c = _origin_connector(prep, origin)
+    if c and access.stops.size:
+        access = dataclasses.replace(access, time_s=(access.time_s + c).astype(np.int32))
+    return access
+
+
+def _arrivals(
+    prep: Prepared, origin: StreetEnd, access: Access
+) -> tuple[FloatArray, np.ndarray] | None:
+    """Ride arrivals ``(n_departures, n_stops)`` and departures, on the timetable's clock."""
+    net, req = prep.network, prep.request
     if access.stops.size == 0:
         return None
-    c = _origin_connector(prep, origin)
-    if c:
-        access = dataclasses.replace(access, time_s=(access.time_s + c).astype(np.int32))
     first = dt.datetime.fromtimestamp(int(prep.departures[0]), prep.tz)
     if prep.realtime is not None:  # the real-time timetable, as otpa.plan searches it
         timetable = prep.realtime.raptor_timetable(first.date(), prep.tz.key)
@@ -222,10 +252,8 @@ def _arrivals(
     return rows, deps
 
 
-def origin_times(
-    prep: Prepared, lat: float, lon: float, *, keep_by_departure: bool = False
-) -> OriginResult:
-    """Travel times from one origin to every destination of ``prep``.
+def origin_streets(prep: Prepared, lat: float, lon: float) -> OriginStreets:
+    """The street searches of one origin: its street end, street-only times, access stops.
 
     Raises
     ------
@@ -239,8 +267,36 @@ def origin_times(
     direct = _direct(prep, origin, mob)
     # a destination at the origin itself is reached at once
     direct[(prep.links.lat == lat) & (prep.links.lon == lon)] = 0.0
+    access = _access(prep, origin, mob) if prep.transit else None
+    return OriginStreets(origin, direct, access)
+
+
+def origin_times(
+    prep: Prepared,
+    lat: float,
+    lon: float,
+    *,
+    keep_by_departure: bool = False,
+    streets: OriginStreets | None = None,
+) -> OriginResult:
+    """Travel times from one origin to every destination of ``prep``.
+
+    ``streets``: the origin's street searches when already done (:func:`origin_streets`,
+    possibly on another network with the same streets, stops and destinations).
+
+    Raises
+    ------
+    otpa.routing.errors.OutsideBoundsError
+        When the origin is outside the network or not near a usable street.
+    """
+    found = streets if streets is not None else origin_streets(prep, lat, lon)
+    origin, direct = found.origin, found.direct
     e = prep.links.egress
-    arrivals = _arrivals(prep, origin, mob) if prep.transit else None
+    arrivals = (
+        _arrivals(prep, origin, found.access)
+        if prep.transit and found.access is not None
+        else None
+    )
     if arrivals is None:
         rows = np.full((prep.departures.shape[0], 1), np.inf)
         deps = prep.departures.astype(np.float64)

@@ -14,6 +14,7 @@ from typing import Any
 
 import xarray as xr
 
+from otpa.analysis._paired import PAIR_DIM, paired_travel_time_matrix
 from otpa.analysis.accessibility import DEFAULT_CUTOFFS_S, accessibility
 from otpa.analysis.accessor import travel_time_difference
 from otpa.analysis.grid import Grid
@@ -138,7 +139,13 @@ def compare_scenarios(
     req = analysis_request(departure, request, options)
     where = _target(target, opportunities, network)
     versions = (scenario_a, scenario_b)
-    times = [_travel_times(_network(network, s), origins, where, req) for s in versions]
+    nets = [_network(network, s) for s in versions]
+    if isinstance(origins, PointSet) and isinstance(where, PointSet):
+        # both matrices at once: a transit-only scenario shares each origin's street searches
+        pair = paired_travel_time_matrix(nets[0], nets[1], origins, where, request=req)
+        times = [pair.isel({PAIR_DIM: k}, drop=True) for k in (0, 1)]
+    else:
+        times = [_travel_times(net, origins, where, req) for net in nets]
     labels = [_label(s) for s in versions]
     coords = {
         SCENARIO_DIM: ["a", "b"],

@@ -33,8 +33,8 @@ from otpa.analysis import (
     ScenarioStore,
     accessibility,
     compute_time_surface,
+    paired_travel_time_matrix,
     travel_time_difference,
-    travel_time_matrix,
 )
 from otpa.errors import OtpaError
 from otpa.network import TransportNetwork
@@ -534,13 +534,15 @@ class ComparisonModel(param.Parameterized):
     ) -> RegionalResult:
         """Accessibility from every point of the point set, base and scenario.
 
-        Each version's travel-time matrix is a dask array of ``chunks`` origins per
-        task.  The first task runs alone (it links the points to the streets; the
-        scenario's network shares that table when its stops are the base's), then
-        the tasks of both versions run in a pool of one thread per core, so
-        ``progress`` (called with the fraction done, 0 to 1, after every task) and
-        ``cancelled`` (polled while tasks run; the tasks not started are dropped)
-        work.
+        Both versions' travel-time matrices come from one dask array
+        (:func:`~otpa.analysis.paired_travel_time_matrix`) of ``chunks`` origins per
+        task, each task computing its origins under both versions (a transit-only
+        scenario shares each origin's street searches with the base network).  The
+        first task runs alone (it links the points to the streets; the scenario's
+        network shares that table when its stops are the base's), then the others run
+        in a pool of one thread per core, so ``progress`` (called with the fraction
+        done, 0 to 1, after every task) and ``cancelled`` (polled while tasks run; the
+        tasks not started are dropped) work.
 
         Raises
         ------
@@ -554,24 +556,14 @@ class ComparisonModel(param.Parameterized):
         column = self._column()
         weight = self.weight or None
         points = self.points()
-        versions = {"base": self.network, "scenario": self.scenario_network()}
-        matrices = {
-            name: travel_time_matrix(net, points, request=req, chunks=max(1, int(chunks)))
-            for name, net in versions.items()
-        }
-        tasks = [
-            (name, k, part)
-            for name, m in matrices.items()
-            for k, part in enumerate(m.data.to_delayed().ravel().tolist())
-        ]
+        pair = paired_travel_time_matrix(
+            self.network, self.scenario_network(), points, request=req, chunks=max(1, int(chunks))
+        )
+        tasks = list(enumerate(pair.data.to_delayed().ravel().tolist()))
         blocks = _run_tasks(tasks, progress=progress, cancelled=cancelled)
+        both = pair.copy(data=np.concatenate([blocks[k] for k in range(len(tasks))], axis=1))
         computed = {
-            name: m.copy(
-                data=np.concatenate(
-                    [blocks[(name, k)] for k in range(m.data.numblocks[0])], axis=0
-                )
-            )
-            for name, m in matrices.items()
+            name: both.isel(scenario=k, drop=True) for k, name in enumerate(("base", "scenario"))
         }
         access = {
             name: accessibility(ttm, points, cutoffs=cutoffs, columns=[column]).sel(
@@ -595,11 +587,11 @@ class ComparisonModel(param.Parameterized):
 
 
 def _run_tasks(
-    tasks: list[tuple[str, int, Any]],
+    tasks: list[tuple[int, Any]],
     *,
     progress: Callable[[float], None] | None,
     cancelled: Callable[[], bool] | None,
-) -> dict[tuple[str, int], Any]:
+) -> dict[int, Any]:
     """Compute dask tasks in a thread pool; the first alone (it fills the shared caches)."""
 
     def stop_requested() -> bool:
@@ -613,20 +605,20 @@ def _run_tasks(
         return RegionalCancelledError(msg)
 
     total = len(tasks)
-    done: dict[tuple[str, int], Any] = {}
+    done: dict[int, Any] = {}
     if progress is not None:
         progress(0.0)
     if not tasks:
         return done
     if stop_requested():
         raise cancel()
-    name, k, part = tasks[0]
-    done[(name, k)] = run(part)
+    k, part = tasks[0]
+    done[k] = run(part)
     if progress is not None:
         progress(len(done) / total)
     pool = ThreadPoolExecutor(max(1, os.cpu_count() or 1), thread_name_prefix="otpa-regional")
     try:
-        pending = {pool.submit(run, part): (name, k) for name, k, part in tasks[1:]}
+        pending = {pool.submit(run, part): k for k, part in tasks[1:]}
         while pending:
             finished, _ = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
             for future in finished:

@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+ROOT = Path(__file__).resolve().parents[2]
+
 CHROMIUM = Path("/usr/bin/chromium")
 #: Debian's chromium, never a downloaded browser build; quiet and offline.
 CHROMIUM_ARGS = [
@@ -42,3 +44,22 @@ def assert_not_blank(path: Path) -> float:
     spread = float(pixels.std())
     assert spread > 5.0, f"{path} looks blank (pixel std {spread:.2f})"
     return spread
+
+
+def python_env(**extra: str) -> dict[str, str]:
+    """Environment of a Python subprocess of these tests (``otpa dashboard``, JupyterLab).
+
+    This tree comes first on ``PYTHONPATH``.  Bytecode is cached: the suite may run
+    with ``PYTHONDONTWRITEBYTECODE`` set, and a fresh interpreter would then compile
+    every module it imports (Panel, Bokeh, Jupyter, xarray...) from source on every
+    run, most of its start-up on a busy machine; the subprocesses keep theirs under
+    the otpa cache folder (``PYTHONPYCACHEPREFIX``: ``$OTPA_CACHE``, else
+    ``$XDG_CACHE_HOME/otpa``, else ``~/.cache/otpa``), never beside the sources.
+    """
+    cache = os.environ.get("OTPA_CACHE") or str(
+        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "otpa"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(PYTHONPATH=str(ROOT), PYTHONPYCACHEPREFIX=str(Path(cache) / "pycache"))
+    env.update(extra)
+    return env

@@ -87,6 +87,8 @@ def points_csv(tmp_path_factory: pytest.TempPathFactory, demo_network: Transport
                 }
             )
     pd.DataFrame(rows).to_csv(folder / "sample.csv", index=False)
+    # the same points with no opportunity column (bad input: nothing to count)
+    pd.DataFrame(rows)[["id", "lat", "lon"]].to_csv(folder / "bare.csv", index=False)
     return folder / "sample.csv"
 
 
@@ -392,6 +394,12 @@ def test_bad_origin_shows_a_message_and_keeps_the_last_result(page: Any) -> None
     page.get_by_role("button", name="Compute").click()
     page.get_by_text("Cannot compute from 10.00000, 10.00000").wait_for(timeout=60_000)
     assert _source(page, "iso_base")["xs"] == before["xs"]
+    # a point set without the chosen opportunity column: a message, the result kept
+    _select_with_option(page, "grid cells").select_option("bare")
+    page.get_by_role("button", name="Compute").click()
+    page.get_by_text("point set 'bare' has no column 'cells'").first.wait_for(timeout=60_000)
+    assert _source(page, "iso_base")["xs"] == before["xs"]
+    _select_with_option(page, "grid cells").select_option("grid cells")
 
 
 def _origin_inputs(page: Any) -> tuple[Any, Any]:

@@ -13,7 +13,6 @@ JavaScript comes from the server).
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import socket
 import subprocess
@@ -26,7 +25,7 @@ from typing import Any
 
 import nbformat
 import pytest
-from _browser import assert_not_blank
+from _browser import assert_not_blank, python_env
 
 pytestmark = pytest.mark.http
 
@@ -61,19 +60,17 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     # every cell in the DOM (no virtual scrolling), so every output is rendered
     (settings / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
     port, token = _free_port(), secrets.token_hex(16)
-    env = {
-        **os.environ,
-        "PYTHONPATH": str(Path.cwd()),
-        "JUPYTER_PLATFORM_DIRS": "1",
-        "JUPYTERLAB_SETTINGS_DIR": str(root / ".settings"),
-        "OTPA_DATA": str(root / "no-shared-data"),  # the notebook's demo-city branch
-    }
+    env = python_env(
+        JUPYTER_PLATFORM_DIRS="1",
+        JUPYTERLAB_SETTINGS_DIR=str(root / ".settings"),
+        OTPA_DATA=str(root / "no-shared-data"),  # the notebook's demo-city branch
+    )  # the kernel inherits it: this tree's otpa, cached bytecode
     proc = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",
          "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}",
          f"--ServerApp.root_dir={root}", "--LabApp.news_url=",
          "--LabApp.expose_app_in_browser=True", "--allow-root",
-         "--LabApp.extension_manager=readonly"],
+         "--LabApp.extension_manager=readonly", "--KernelManager.shutdown_wait_time=1"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=root,
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"

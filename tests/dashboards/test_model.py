@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import io
-import os
 import subprocess
 import sys
 import urllib.error
@@ -19,6 +18,7 @@ import geopandas as gpd
 import numpy as np
 import pandas as pd
 import pytest
+from _browser import python_env
 
 from otpa.analysis import PointSet, RemoveRoutes, Scenario, ScenarioStore, compare_scenarios
 from otpa.dashboards import (
@@ -177,7 +177,7 @@ def test_otpa_dashboard_command_prints_its_url(
     tmp_path: Path, demo_network: TransportNetwork
 ) -> None:
     del demo_network  # built and cached for the command to load
-    env = {**os.environ, "PYTHONPATH": str(Path.cwd())}
+    env = python_env()
     proc = subprocess.Popen(
         [sys.executable, "-m", "otpa.cli", "dashboard", "--port", "0",
          "--scenarios", str(tmp_path)],
