@@ -49,17 +49,12 @@ def assert_not_blank(path: Path) -> float:
 def python_env(**extra: str) -> dict[str, str]:
     """Environment of a Python subprocess of these tests (``otpa dashboard``, JupyterLab).
 
-    This tree comes first on ``PYTHONPATH``.  Bytecode is cached: the suite may run
-    with ``PYTHONDONTWRITEBYTECODE`` set, and a fresh interpreter would then compile
-    every module it imports (Panel, Bokeh, Jupyter, xarray...) from source on every
-    run, most of its start-up on a busy machine; the subprocesses keep theirs under
-    the otpa cache folder (``PYTHONPYCACHEPREFIX``: ``$OTPA_CACHE``, else
-    ``$XDG_CACHE_HOME/otpa``, else ``~/.cache/otpa``), never beside the sources.
+    This tree comes first on ``PYTHONPATH``.  No ``PYTHONPYCACHEPREFIX``: the packages'
+    bytecode is written at install time (``uv pip install --compile-bytecode``, the
+    README's command) and a prefix would make the interpreter look for it elsewhere and
+    compile Panel, Bokeh, Jupyter, xarray... from source again.
     """
-    cache = os.environ.get("OTPA_CACHE") or str(
-        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "otpa"
-    )
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env.update(PYTHONPATH=str(ROOT), PYTHONPYCACHEPREFIX=str(Path(cache) / "pycache"))
+    env = dict(os.environ)
+    env.update(PYTHONPATH=str(ROOT))
     env.update(extra)
     return env
