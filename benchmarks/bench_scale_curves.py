@@ -257,6 +257,8 @@ def run_one(scale: float, seed: int, args: argparse.Namespace) -> dict[str, Any]
                                    + city.gtfs_path.stat().st_size) / 1e6}  # fmt: skip
     print(f"x{scale:g}: generated {record['size']} in {record['generate_s']:.1f} s", flush=True)
     graph = folder / "graph"
+    if args.reuse_build and graph.is_file():  # measure queries only
+        return _queries(scale, city, graph, record, skip, args)
     info, wall, rss = _child(_BUILD, str(folder / "input"), str(graph))
     record["build"] = {**info, "wall_s": wall, "peak_rss_mb": rss}
     record["graph_mb"] = graph.stat().st_size / 1e6
@@ -267,6 +269,11 @@ def run_one(scale: float, seed: int, args: argparse.Namespace) -> dict[str, Any]
     record["load_cpu_s"] = min(x[0]["load_cpu_s"] for x in loads)
     record["load_peak_rss_mb"] = min(x[2] for x in loads)
     print(f"x{scale:g}: load {record['load_s']:.2f} s", flush=True)
+    return _queries(scale, city, graph, record, skip, args)
+
+
+def _queries(scale: float, city: ScaleCity, graph: Path, record: dict[str, Any], skip: set[str],
+             args: argparse.Namespace) -> dict[str, Any]:  # fmt: skip
     rng = np.random.default_rng(42)
     if {"plan", "surface", "matrix"} <= skip:
         record["load_end"] = os.getloadavg()
@@ -397,6 +404,7 @@ def main() -> None:
     r.add_argument("--skip", default="", help="comma list of: plan, surface, matrix")
     r.add_argument("--town-blocks", type=int, default=64, help="smaller: a quick smoke run")
     r.add_argument("--work", type=Path, default=WORK, help="where regions and records go")
+    r.add_argument("--reuse-build", action="store_true", help="keep the saved graph's numbers")
     r.add_argument("--generate-only", action="store_true", help="write the inputs, measure nothing")
     p = sub.add_parser("report", help="fit exponents over the recorded sizes")
     p.add_argument("--fit-scales", default="", help="fit over these scales only (default all)")
