@@ -217,7 +217,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             "work": {
                 "type": "object",
                 "description": "light, heavy and analysis work pools: workers, queue, pending, "
-                "shed (503s), timedOut, completed",
+                "shed (503s), timedOut, stopped (at their deadline), completed",
                 "additionalProperties": {"type": "object", "additionalProperties": _INT},
             },
         },

@@ -84,6 +84,7 @@ class WorkPool:
         self._pending = 0
         self._shed = 0
         self._timed_out = 0
+        self._stopped = 0
         self._completed = 0
 
     @property
@@ -113,10 +114,16 @@ class WorkPool:
         return future
 
     def _release(self, future: concurrent.futures.Future[Any] | None) -> None:
+        stopped = (
+            future is not None
+            and not future.cancelled()
+            and isinstance(future.exception(), TimeoutError)
+        )
         with self._lock:
             self._pending -= 1
             if future is not None and not future.cancelled():
                 self._completed += 1
+                self._stopped += stopped
 
     def count_timeout(self) -> None:
         """Count a job whose request ran out of time."""
@@ -124,7 +131,13 @@ class WorkPool:
             self._timed_out += 1
 
     def stats(self) -> dict[str, int]:
-        """Threads, queue size, jobs pending now; shed, timed-out and completed jobs so far."""
+        """Threads, queue size, jobs pending now; shed, timed-out, stopped and completed jobs.
+
+        ``timedOut``: requests answered at their time limit while their job was still
+        queued or running; ``stopped``: jobs that stopped themselves at their deadline
+        (they raised a :class:`TimeoutError`, such as otpa's ``SearchTimeoutError``);
+        ``completed``: jobs that ran to their end (stopped ones included).
+        """
         with self._lock:
             return {
                 "workers": self.workers,
@@ -132,6 +145,7 @@ class WorkPool:
                 "pending": self._pending,
                 "shed": self._shed,
                 "timedOut": self._timed_out,
+                "stopped": self._stopped,
                 "completed": self._completed,
             }
 
