@@ -15,7 +15,11 @@ Each pool has a fixed number of threads and a bounded queue (sizes in
 heavy ones, plans never queue behind analyses, and a burst never grows memory
 without bound: when a pool holds ``workers + queue`` jobs, :meth:`WorkPool.submit`
 raises :class:`PoolFullError` and the handler answers ``503`` with ``Retry-After``
-(shed load, counted apart from errors).  Work stays in threads of this process:
+(shed load, counted apart from errors).  So does a request that would queue past its
+time limit: each pool keeps a moving average of its jobs' run times, and a job that
+must wait for a thread, with more jobs ahead of it than the time it has left allows,
+is shed at once instead of answering 504 when its limit is up.  Work stays in threads
+of this process:
 the searches share the loaded networks, the real-time snapshots and the
 dashboard's state.
 
@@ -34,6 +38,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
@@ -58,6 +63,10 @@ class PoolFullError(RuntimeError):
         super().__init__(f"the {pool} work pool is full ({capacity} requests in progress)")
         self.pool = pool
         self.capacity = capacity
+
+
+#: Weight of the latest job in a pool's moving average of run times.
+_EWMA_WEIGHT = 0.2
 
 
 class WorkPool:
@@ -86,32 +95,65 @@ class WorkPool:
         self._timed_out = 0
         self._stopped = 0
         self._completed = 0
+        self._mean_run_s: float | None = None  # moving average of the jobs' run times
 
     @property
     def capacity(self) -> int:
         """Most jobs held at once (running and queued)."""
         return self.workers + self.queue
 
-    def submit(self, fn: Callable[[], T]) -> concurrent.futures.Future[T]:
+    def submit(
+        self, fn: Callable[[], T], *, time_left_s: float | None = None
+    ) -> concurrent.futures.Future[T]:
         """Queue ``fn``; raise :class:`PoolFullError` when the pool is full.
+
+        Parameters
+        ----------
+        fn
+            The job.
+        time_left_s
+            The time its request has left: a job that would have to wait for a thread
+            and, by the pool's mean run time, could not finish in that time is refused
+            (None: no limit).
 
         Raises
         ------
         PoolFullError
-            When ``workers + queue`` jobs are already pending (counted as shed).
+            When ``workers + queue`` jobs are already pending, or the job would queue
+            past ``time_left_s`` (counted as shed).
         """
         with self._lock:
-            if self._pending >= self.capacity:
+            if self._pending >= self.capacity or self._would_time_out(time_left_s):
                 self._shed += 1
                 raise PoolFullError(self.name, self.capacity)
             self._pending += 1
         try:
-            future = self._executor.submit(fn)
+            future = self._executor.submit(self._timed, fn)
         except BaseException:
             self._release(None)
             raise
         future.add_done_callback(self._release)
         return future
+
+    def _would_time_out(self, time_left_s: float | None) -> bool:
+        """Whether a new job, queued behind the pending ones, would end past its limit."""
+        mean = self._mean_run_s
+        ahead = self._pending - self.workers + 1  # jobs to start before it, itself included
+        if time_left_s is None or mean is None or ahead <= 0:
+            return False  # a thread is free (or nothing is known yet): always try
+        return (ahead / self.workers + 1.0) * mean > time_left_s
+
+    def _timed(self, fn: Callable[[], T]) -> T:
+        started = time.monotonic()
+        try:
+            return fn()
+        finally:
+            took = time.monotonic() - started
+            with self._lock:
+                mean = self._mean_run_s
+                self._mean_run_s = (
+                    took if mean is None else mean + _EWMA_WEIGHT * (took - mean)
+                )
 
     def _release(self, future: concurrent.futures.Future[Any] | None) -> None:
         stopped = (

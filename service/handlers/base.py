@@ -284,7 +284,8 @@ class BaseHandler(tornado.web.RequestHandler):
         Raises
         ------
         ApiError
-            503 with ``Retry-After`` when the pool is full (the request is shed).
+            503 with ``Retry-After`` when the pool is full, or the request would wait
+            in its queue past its time limit (the request is shed).
         RequestTimeLimitError
             When the request's time limit (plus :data:`STOP_GRACE_S`) passes first
             (the job is cancelled if it has not started; a running one finishes in its
@@ -300,7 +301,7 @@ class BaseHandler(tornado.web.RequestHandler):
         if limited:  # searches in the job stop themselves at the limit (otpa.routing.deadline)
             job = functools.partial(_within_deadline, time.monotonic() + self.time_left_s(), job)
         try:
-            future = pool.submit(job)
+            future = pool.submit(job, time_left_s=self.time_left_s() if limited else None)
         except PoolFullError as exc:
             raise ApiError(
                 503,

@@ -22,6 +22,7 @@ from otpa.routing.errors import PathNotFoundError
 from otpa.testing.demo import demo_network, write_demo_city
 from service.handlers import analyst_isochrones
 from service.handlers.index import IndexHandler
+from service.workpools import PoolFullError, WorkPool
 
 pytestmark = pytest.mark.http
 
@@ -247,3 +248,21 @@ def test_a_plan_past_the_time_limit_stops_and_frees_its_thread(
         time.sleep(0.02)
     assert heavy["stopped"] == 1  # ...because the plan stopped itself at the limit
     assert searches == []  # before its RAPTOR searches
+
+
+def test_a_job_that_would_queue_past_its_time_limit_is_shed_at_once() -> None:
+    pool = WorkPool("analysis", workers=1, queue=8)
+    try:
+        pool.submit(lambda: time.sleep(0.05)).result()  # the pool's jobs take ~0.05 s
+        release = threading.Event()
+        running = pool.submit(lambda: release.wait(10))  # the only thread is busy
+        # behind it, a job with 10 ms left cannot finish in time: 503 now, not 504 later
+        with pytest.raises(PoolFullError):
+            pool.submit(lambda: 1, time_left_s=0.01)
+        queued = pool.submit(lambda: 2, time_left_s=30.0)  # one with time enough waits
+        no_limit = pool.submit(lambda: 3)
+        release.set()
+        assert (running.result(), queued.result(), no_limit.result()) == (True, 2, 3)
+        assert pool.stats()["shed"] == 1
+    finally:
+        pool.close()
