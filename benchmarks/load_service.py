@@ -192,8 +192,8 @@ class Server:
         host, _, port = found.group(1).rpartition(":")
         self.host, self.port, self.router = host, int(port), router
 
-    def connection(self, timeout: float = 120.0) -> http.client.HTTPConnection:
-        """A new keep-alive connection to the server."""
+    def connection(self, timeout: float = 180.0) -> http.client.HTTPConnection:
+        """A new keep-alive connection to the server (waiting longer than its 120-s limit)."""
         return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
 
     def rss_mb(self) -> float:
