@@ -96,6 +96,7 @@ class WorkPool:
         self._stopped = 0
         self._completed = 0
         self._mean_run_s: float | None = None  # moving average of the jobs' run times
+        self._started: dict[int, float] = {}  # running jobs' start times, by thread id
 
     @property
     def capacity(self) -> int:
@@ -137,19 +138,26 @@ class WorkPool:
 
     def _would_time_out(self, time_left_s: float | None) -> bool:
         """Whether a new job, queued behind the pending ones, would end past its limit."""
-        mean = self._mean_run_s
         ahead = self._pending - self.workers + 1  # jobs to start before it, itself included
-        if time_left_s is None or mean is None or ahead <= 0:
-            return False  # a thread is free (or nothing is known yet): always try
+        if time_left_s is None or ahead <= 0:
+            return False  # a thread is free: always try
+        mean = self._mean_run_s
+        if mean is None:  # none finished yet: the running ones take at least this long
+            now = time.monotonic()
+            mean = max((now - t for t in self._started.values()), default=0.0)
         return (ahead / self.workers + 1.0) * mean > time_left_s
 
     def _timed(self, fn: Callable[[], T]) -> T:
         started = time.monotonic()
+        thread = threading.get_ident()
+        with self._lock:
+            self._started[thread] = started
         try:
             return fn()
         finally:
             took = time.monotonic() - started
             with self._lock:
+                self._started.pop(thread, None)
                 mean = self._mean_run_s
                 self._mean_run_s = (
                     took if mean is None else mean + _EWMA_WEIGHT * (took - mean)

@@ -266,3 +266,18 @@ def test_a_job_that_would_queue_past_its_time_limit_is_shed_at_once() -> None:
         assert pool.stats()["shed"] == 1
     finally:
         pool.close()
+
+
+def test_before_any_job_ends_the_running_ones_tell_how_long_jobs_take() -> None:
+    pool = WorkPool("analysis", workers=1, queue=8)
+    try:
+        release = threading.Event()
+        running = pool.submit(lambda: release.wait(10))
+        time.sleep(0.2)  # it has run 0.2 s: a job behind it needs at least that long
+        with pytest.raises(PoolFullError):
+            pool.submit(lambda: 1, time_left_s=0.1)
+        release.set()
+        assert running.result() is True
+        assert pool.stats()["shed"] == 1
+    finally:
+        pool.close()
