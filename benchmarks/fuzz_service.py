@@ -17,7 +17,10 @@ and as many that break it (negative data), with a fixed seed; each answer is che
   ``/plan``, which answers a bad parameter as OTP 1.x did: HTTP 200 with the OTP
   error object (the document says so).
 
-The test suite runs :func:`fuzz` with a few examples per operation
+:func:`fuzz_links` is schemathesis' stateful run: call sequences that follow the
+document's OpenAPI links (a created scenario, point set or surface -> the operations
+on it).  The test suite runs :func:`fuzz` with a few examples per operation and a
+bounded :func:`fuzz_links` over the scenario operations
 (``tests/service/test_fuzz.py``); this script is the long run.  It prints a summary
 and writes ``benchmarks/results/fuzz_service.json``.
 """
@@ -198,6 +201,89 @@ def _fuzz_operation(
 
     with contextlib.suppress(hypothesis.errors.Unsatisfiable):
         run()
+
+
+@dataclass
+class LinkReport:
+    """What a stateful run sent: answers per ``(method, path template, status)``."""
+
+    calls: collections.Counter[tuple[str, str, int]] = field(default_factory=collections.Counter)
+    seconds: float = 0.0
+
+    @property
+    def server_errors(self) -> int:
+        """Answers >= 500."""
+        return sum(n for (_, _, status), n in self.calls.items() if status >= 500)
+
+
+def fuzz_links(
+    base_url: str,
+    document: Mapping[str, Any],
+    *,
+    examples: int,
+    steps: int = 3,
+    headers: Mapping[str, str] | None = None,
+    path_parameters: Mapping[str, Any] | None = None,
+) -> LinkReport:
+    """Schemathesis' stateful run: sequences of calls that follow the document's links.
+
+    The state machine starts with an operation (``POST /otp/routers/{routerId}/scenarios``)
+    and, when it answers with success, follows the answer's OpenAPI links with the
+    values they name (``$response.body#/id`` -> ``scenarioId``) to the linked
+    operations (``GET``/``DELETE .../scenarios/{scenarioId}``).  Every answer is checked
+    as in :func:`fuzz` (no 5xx, declared status, media type and body schema); a failed
+    check raises.  Hypothesis runs derandomized: the same document sends the same calls.
+
+    Parameters
+    ----------
+    base_url
+        The server's root.
+    document
+        The OpenAPI document, or the part of it to run (its linked operations).
+    examples
+        Sequences to run.
+    steps
+        Calls per sequence at most.
+    headers
+        Sent with every call (``Authorization`` for the writes).
+    path_parameters
+        Fixed path parameters (``{"routerId": "demo"}``).
+
+    Returns
+    -------
+    LinkReport
+    """
+    schema = schemathesis.openapi.from_dict(dict(document))
+    report = LinkReport()
+    fixed = dict(path_parameters or {})
+    checks = _checks("", GenerationMode.POSITIVE)
+
+    class Machine(schema.as_state_machine()):  # type: ignore[misc]
+        def get_call_kwargs(self, case: Any) -> dict[str, Any]:
+            names = {n for n in fixed if "{" + n + "}" in case.path}
+            case.path_parameters = {**(case.path_parameters or {}), **{n: fixed[n] for n in names}}
+            return {"base_url": base_url, "headers": dict(headers or {}), "timeout": 60}
+
+        def after_call(self, response: Any, case: Any) -> None:
+            report.calls[(case.method, case.path, response.status_code)] += 1
+
+        def validate_response(self, response: Any, case: Any, *args: Any, **kwargs: Any) -> None:
+            case.validate_response(response, checks=checks)
+
+    started = time.perf_counter()
+    Machine.run(
+        settings=hypothesis.settings(
+            max_examples=examples,
+            stateful_step_count=steps,
+            deadline=None,
+            database=None,
+            derandomize=True,
+            phases=[Phase.generate],
+            suppress_health_check=list(HealthCheck),
+        )
+    )
+    report.seconds = time.perf_counter() - started
+    return report
 
 
 def _start_server(data_root: Path) -> tuple[str, Any]:

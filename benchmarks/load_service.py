@@ -3,7 +3,7 @@
 Usage::
 
     .venv/bin/python benchmarks/load_service.py [--graph FILE] [--clients 32] [--seconds 300]
-        [--reload-every 10] [--plans-only] [--date 2026-03-04]
+        [--reload-every 10] [--realtime-every 5] [--plans-only] [--date 2026-03-04]
 
 A server process (``python -m service``) serves one graph (``--graph``; default the RNV
 graph cached by ``bench_plan.py``, ``benchmarks/results/small_rnv.graph``) from a
@@ -16,9 +16,13 @@ send a mix of requests for ``--seconds``:
 * ``isochrone`` (10 %): 15 and 30-minute isochrones from a random stop.
 
 Meanwhile the graph is reloaded from disk (``PUT /otp/routers/{id}``) every
-``--reload-every`` seconds, and the server's RSS is sampled every second.  It reports
-throughput, latency percentiles per kind, errors (transport failures and unexpected
-statuses), shed requests (503 with ``Retry-After``, counted apart) and RSS min/max.
+``--reload-every`` seconds, a GTFS-RT trip-updates feed (a ``stop-time-updater`` of the
+router's ``router-config.json``, polling a file) is rewritten with new delays for random
+trips every ``--realtime-every`` seconds, and the server's RSS is sampled every second.
+It reports throughput, latency percentiles per kind, errors (transport failures and
+unexpected statuses), shed requests (503 with ``Retry-After``, counted apart), RSS
+min/max and its trend (least-squares slope over the run, MB per minute) and the
+real-time updater's status at the end.
 ``--plans-only`` sends only plans (the throughput goal: >= 100 plans/s with 8 clients).
 
 :func:`run_load` is also the suite's smoke run (``tests/service/test_load_smoke.py``).
@@ -77,6 +81,19 @@ class LoadResult:
     reloads: int
     reload_failures: int
     rss_mb: dict[str, float]
+    #: (seconds since the start, MB) samples
+    rss_series: list[tuple[float, float]] = dataclasses.field(default_factory=list)
+    #: feed rewrites, and the updater's status at the end (None: no real-time updates)
+    realtime: dict[str, Any] | None = None
+
+    @property
+    def rss_slope_mb_per_min(self) -> float:
+        """Least-squares slope of the RSS samples (after the first 10 %), MB per minute."""
+        if len(self.rss_series) < 3:
+            return float("nan")
+        t, mb = np.asarray(self.rss_series).T
+        keep = t >= 0.1 * t[-1]  # the first seconds fill caches
+        return float(np.polyfit(t[keep], mb[keep], 1)[0] * 60.0)
 
     @property
     def throughput(self) -> float:
@@ -97,20 +114,50 @@ class LoadResult:
             f"({self.throughput:.1f}/s), {self.clients} clients; errors {self.errors}, "
             f"5xx {self.server_errors}, shed {self.shed}; reloads {self.reloads} "
             f"({self.reload_failures} failed); RSS {self.rss_mb['min']:.0f}-"
-            f"{self.rss_mb['max']:.0f} MB"
+            f"{self.rss_mb['max']:.0f} MB (first {self.rss_mb['first']:.0f}, last "
+            f"{self.rss_mb['last']:.0f}, trend {self.rss_slope_mb_per_min:+.2f} MB/min)"
         )
+        if self.realtime is not None:
+            rt = self.realtime
+            lines.append(
+                f"real-time: {rt['writes']} feed rewrites; updater at the end: "
+                f"{rt.get('polls', 0)} polls, {rt.get('successes', 0)} applied, "
+                f"{rt.get('failures', 0)} failed, last feed {rt.get('applied', 0)} trips "
+                f"(snapshot {rt.get('snapshot')})"
+            )
         return "\n".join(lines)
 
 
 class Server:
     """``python -m service`` serving one graph, with a user allowed to reload it."""
 
-    def __init__(self, graph: Path, router: str, workdir: Path, *, heavy_workers: int) -> None:
+    def __init__(
+        self,
+        graph: Path,
+        router: str,
+        workdir: Path,
+        *,
+        heavy_workers: int,
+        realtime_every: float | None = None,
+    ) -> None:
         sys.path.insert(0, str(ROOT))
         from service.auth import hash_password
 
         target = workdir / "graphs" / router / "graph"
         target.parent.mkdir(parents=True)
+        #: the trip-updates file the router's stop-time-updater polls (None: no updater)
+        self.realtime_feed: Path | None = None
+        if realtime_every is not None:
+            self.realtime_feed = target.parent / "rt" / "trip-updates.pb"
+            self.realtime_feed.parent.mkdir()
+            write_feed(self.realtime_feed, [])
+            updater = {
+                "type": "stop-time-updater",
+                "sourceType": "gtfs-file",
+                "file": "rt/trip-updates.pb",
+                "frequencySec": realtime_every,
+            }
+            (target.parent / "router-config.json").write_text(json.dumps({"updaters": [updater]}))
         try:
             os.link(graph, target)
         except OSError:
@@ -145,8 +192,8 @@ class Server:
         host, _, port = found.group(1).rpartition(":")
         self.host, self.port, self.router = host, int(port), router
 
-    def connection(self, timeout: float = 120.0) -> http.client.HTTPConnection:
-        """A new keep-alive connection to the server."""
+    def connection(self, timeout: float = 180.0) -> http.client.HTTPConnection:
+        """A new keep-alive connection to the server (waiting longer than its 120-s limit)."""
         return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
 
     def rss_mb(self) -> float:
@@ -161,6 +208,48 @@ class Server:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+
+
+def write_feed(path: Path, delays: list[tuple[str, str, str, int]]) -> None:
+    """Write a GTFS-RT trip-updates feed atomically: ``(trip, start date, first stop, delay s)``."""
+    from google.transit import gtfs_realtime_pb2
+
+    msg = gtfs_realtime_pb2.FeedMessage()
+    msg.header.gtfs_realtime_version = "2.0"
+    msg.header.timestamp = int(time.time())
+    for i, (trip, day, stop, delay) in enumerate(delays):
+        entity = msg.entity.add(id=str(i))
+        entity.trip_update.trip.trip_id = trip
+        entity.trip_update.trip.start_date = day.replace("-", "")
+        update = entity.trip_update.stop_time_update.add(stop_id=stop)
+        update.arrival.delay = delay
+        update.departure.delay = delay
+    tmp = path.with_suffix(".tmp")
+    tmp.write_bytes(msg.SerializeToString())
+    os.replace(tmp, path)
+
+
+def _local(scoped: str) -> str:
+    return scoped.split(":", 1)[1] if ":" in scoped else scoped
+
+
+def realtime_trips(server: Server, *, routes: int = 12) -> list[tuple[str, str]]:
+    """(GTFS trip id, GTFS id of its first stop) of trips of some routes, for the feed."""
+    conn = server.connection()
+    base = f"/otp/routers/{server.router}/index"
+    _, _, body = _call(conn, "GET", f"{base}/routes")
+    found: list[tuple[str, str]] = []
+    for route in json.loads(body)[:routes]:
+        rid = urllib.parse.quote(route["id"])
+        _, _, body = _call(conn, "GET", f"{base}/routes/{rid}/trips")
+        for trip in json.loads(body)[:5]:
+            tid = urllib.parse.quote(trip["id"])
+            status, _, body = _call(conn, "GET", f"{base}/trips/{tid}/stoptimes")
+            times = json.loads(body) if status == 200 else []
+            if times:
+                found.append((_local(trip["id"]), _local(times[0]["stopId"])))
+    conn.close()
+    return found
 
 
 def _call(conn: http.client.HTTPConnection, method: str, path: str, **kw: Any) -> Any:
@@ -263,8 +352,13 @@ def run_load(
     clients: int,
     seconds: float,
     reload_every: float | None,
+    realtime_every: float | None = None,
 ) -> LoadResult:
-    """Send the workload from ``clients`` threads for ``seconds``; reload the graph meanwhile."""
+    """Send the workload from ``clients`` threads for ``seconds``; reload the graph meanwhile.
+
+    With ``realtime_every`` (and a server made with it), the trip-updates feed is rewritten
+    that often with new delays for random trips.
+    """
     stop = threading.Event()
     lock = threading.Lock()
     latencies: dict[str, list[float]] = {k: [] for k, _ in MIX}
@@ -273,6 +367,8 @@ def run_load(
     server_errors = [0]
     reloads = [0, 0]
     rss: list[float] = []
+    rss_series: list[tuple[float, float]] = []
+    writes = [0]
 
     def client(index: int) -> None:
         rng = random.Random(workload.seed * 1000 + index)
@@ -317,14 +413,21 @@ def run_load(
     def sampler() -> None:
         while not stop.wait(1.0):
             with contextlib.suppress(psutil.Error):
-                rss.append(server.rss_mb())
+                mb = server.rss_mb()
+                rss.append(mb)
+                rss_series.append((time.perf_counter() - started, mb))
+
+    def realtime() -> None:
+        _rewrite_feed(server, workload, realtime_every, stop, writes, trips)
 
     warm_up(server, workload)
+    trips = realtime_trips(server) if server.realtime_feed is not None else []
     rss.append(server.rss_mb())
     threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(clients)]
     threads += [
         threading.Thread(target=reloader, daemon=True),
         threading.Thread(target=sampler, daemon=True),
+        threading.Thread(target=realtime, daemon=True),
     ]
     started = time.perf_counter()
     for t in threads:
@@ -349,14 +452,58 @@ def run_load(
         reloads=reloads[0],
         reload_failures=reloads[1],
         rss_mb={"min": min(rss), "max": max(rss), "first": rss[0], "last": rss[-1]},
+        rss_series=rss_series,
+        realtime=_realtime_report(server, writes[0]),
     )
 
 
+def _rewrite_feed(
+    server: Server,
+    workload: Workload,
+    every: float | None,
+    stop: threading.Event,
+    writes: list[int],
+    trips: list[tuple[str, str]],
+) -> None:
+    """Rewrite the server's trip-updates feed every ``every`` s (delays of ``trips``)."""
+    feed = server.realtime_feed
+    if feed is None or every is None or not trips:
+        return
+    rng = random.Random(workload.seed)
+    while not stop.wait(every):
+        chosen = rng.sample(trips, min(len(trips), 20))
+        write_feed(feed, [(t, workload.date, s, 60 * rng.randint(1, 10)) for t, s in chosen])
+        writes[0] += 1
+
+
+def _realtime_report(server: Server, writes: int) -> dict[str, Any] | None:
+    """Feed rewrites and the updater's status; None for a server without an updater."""
+    if server.realtime_feed is None:
+        return None
+    return {"writes": writes, **_updater_status(server)}
+
+
+def _updater_status(server: Server) -> dict[str, Any]:
+    """The router's first updater's status (``GET .../updaters``), {} when it has none."""
+    conn = server.connection()
+    status, _, body = _call(conn, "GET", f"/otp/routers/{server.router}/updaters")
+    conn.close()
+    if status != 200:
+        return {}
+    found = json.loads(body)
+    first = found.get("0") if isinstance(found, dict) else found[0] if found else None
+    return dict(first) if isinstance(first, dict) else {}
+
+
 @contextlib.contextmanager
-def serving(graph: Path, router: str, *, heavy_workers: int = 4) -> Iterator[Server]:
+def serving(
+    graph: Path, router: str, *, heavy_workers: int = 4, realtime_every: float | None = None
+) -> Iterator[Server]:
     """A :class:`Server` over ``graph`` in a temporary folder, stopped afterwards."""
     with tempfile.TemporaryDirectory(prefix="otpa-load-") as tmp:
-        server = Server(graph, router, Path(tmp), heavy_workers=heavy_workers)
+        server = Server(
+            graph, router, Path(tmp), heavy_workers=heavy_workers, realtime_every=realtime_every
+        )
         try:
             yield server
         finally:
@@ -372,6 +519,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--seconds", type=float, default=300.0)
     parser.add_argument("--reload-every", type=float, default=10.0)
+    parser.add_argument(
+        "--realtime-every", type=float, default=5.0, help="seconds; 0: no real-time updates"
+    )
     parser.add_argument("--heavy-workers", type=int, default=4)
     parser.add_argument("--plans-only", action="store_true")
     parser.add_argument("--seed", type=int, default=1)
@@ -381,7 +531,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.graph.exists():
         parser.error(f"{args.graph} missing: run benchmarks/bench_plan.py once to build it")
-    with serving(args.graph, args.router, heavy_workers=args.heavy_workers) as server:
+    realtime_every = None if args.plans_only or args.realtime_every <= 0 else args.realtime_every
+    with serving(
+        args.graph, args.router, heavy_workers=args.heavy_workers, realtime_every=realtime_every
+    ) as server:
         date = args.date or _service_day(server)
         mix = MIX
         if args.mix:
@@ -394,13 +547,19 @@ def main(argv: list[str] | None = None) -> int:
             clients=args.clients,
             seconds=args.seconds,
             reload_every=None if args.plans_only else args.reload_every,
+            realtime_every=realtime_every,
         )
     print(result.table())
     for sample in result.error_samples[:5]:
         print("  error:", sample)
     out = HERE / "results" / ("load_service_plans.json" if args.plans_only else "load_service.json")
     out.parent.mkdir(exist_ok=True)
-    record = dataclasses.asdict(result) | {"throughput": result.throughput, "date": date}
+    record = dataclasses.asdict(result) | {
+        "throughput": result.throughput,
+        "rss_slope_mb_per_min": result.rss_slope_mb_per_min,
+        "date": date,
+        "load_average": os.getloadavg(),
+    }
     out.write_text(json.dumps(record, indent=1))
     return 0 if result.errors == 0 else 1
 

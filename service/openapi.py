@@ -140,6 +140,13 @@ class Operation:
     text_errors
         Error statuses that may also come as OTP 1.x's plain-text answer (``text/plain``)
         besides the JSON error body.
+    body_schema
+        Name of the JSON request body's schema in :data:`service.openapi_schemas.SCHEMAS`
+        (for the ``application/json`` media type of ``request_body``).
+    creates
+        The path parameter naming what the operation creates (``"scenarioId"``), whose
+        value its success body carries as ``id``: the document links the answer to the
+        operations on the created resource (OpenAPI ``links``, :func:`openapi_document`).
     """
 
     summary: str
@@ -153,6 +160,8 @@ class Operation:
     xml: bool = False
     other: tuple[tuple[int, str | None], ...] = ()
     text_errors: tuple[int, ...] = ()
+    body_schema: str | None = None
+    creates: str | None = None
 
 
 def path_template(regex: str, *, strict: bool = True) -> tuple[str, list[tuple[str, str]]]:
@@ -400,8 +409,60 @@ def _operation(
     if op.request_body:
         out["requestBody"] = {
             "required": True,
-            "content": {media: {} for media in op.request_body},
+            "content": {
+                media: {"schema": ref(op.body_schema)}
+                if op.body_schema is not None and media == "application/json"
+                else {}
+                for media in op.request_body
+            },
         }
+    return out
+
+
+@dataclass(frozen=True)
+class _Documented:
+    """One documented operation, for the links between them."""
+
+    template: str
+    method: str
+    operation_id: str
+    path_parameters: tuple[str, ...]
+    op: Operation | None
+
+
+def _links(documented: Sequence[_Documented]) -> dict[tuple[str, str], dict[str, Any]]:
+    """OpenAPI links from each creating operation to the operations on what it creates.
+
+    An operation that declares ``creates="scenarioId"`` (its success body's ``id`` names
+    the new resource) links to every operation under its path whose path parameters are
+    its own plus ``scenarioId``: ``POST /otp/routers/{routerId}/scenarios`` ->
+    ``GET``/``DELETE /otp/routers/{routerId}/scenarios/{scenarioId}``.  Returns
+    ``(template, method) -> links``.
+    """
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for source in documented:
+        created = source.op.creates if source.op is not None else None
+        if created is None:
+            continue
+        known = {*source.path_parameters, created}
+        links: dict[str, Any] = {}
+        for target in documented:
+            params = set(target.path_parameters)
+            if (
+                created not in params
+                or not params <= known
+                or not target.template.startswith(source.template.rstrip("/") + "/")
+            ):
+                continue
+            values = {p: f"$request.path.{p}" for p in target.path_parameters if p != created}
+            values[created] = "$response.body#/id"
+            links[target.operation_id] = {
+                "operationId": target.operation_id,
+                "parameters": values,
+                "description": f"{target.method.upper()} the created resource",
+            }
+        if links:
+            out[(source.template, source.method)] = links
     return out
 
 
@@ -465,6 +526,7 @@ def openapi_document(app: tornado.web.Application, *, strict: bool = True) -> di
     """
     paths: dict[str, dict[str, Any]] = {}
     statuses: set[int] = {500}
+    documented: list[_Documented] = []
     for rule in app.wildcard_router.rules:
         handler = rule.target
         matcher = rule.matcher
@@ -484,7 +546,13 @@ def openapi_document(app: tornado.web.Application, *, strict: bool = True) -> di
             statuses.update(op.errors if op is not None else (400, 404))
             op_id = f"{method}{re.sub(r'[^A-Za-z0-9]+', '_', template).rstrip('_')}"
             item[method] = _operation(handler, method, op, groups, op_id)
+            names = tuple(name for name, _ in groups)
+            documented.append(_Documented(template, method, op_id, names, op))
         paths[template] = item
+    for (template, method), links in _links(documented).items():
+        operation = paths[template][method]
+        ok = next(code for code in operation["responses"] if code.startswith("2"))
+        operation["responses"][ok]["links"] = links
     return {
         "openapi": "3.1.0",
         "jsonSchemaDialect": "https://spec.openapis.org/oas/3.1/dialect/base",

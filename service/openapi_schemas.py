@@ -14,6 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from otpa.analysis.scenario import MODIFICATION_TYPES
+from otpa.analysis.scenario.scenario import FORMAT_VERSION
+from otpa.analysis.scenario.validate import SAFE_ID
+
 __all__ = ["SCHEMAS", "ref"]
 
 
@@ -199,6 +203,30 @@ _ERROR = _object(
 )
 
 SCHEMAS: dict[str, dict[str, Any]] = {
+    "ScenarioDocument": {
+        "type": "object",
+        "description": "A scenario (otpa.analysis.scenario.Scenario.from_json); each "
+        "modification's fields depend on its type (docs/service.md)",
+        "properties": {
+            "id": {"type": "string", "pattern": SAFE_ID.pattern},
+            "name": _STR,
+            "description": _STR,
+            "version": {"const": FORMAT_VERSION},
+            "modifications": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"type": {"enum": sorted(MODIFICATION_TYPES)}},
+                    "required": ["type"],
+                },
+            },
+        },
+        "required": ["name", "modifications"],
+        "additionalProperties": False,
+    },
+    "Created": _object(
+        {"id": _STR}, {"n": {"type": "integer", "description": "points in the uploaded set"}}
+    ),
     "Response": _RESPONSE,
     "TripPlan": _TRIP_PLAN,
     "Itinerary": _ITINERARY,
@@ -217,7 +245,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
             "work": {
                 "type": "object",
                 "description": "light, heavy and analysis work pools: workers, queue, pending, "
-                "shed (503s), timedOut, completed",
+                "shed (503s), timedOut, stopped (at their deadline), completed",
                 "additionalProperties": {"type": "object", "additionalProperties": _INT},
             },
         },

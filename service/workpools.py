@@ -15,7 +15,11 @@ Each pool has a fixed number of threads and a bounded queue (sizes in
 heavy ones, plans never queue behind analyses, and a burst never grows memory
 without bound: when a pool holds ``workers + queue`` jobs, :meth:`WorkPool.submit`
 raises :class:`PoolFullError` and the handler answers ``503`` with ``Retry-After``
-(shed load, counted apart from errors).  Work stays in threads of this process:
+(shed load, counted apart from errors).  So does a request that would queue past its
+time limit: each pool keeps a moving average of its jobs' run times, and a job that
+must wait for a thread, with more jobs ahead of it than the time it has left allows,
+is shed at once instead of answering 504 when its limit is up.  Work stays in threads
+of this process:
 the searches share the loaded networks, the real-time snapshots and the
 dashboard's state.
 
@@ -34,6 +38,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
@@ -60,6 +65,10 @@ class PoolFullError(RuntimeError):
         self.capacity = capacity
 
 
+#: Weight of the latest job in a pool's moving average of run times.
+_EWMA_WEIGHT = 0.2
+
+
 class WorkPool:
     """A thread pool that refuses work beyond ``workers + queue`` pending jobs.
 
@@ -84,39 +93,87 @@ class WorkPool:
         self._pending = 0
         self._shed = 0
         self._timed_out = 0
+        self._stopped = 0
         self._completed = 0
+        self._mean_run_s: float | None = None  # moving average of the jobs' run times
+        self._started: dict[int, float] = {}  # running jobs' start times, by thread id
 
     @property
     def capacity(self) -> int:
         """Most jobs held at once (running and queued)."""
         return self.workers + self.queue
 
-    def submit(self, fn: Callable[[], T]) -> concurrent.futures.Future[T]:
+    def submit(
+        self, fn: Callable[[], T], *, time_left_s: float | None = None
+    ) -> concurrent.futures.Future[T]:
         """Queue ``fn``; raise :class:`PoolFullError` when the pool is full.
+
+        Parameters
+        ----------
+        fn
+            The job.
+        time_left_s
+            The time its request has left: a job that would have to wait for a thread
+            and, by the pool's mean run time, could not finish in that time is refused
+            (None: no limit).
 
         Raises
         ------
         PoolFullError
-            When ``workers + queue`` jobs are already pending (counted as shed).
+            When ``workers + queue`` jobs are already pending, or the job would queue
+            past ``time_left_s`` (counted as shed).
         """
         with self._lock:
-            if self._pending >= self.capacity:
+            if self._pending >= self.capacity or self._would_time_out(time_left_s):
                 self._shed += 1
                 raise PoolFullError(self.name, self.capacity)
             self._pending += 1
         try:
-            future = self._executor.submit(fn)
+            future = self._executor.submit(self._timed, fn)
         except BaseException:
             self._release(None)
             raise
         future.add_done_callback(self._release)
         return future
 
+    def _would_time_out(self, time_left_s: float | None) -> bool:
+        """Whether a new job, queued behind the pending ones, would end past its limit."""
+        ahead = self._pending - self.workers + 1  # jobs to start before it, itself included
+        if time_left_s is None or ahead <= 0:
+            return False  # a thread is free: always try
+        mean = self._mean_run_s
+        if mean is None:  # none finished yet: the running ones take at least this long
+            now = time.monotonic()
+            mean = max((now - t for t in self._started.values()), default=0.0)
+        return (ahead / self.workers + 1.0) * mean > time_left_s
+
+    def _timed(self, fn: Callable[[], T]) -> T:
+        started = time.monotonic()
+        thread = threading.get_ident()
+        with self._lock:
+            self._started[thread] = started
+        try:
+            return fn()
+        finally:
+            took = time.monotonic() - started
+            with self._lock:
+                self._started.pop(thread, None)
+                mean = self._mean_run_s
+                self._mean_run_s = (
+                    took if mean is None else mean + _EWMA_WEIGHT * (took - mean)
+                )
+
     def _release(self, future: concurrent.futures.Future[Any] | None) -> None:
+        stopped = (
+            future is not None
+            and not future.cancelled()
+            and isinstance(future.exception(), TimeoutError)
+        )
         with self._lock:
             self._pending -= 1
             if future is not None and not future.cancelled():
                 self._completed += 1
+                self._stopped += stopped
 
     def count_timeout(self) -> None:
         """Count a job whose request ran out of time."""
@@ -124,7 +181,13 @@ class WorkPool:
             self._timed_out += 1
 
     def stats(self) -> dict[str, int]:
-        """Threads, queue size, jobs pending now; shed, timed-out and completed jobs so far."""
+        """Threads, queue size, jobs pending now; shed, timed-out, stopped and completed jobs.
+
+        ``timedOut``: requests answered at their time limit while their job was still
+        queued or running; ``stopped``: jobs that stopped themselves at their deadline
+        (they raised a :class:`TimeoutError`, such as otpa's ``SearchTimeoutError``);
+        ``completed``: jobs that ran to their end (stopped ones included).
+        """
         with self._lock:
             return {
                 "workers": self.workers,
@@ -132,6 +195,7 @@ class WorkPool:
                 "pending": self._pending,
                 "shed": self._shed,
                 "timedOut": self._timed_out,
+                "stopped": self._stopped,
                 "completed": self._completed,
             }
 

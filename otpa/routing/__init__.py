@@ -13,6 +13,7 @@ from otpa.routing.errors import (
     OutsideBoundsError,
     PathNotFoundError,
     PlanningError,
+    SearchTimeoutError,
     TrivialPathError,
 )
 from otpa.routing.model import (
@@ -82,6 +83,7 @@ __all__ = [
     "RequestModes",
     "RouteSpec",
     "RoutingPreferences",
+    "SearchTimeoutError",
     "TransitFilters",
     "TransitPreferences",
     "TriangleFactors",

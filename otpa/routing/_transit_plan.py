@@ -41,6 +41,7 @@ from otpa.routing._raptor_mapping import (
 )
 from otpa.routing._tables import row as table_row
 from otpa.routing._transfers import transfer_costs, transfer_times
+from otpa.routing.deadline import check_deadline, deadline_passed
 from otpa.routing.model import Itinerary, Leg, Place
 from otpa.routing.request import PlanRequest
 from otpa.routing.street_router import StreetOptions
@@ -179,7 +180,9 @@ def _search_journeys(
     Like OTP 1.x, after each search the trips used are banned and the search
     runs again until enough itineraries are found or nothing more is found, or
     ``searchTimeout`` (counted from the first search) has passed: then the
-    journeys found so far are the answer.
+    journeys found so far are the answer.  So are they when the plan's deadline
+    (:mod:`otpa.routing.deadline`) has passed; before the first search that
+    raises :class:`~otpa.routing.errors.SearchTimeoutError`.
     """
     timeout_ms = s.request.itineraries.search_timeout_ms
     deadline = None if timeout_ms is None else time.monotonic() + timeout_ms / 1000.0
@@ -192,6 +195,9 @@ def _search_journeys(
     found: list[RaptorJourney] = []
     seen: set[tuple[int, ...]] = set()
     for _ in range(max(wanted, 1)):
+        if found and deadline_passed():
+            break  # past the plan's deadline (otpa.routing.deadline): the journeys so far
+        check_deadline("the transit search")
         req = raptor_request(s, timetable, filters, access, egress, allowed)
         journeys = route(timetable, req)
         journeys = [j for j in journeys if j.n_rides > 0]
@@ -464,6 +470,8 @@ def transit_itineraries(s: TransitSearch) -> list[Itinerary]:
     timetable = search_timetable(s.network, s.realtime, s.when.astimezone(s.tz).date(), s.tz.key)
     out: list[Itinerary] = []
     for journey in _search_journeys(s, timetable, access, egress):
+        if out and deadline_passed():
+            break  # past the plan's deadline: the itineraries assembled so far
         legs, too_sloped = _journey_legs(s, timetable, journey, (access, egress), flex)
         legs = join_flex_legs(flex, legs)  # a flag stop ride and its trip's ride: one leg
         if not legs:

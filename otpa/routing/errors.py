@@ -17,6 +17,7 @@ __all__ = [
     "OutsideBoundsError",
     "PathNotFoundError",
     "PlanningError",
+    "SearchTimeoutError",
     "TncConfigInvalidError",
     "TncUnavailableError",
     "TrivialPathError",
@@ -87,3 +88,11 @@ class TncUnavailableError(PlanningError):
 
 class TncConfigInvalidError(PlanningError):
     """Ride hailing was asked for and the router has no usable TNC configuration (482)."""
+
+
+class SearchTimeoutError(PlanningError, TimeoutError):
+    """The search ran past its deadline (:mod:`otpa.routing.deadline`) and stopped.
+
+    OTP 1.x's ``REQUEST_TIMEOUT`` (408).  A :class:`TimeoutError` too, so a worker
+    pool can count the jobs that stopped themselves at their deadline.
+    """

@@ -29,6 +29,7 @@ from otpa.routing._legs import street_leg
 from otpa.routing._mobility_plan import mobility_itineraries, rental_info, uses_mobility
 from otpa.routing._onboard import OnBoardStart, onboard_start
 from otpa.routing._transit_plan import search_timetable
+from otpa.routing.deadline import check_deadline, deadline_passed
 from otpa.routing.engine import (
     Endpoint,
     StreetEnd,
@@ -152,6 +153,7 @@ def _plan_pair(
     realtime: TimetableSnapshot | None = None,
     notices: list[str] | None = None,
 ) -> list[Itinerary]:
+    check_deadline("the access search")  # a deadline of otpa.routing.deadline
     if onboard is None and uses_mobility(request):
         # renting, parking, hailing or being dropped off on the way (_mobility_plan)
         found = mobility_itineraries(
@@ -180,7 +182,10 @@ def _plan_pair(
                 network, request, when, origin, destination, tz, realtime
             )
             itineraries.sort(key=lambda it: it.generalized_cost or 0.0)
+    if itineraries and deadline_passed():  # past the plan's deadline: what was found
+        return itineraries[: max(request.itineraries.num_itineraries, 1)]
     if onboard is None and mode in modes.street and not request.transit.only_transit_trips:
+        check_deadline("the street-only search")
         # kept only when it is at least as good as the best transit itinerary
         best_transit = min((it.generalized_cost or 0.0 for it in itineraries), default=None)
         direct = _direct(network, request, o_end, d_end, options, when, best_transit)

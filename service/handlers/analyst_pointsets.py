@@ -45,6 +45,8 @@ class PointSetsHandler(AnalystHandler):
                 status=201,
                 errors=(400, 401, 403, 409, 413),
                 request_body=("text/csv", "application/geo+json", "application/json"),
+                response="Created",
+                creates="pointSetId",
             ),
         }
 

@@ -104,6 +104,7 @@ class SurfacesHandler(_SurfaceHandler):
                     int_query("zoom", None, 9, 12, "a web-mercator grid instead of metres"),
                 ),
                 plan_query=True,
+                creates="surfaceId",
             ),
         }
 

@@ -11,7 +11,9 @@ bounded work pool (``work_pool``: ``light``, ``heavy`` or ``analysis``,
 a full pool sheds the request with ``503`` and ``Retry-After``; work still running
 when the request's time (``request_time_limit_s``, counted from its arrival) is up
 is abandoned with :class:`RequestTimeLimitError` (``504``; ``/plan`` answers OTP's
-``REQUEST_TIMEOUT`` error instead).
+``REQUEST_TIMEOUT`` error instead).  The job runs under that limit as a search deadline
+(:mod:`otpa.routing.deadline`): a plan stops itself between its steps and frees its
+thread instead of computing an answer nobody reads.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import contextlib
 import functools
 import logging
 import re
+import time
 import uuid
 import weakref
 from collections.abc import Callable, Mapping
@@ -32,6 +35,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 import tornado.web
 
 from otpa.mobility import live_station_count
+from otpa.routing.deadline import search_deadline
 from service.auth import check_credentials, parse_basic_authorization
 from service.config import ServiceConfig
 from service.drain import InFlight
@@ -47,6 +51,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RETRY_AFTER_S",
+    "STOP_GRACE_S",
     "BaseHandler",
     "Builder",
     "NotFoundHandler",
@@ -71,6 +76,15 @@ _OTP_HTTP_BASIC_REFUSAL = (
 )
 #: ``Retry-After`` (seconds) of a request shed because its work pool is full.
 RETRY_AFTER_S = 1
+#: How long past the time limit a request waits for its job to stop itself (a search
+#: checks its deadline between steps) before it is answered without it.
+STOP_GRACE_S = 0.25
+
+
+def _within_deadline(deadline: float, job: Callable[[], T]) -> T:
+    """Run ``job`` in this worker thread with the searches' deadline at ``deadline``."""
+    with search_deadline(deadline - time.monotonic()):
+        return job()
 
 
 class RequestTimeLimitError(ApiError):
@@ -270,15 +284,24 @@ class BaseHandler(tornado.web.RequestHandler):
         Raises
         ------
         ApiError
-            503 with ``Retry-After`` when the pool is full (the request is shed).
+            503 with ``Retry-After`` when the pool is full, or the request would wait
+            in its queue past its time limit (the request is shed).
         RequestTimeLimitError
-            When the request's time limit passes first (the job is cancelled if it
-            has not started; a running one finishes in its thread, unread).
+            When the request's time limit (plus :data:`STOP_GRACE_S`) passes first
+            (the job is cancelled if it has not started; a running one finishes in its
+            thread, unread).
+        otpa.routing.errors.SearchTimeoutError
+            From a plan (or any search of :mod:`otpa.routing.deadline`) in the job that
+            reached the request's time limit and stopped itself, freeing its thread.
         """
         admin = self.request.method in self.admin_methods
         pool = self.ctx.pools.pool("heavy" if admin else self.work_pool)
+        limited = not admin and self.time_limited
+        job = functools.partial(fn, *args, **kwargs)
+        if limited:  # searches in the job stop themselves at the limit (otpa.routing.deadline)
+            job = functools.partial(_within_deadline, time.monotonic() + self.time_left_s(), job)
         try:
-            future = pool.submit(functools.partial(fn, *args, **kwargs))
+            future = pool.submit(job, time_left_s=self.time_left_s() if limited else None)
         except PoolFullError as exc:
             raise ApiError(
                 503,
@@ -286,10 +309,12 @@ class BaseHandler(tornado.web.RequestHandler):
                 headers={"Retry-After": str(RETRY_AFTER_S)},
             ) from None
         waiting = asyncio.wrap_future(future)
-        if admin or not self.time_limited:
+        if not limited:
             return await waiting
         try:
-            return await asyncio.wait_for(waiting, self.time_left_s())
+            # a search that stops at its deadline answers itself (SearchTimeoutError);
+            # a job that cannot stop is abandoned a moment later
+            return await asyncio.wait_for(waiting, self.time_left_s() + STOP_GRACE_S)
         except TimeoutError:
             future.cancel()
             pool.count_timeout()

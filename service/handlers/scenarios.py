@@ -189,6 +189,9 @@ class ScenarioListHandler(_ScenarioBase):
             status=201,
             errors=(400, 401, 403, 404, 409, 413),
             request_body=("application/json",),
+            body_schema="ScenarioDocument",
+            response="Created",
+            creates="scenarioId",
         ),
     }
 

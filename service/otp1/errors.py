@@ -29,7 +29,7 @@ from otpa.errors import (
     UnknownIdError,
     UnknownNameError,
 )
-from otpa.routing.errors import InvalidRequestError
+from otpa.routing.errors import InvalidRequestError, SearchTimeoutError
 from service.registry import InvalidRouterIdError, NoGraphsDirError
 from service.storage import UnsafeArchiveError
 
@@ -60,6 +60,7 @@ EXCEPTION_STATUS: tuple[tuple[type[BaseException], int], ...] = (
     (OutOfRangeError, 400),
     (UnknownIdError, 404),
     (NoGraphsDirError, 409),
+    (SearchTimeoutError, 504),  # a search that stopped at the request's time limit
 )
 
 

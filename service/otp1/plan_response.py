@@ -33,6 +33,7 @@ from otpa.routing.errors import (
     OutsideBoundsError,
     PathNotFoundError,
     PlanningError,
+    SearchTimeoutError,
     TncConfigInvalidError,
     TncUnavailableError,
     TrivialPathError,
@@ -168,6 +169,7 @@ PLANNER_ERRORS: tuple[tuple[type[BaseException], str], ...] = (
     (TncUnavailableError, "TRANSPORTATION_NETWORK_COMPANY_UNAVAILABLE"),
     (TncConfigInvalidError, "TRANSPORTATION_NETWORK_COMPANY_CONFIG_INVALID"),
     (PathNotFoundError, "PATH_NOT_FOUND"),
+    (SearchTimeoutError, "REQUEST_TIMEOUT"),
     (PlanningError, "PATH_NOT_FOUND"),
 )
 

@@ -17,11 +17,12 @@ import pytest
 from _fakes import Response, Service
 
 import otpa
-from otpa.routing import ItineraryPreferences, Location, PlanRequest, RequestModes
+from otpa.routing import ItineraryPreferences, Location, PlanRequest, RequestModes, _transit_plan
 from otpa.routing.errors import PathNotFoundError
 from otpa.testing.demo import demo_network, write_demo_city
 from service.handlers import analyst_isochrones
 from service.handlers.index import IndexHandler
+from service.workpools import PoolFullError, WorkPool
 
 pytestmark = pytest.mark.http
 
@@ -210,3 +211,73 @@ def test_search_timeout_stops_the_search_for_more_itineraries(tmp_path: Any) -> 
 
     assert plan() >= 2  # several distinct transit itineraries without a budget
     assert plan(search_timeout_ms=0) == 1  # no time left after the first search
+
+
+def test_a_plan_past_the_time_limit_stops_and_frees_its_thread(
+    make_service: MakeService, demo: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    # the real planner, with access and egress searches that take 0.2 s each: a 0.3 s
+    # limit passes during them, so the plan must stop before its RAPTOR searches
+    searches: list[int] = []
+    real_find_access, real_route = _transit_plan.find_access, _transit_plan.route
+
+    def slow_access(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.2)
+        return real_find_access(*args, **kwargs)
+
+    def route(*args: Any) -> Any:
+        searches.append(1)
+        return real_route(*args)
+
+    monkeypatch.setattr(_transit_plan, "find_access", slow_access)
+    monkeypatch.setattr(_transit_plan, "route", route)
+    city = write_demo_city(tmp_path / "city")
+    (olat, olon), (dlat, dlon) = city.places["Westgate"], city.places["Harbour"]
+    query = (
+        f"/otp/routers/demo/plan?fromPlace={olat},{olon}&toPlace={dlat},{dlon}"
+        f"&date={city.sample_date.isoformat()}&time=8:00am&mode=WALK,TRANSIT"
+    )
+    svc = _start(make_service, demo, request_time_limit_s=0.3)
+    resp = svc.get(query)
+    assert resp.status == 200
+    error = resp.json()["error"]
+    assert (error["id"], error["message"]) == (408, "REQUEST_TIMEOUT")
+    deadline = time.monotonic() + 10
+    while (heavy := _work(svc, "heavy"))["pending"]:  # the worker thread is free again...
+        assert time.monotonic() < deadline, "the search went on past its limit"
+        time.sleep(0.02)
+    assert heavy["stopped"] == 1  # ...because the plan stopped itself at the limit
+    assert searches == []  # before its RAPTOR searches
+
+
+def test_a_job_that_would_queue_past_its_time_limit_is_shed_at_once() -> None:
+    pool = WorkPool("analysis", workers=1, queue=8)
+    try:
+        pool.submit(lambda: time.sleep(0.05)).result()  # the pool's jobs take ~0.05 s
+        release = threading.Event()
+        running = pool.submit(lambda: release.wait(10))  # the only thread is busy
+        # behind it, a job with 10 ms left cannot finish in time: 503 now, not 504 later
+        with pytest.raises(PoolFullError):
+            pool.submit(lambda: 1, time_left_s=0.01)
+        queued = pool.submit(lambda: 2, time_left_s=30.0)  # one with time enough waits
+        no_limit = pool.submit(lambda: 3)
+        release.set()
+        assert (running.result(), queued.result(), no_limit.result()) == (True, 2, 3)
+        assert pool.stats()["shed"] == 1
+    finally:
+        pool.close()
+
+
+def test_before_any_job_ends_the_running_ones_tell_how_long_jobs_take() -> None:
+    pool = WorkPool("analysis", workers=1, queue=8)
+    try:
+        release = threading.Event()
+        running = pool.submit(lambda: release.wait(10))
+        time.sleep(0.2)  # it has run 0.2 s: a job behind it needs at least that long
+        with pytest.raises(PoolFullError):
+            pool.submit(lambda: 1, time_left_s=0.1)
+        release.set()
+        assert running.result() is True
+        assert pool.stats()["shed"] == 1
+    finally:
+        pool.close()

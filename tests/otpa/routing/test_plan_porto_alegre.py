@@ -14,13 +14,23 @@ import datetime as dt
 import math
 from functools import cache
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
 from _plan_helpers import hms, raw_id, read_rows, service_time
 
 from otpa.network import TransportNetwork
-from otpa.routing import ItineraryPreferences, Location, PlanRequest, WalkPreferences
+from otpa.routing import (
+    ItineraryPreferences,
+    Location,
+    PlanRequest,
+    WalkPreferences,
+    _transit_plan,
+    deadline,
+)
+from otpa.routing.errors import SearchTimeoutError
 from otpa.routing.model import Itinerary, TripPlan
 from otpa.routing.planner import plan
 from otpa.util.polyline import decode_polyline
@@ -205,3 +215,52 @@ def test_num_itineraries_bounds_the_answer(poa: TransportNetwork, folder: Path) 
     zone = ZoneInfo(TZ)
     assert one[0].start_time.tzinfo is not None
     assert one[0].start_time.astimezone(zone).date() == DATE
+
+
+def test_a_plan_stops_at_its_deadline(
+    poa: TransportNetwork, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plan checks its deadline between its steps, and stops."""
+    # on this clock each access (egress) search takes 1 s and each RAPTOR search 10 s
+    clock = [0.0]
+    monkeypatch.setattr(deadline, "time", SimpleNamespace(monotonic=lambda: clock[0]))
+    calls: list[str] = []
+
+    def timed(name: str, fn: Any, seconds: float) -> Any:
+        def step(*args: Any, **kwargs: Any) -> Any:
+            calls.append(name)
+            out = fn(*args, **kwargs)
+            clock[0] += seconds
+            return out
+
+        return step
+
+    monkeypatch.setattr(_transit_plan, "route", timed("raptor", _transit_plan.route, 10.0))
+    access = timed("access", _transit_plan.find_access, 1.0)
+    monkeypatch.setattr(_transit_plan, "find_access", access)
+    a, b = "89a90129e67ffff", "89a90129ea3ffff"
+
+    def run(seconds: float | None) -> list[Itinerary]:
+        calls.clear()
+        clock[0] = 0.0
+        with deadline.search_deadline(seconds):
+            return _plan(poa, folder, a, b, max_walk=None, n=3).itineraries
+
+    free = run(None)
+    assert (calls, len(free)) == (["access", "access", "raptor", "raptor"], 3)
+    # past the deadline during the first RAPTOR search: no second search, the best
+    # journey found so far is the answer (as searchTimeout in OTP 1.x)
+    stopped = run(5.0)
+    assert calls == ["access", "access", "raptor"]
+    assert len(stopped) == 1
+    best = min(free, key=lambda it: it.generalized_cost or 0.0)
+    assert _rides(stopped[0]) == _rides(best)
+    # past it during the access searches: nothing found, the plan stops before RAPTOR
+    # with OTP's REQUEST_TIMEOUT error (otpa.routing.errors.SearchTimeoutError)
+    with pytest.raises(SearchTimeoutError, match="before the transit search"):
+        run(1.5)
+    assert calls == ["access", "access"]
+    # a deadline already passed: not even the access search
+    with pytest.raises(SearchTimeoutError, match="before the access search"):
+        run(0.0)
+    assert calls == []
