@@ -23,8 +23,8 @@ def _network(seed: int) -> tuple[TestTimetable, list[tuple[str, str, int]]]:
     rng = random.Random(seed)
     stops = [f"S{i}" for i in range(30)]
     lines = []
-    for r in range(12):
-        seq = rng.sample(stops, rng.randint(3, 7))
+    for r in range(16):
+        seq = rng.sample(stops, rng.randint(4, 9))
         hops = [rng.randint(2, 12) * 60 for _ in seq[1:]]
         for start in range(rng.randint(0, 9) * 60, 3 * 3600, rng.choice([900, 1200])):
             t, parts = start, []
@@ -58,11 +58,14 @@ def test_bounds_are_exact_below_the_limit_and_admissible_above(
     network: tuple[TestTimetable, list[tuple[str, str, int]]],
 ) -> None:
     tt, walks = network
+    checked = 0
     for req in _requests(tt, walks):
         p = prepare(tt.timetable, req)
         _heuristic._BOUNDS.clear()
         full_cost, full_rides = _heuristic.lower_bounds(p, req)
-        assert np.isfinite(full_cost).sum() > 2
+        if np.isfinite(full_cost).sum() <= 4:
+            continue
+        checked += 1
         finite = full_cost[np.isfinite(full_cost)]
         rides_limit = req.max_rounds + 1
         for limit in np.quantile(finite, [0.0, 0.3, 0.7]):
@@ -77,6 +80,7 @@ def test_bounds_are_exact_below_the_limit_and_admissible_above(
             assert np.array_equal(rides[exact], full_rides[exact])
             assert (rides[~exact] > req.max_rounds).all()
             assert (rides <= full_rides).all()
+    assert checked >= 4
 
 
 def test_a_search_goes_on_to_a_higher_limit(
