@@ -14,6 +14,14 @@ legs, walking transfers (chained freely) and rides on trip patterns whose hop
 times are the minimum over all their trips; waits, slacks, filters and transfer
 rules are ignored, which only lowers the bounds.  Stops from which the
 destination cannot be reached get infinite bounds.
+
+The searches stop at a limit, so that their cost follows the search's reach rather
+than the network's size: once the least queued weight reaches the limit, every stop
+not yet settled gets that weight, a lower bound of its own (Dijkstra settles stops in
+order).  The cost search stops at the dearest journey the arrival search found (any
+label whose cost plus bound reaches it is beaten by a journey found, on cost, whether
+the bound is exact or not), the rides search at ``max_rounds + 1`` (a label there is
+dropped either way); pruning, and hence the journeys, stay the same.
 """
 
 from __future__ import annotations
@@ -41,9 +49,7 @@ _LOCK = threading.Lock()
 _CACHE: dict[int, tuple[weakref.ref[Any], StaticGraph]] = {}
 _IDENTITY: dict[int, IntArray] = {}
 _BOUNDS_SIZE = 16
-_BOUNDS: OrderedDict[
-    tuple[Any, ...], tuple[tuple[weakref.ref[Any], ...], tuple[FloatArray, FloatArray]]
-] = OrderedDict()
+_BOUNDS: OrderedDict[tuple[Any, ...], _Kept] = OrderedDict()
 _DIGESTS: OrderedDict[int, tuple[weakref.ref[Any], tuple[int, int, float]]] = OrderedDict()
 
 
@@ -163,34 +169,41 @@ def _sift_down(heap: IntArray, pos: IntArray, key: FloatArray, n: int, i: int) -
     pos[item] = i
 
 
+class _Search(NamedTuple):
+    """A backward search that can go on to a higher limit (indexed binary heap)."""
+
+    lb: FloatArray  # least weight found per stop
+    pos: IntArray  # heap position; -1 never queued, -2 settled
+    heap: IntArray
+    size: IntArray  # [number of queued stops]
+    pat_key: FloatArray  # per pattern: least (bound + prefix) scanned so far ...
+    pat_pos: IntArray  # ... and from which position
+
+
+def _search(n_stops: int, n_pats: int, egress_stops: Int32Array, egress_w: FloatArray) -> _Search:
+    """A search queued with the egress stops, none settled."""
+    out = _Search(
+        lb=np.full(n_stops, np.inf),
+        pos=np.full(n_stops, -1, np.int64),
+        heap=np.empty(n_stops, np.int64),
+        size=np.zeros(1, np.int64),
+        pat_key=np.full(n_pats, np.inf),
+        pat_pos=np.full(n_pats, -1, np.int64),
+    )
+    _seed(out.lb, out.pos, out.heap, out.size, egress_stops, egress_w)
+    return out
+
+
 @njit(cache=True, nogil=True)  # type: ignore[misc]
-def _dijkstra(  # noqa: C901
-    g: StaticGraph,
+def _seed(
+    lb: FloatArray,
+    pos: IntArray,
+    heap: IntArray,
+    size: IntArray,
     egress_stops: Int32Array,
     egress_w: FloatArray,
-    in_off: IntArray,
-    in_from: Int32Array,
-    in_edge: IntArray,
-    walk_w: FloatArray,
-    board_w: FloatArray,
-    weighted: bool,
-) -> FloatArray:
-    """Least weight from every stop to an egress stop (indexed binary heap, no stale entries).
-
-    Weights: ``egress_w`` per egress entry, ``board_w`` per pattern boarding and, when
-    ``weighted``, ``walk_w[in_edge[x]]`` per incoming walking transfer ``x`` plus the
-    minimum hop times (else walks and rides weigh nothing).
-    """
-    n = g.stop_pat_offsets.shape[0] - 1
-    pat_offsets, pat_stops, pat_pref = g.pat_offsets, g.pat_stops, g.pat_pref
-    stop_pat_offsets, stop_pats, stop_pat_pos = g.stop_pat_offsets, g.stop_pats, g.stop_pat_pos
-    lb = np.full(n, np.inf)
-    pos = np.full(n, -1, np.int64)  # heap position; -1 never queued, -2 settled
-    heap = np.empty(n, np.int64)
-    nh = 0
-    # per pattern: least (bound + prefix) scanned so far and from which position
-    pat_key = np.full(pat_offsets.shape[0] - 1, np.inf)
-    pat_pos = np.full(pat_offsets.shape[0] - 1, -1, np.int64)
+) -> None:
+    nh = size[0]
     for i in range(egress_stops.shape[0]):
         s = egress_stops[i]
         if egress_w[i] < lb[s]:
@@ -200,9 +213,44 @@ def _dijkstra(  # noqa: C901
                 pos[s] = nh
                 nh += 1
             _sift_up(heap, pos, lb, pos[s])
+    size[0] = nh
+
+
+@njit(cache=True, nogil=True)  # type: ignore[misc]
+def _dijkstra(  # noqa: C901
+    g: StaticGraph,
+    lb: FloatArray,
+    pos: IntArray,
+    heap: IntArray,
+    size: IntArray,
+    pat_key: FloatArray,
+    pat_pos: IntArray,
+    in_off: IntArray,
+    in_from: Int32Array,
+    in_edge: IntArray,
+    walk_w: FloatArray,
+    board_w: FloatArray,
+    weighted: bool,
+    limit: float,
+) -> FloatArray:
+    """Go on with a search (:class:`_Search`) until the least queued weight reaches ``limit``.
+
+    Returns the least weight from every stop to an egress stop where it is below
+    ``limit``, that least queued weight elsewhere (no more than the least weight:
+    stops settle in order of weight), ``inf`` where no egress stop can be reached.
+    Weights: per egress entry (seeded), ``board_w`` per pattern boarding and, when
+    ``weighted``, ``walk_w[in_edge[x]]`` per incoming walking transfer ``x`` plus the
+    minimum hop times (else walks and rides weigh nothing).
+    """
+    n = lb.shape[0]
+    pat_offsets, pat_stops, pat_pref = g.pat_offsets, g.pat_stops, g.pat_pref
+    stop_pat_offsets, stop_pats, stop_pat_pos = g.stop_pat_offsets, g.stop_pats, g.stop_pat_pos
+    nh = size[0]
     while nh > 0:
         s = heap[0]
         v = lb[s]
+        if v >= limit:
+            break
         nh -= 1
         pos[s] = -2
         if nh > 0:
@@ -244,7 +292,14 @@ def _dijkstra(  # noqa: C901
                         pos[u] = nh
                         nh += 1
                     _sift_up(heap, pos, lb, pos[u])
-    return lb
+    size[0] = nh
+    out = lb.copy()
+    if nh > 0:
+        floor = lb[heap[0]]
+        for u in range(n):
+            if pos[u] != -2:
+                out[u] = floor
+    return out
 
 
 def _digest(a: np.ndarray[Any, Any]) -> tuple[int, int, float]:
@@ -281,18 +336,42 @@ def _bounds_key(p: Prepared, req: RaptorRequest) -> tuple[Any, ...]:
     )
 
 
-def lower_bounds(p: Prepared, req: RaptorRequest) -> tuple[FloatArray, FloatArray]:
+class _Kept:
+    """The two searches for one key, the limits reached and the bounds there."""
+
+    def __init__(self, refs: tuple[Any, ...], cost: _Search, rides: _Search) -> None:
+        self.refs = tuple(weakref.ref(a) for a in refs)
+        self.lock = threading.Lock()  # one thread goes on with the searches at a time
+        self.cost, self.rides = cost, rides
+        self.limits = (-np.inf, -np.inf)
+        self.bounds: tuple[FloatArray, FloatArray] | None = None
+
+    def serves(self, refs: tuple[Any, ...]) -> bool:
+        return all(r() is a for r, a in zip(self.refs, refs, strict=True))
+
+
+def lower_bounds(
+    p: Prepared, req: RaptorRequest, cost_limit: float = np.inf
+) -> tuple[FloatArray, FloatArray]:
     """``(cost, rides)`` lower bounds from every stop to the destination.
 
-    The last few results are kept (searches repeated with other trip filters, as
-    when planners ban the trips of itineraries found, need the same bounds).
+    The searches of the last few keys are kept (searches repeated with other trip
+    filters, as when planners ban the trips of itineraries found, need the same
+    bounds), and go on from where they stopped when a higher limit is asked for.
 
     Parameters
     ----------
     p
-        The prepared search (its timetable, egress and cost parameters are used).
+        The prepared search (its timetable, egress, cost parameters and
+        ``max_rounds`` are used).
     req
         The request, whose walking transfers are reversed for the backward search.
+    cost_limit
+        Cost bounds are exact below this; the others are at least this (and no
+        more than their exact value).  McRAPTOR prunes alike with any bounds that
+        reach the greatest cost of the journeys it starts with, so that cost is the
+        limit it passes.  Rides bounds are exact up to ``max_rounds + 1``, which
+        prunes alike for the same reason.
 
     Returns
     -------
@@ -301,20 +380,40 @@ def lower_bounds(p: Prepared, req: RaptorRequest) -> tuple[FloatArray, FloatArra
     """
     key = _bounds_key(p, req)
     refs = (p.timetable.arrival, req.transfer_offsets, req.transfer_to)
+    want = (float(cost_limit), float(p.query.max_rounds + 1))
     with _LOCK:
-        hit = _BOUNDS.get(key)
-        if hit is not None and all(r() is a for r, a in zip(hit[0], refs, strict=True)):
+        kept = _BOUNDS.get(key)
+    if kept is None or not kept.serves(refs):
+        n_stops, n_pats = p.timetable.n_stops, len(static_graph(p.timetable).pat_offsets) - 1
+        q = p.query
+        kept = _Kept(
+            refs,
+            _search(n_stops, n_pats, q.egress_stops, readonly(q.egress_cost, np.float64)),
+            _search(n_stops, n_pats, q.egress_stops, np.zeros(len(q.egress_stops))),
+        )
+        with _LOCK:
+            other = _BOUNDS.get(key)
+            if other is not None and other.serves(refs):
+                kept = other  # another thread kept one meanwhile
+            else:
+                _BOUNDS[key] = kept
+    with _LOCK:
+        if key in _BOUNDS:
             _BOUNDS.move_to_end(key)
-            return hit[1]
-    bounds = _lower_bounds(p, req)
-    with _LOCK:
-        _BOUNDS[key] = (tuple(weakref.ref(a) for a in refs), bounds)
         while len(_BOUNDS) > _BOUNDS_SIZE:
             _BOUNDS.popitem(last=False)
-    return bounds
+    with kept.lock:
+        if kept.bounds is None or kept.limits[0] < want[0] or kept.limits[1] < want[1]:
+            limits = (max(kept.limits[0], want[0]), max(kept.limits[1], want[1]))
+            kept.bounds = _go_on(p, req, kept.cost, kept.rides, limits)
+            kept.limits = limits
+        return kept.bounds
 
 
-def _lower_bounds(p: Prepared, req: RaptorRequest) -> tuple[FloatArray, FloatArray]:
+def _go_on(
+    p: Prepared, req: RaptorRequest, cost: _Search, rides: _Search, limits: tuple[float, float]
+) -> tuple[FloatArray, FloatArray]:
+    """Both searches continued to ``limits``; their bounds."""
     tt, q = p.timetable, p.query
     g = static_graph(tt)
     off, to = req.transfer_offsets, req.transfer_to
@@ -330,15 +429,12 @@ def _lower_bounds(p: Prepared, req: RaptorRequest) -> tuple[FloatArray, FloatArr
     penalty = np.full(n_pats, np.inf)
     np.minimum.at(penalty, g.route_pat, q.route_penalty)
     penalty[~np.isfinite(penalty)] = 0.0
-    args = (g, q.egress_stops)
     walk_cost = readonly(req.transfer_cost, np.float64)
     board = readonly(q.board_cost + penalty, np.float64)
-    lb_cost: FloatArray = _dijkstra(
-        *args, q.egress_cost, in_off, in_from, in_edge, walk_cost, board, True
-    )
-    zeros = readonly(np.zeros(len(q.egress_stops)), np.float64)
     ones = readonly(np.ones(n_pats), np.float64)
-    lb_rides: FloatArray = _dijkstra(*args, zeros, in_off, in_from, in_edge, walk_cost, ones, False)
+    edges = (in_off, in_from, in_edge, walk_cost)
+    lb_cost: FloatArray = _dijkstra(g, *cost, *edges, board, True, limits[0])
+    lb_rides: FloatArray = _dijkstra(g, *rides, *edges, ones, False, limits[1])
     return readonly(lb_cost, np.float64), readonly(lb_rides, np.float64)
 
 

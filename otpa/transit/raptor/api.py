@@ -336,7 +336,8 @@ def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
     if not known:
         return []
     ea_min = float(min(arrivals))
-    lb_cost, lb_rides = lower_bounds(p, request)
+    # bounds reaching the dearest cost seeded below prune as exact ones would
+    lb_cost, lb_rides = lower_bounds(p, request, max(j.cost + 1e-6 for j in known))
     cap, dest_cap, rb_cap = max(1 << 14, 8 * n_stops), 64 + len(known), 64
     while True:
         lab = new_mc_labels(n_rounds, n_stops, cap, dest_cap, rb_cap)

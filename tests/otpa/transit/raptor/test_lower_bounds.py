@@ -1,0 +1,125 @@
+"""FEATURE UNDER TEST: the McRAPTOR lower bounds stop at a limit and stay admissible.
+
+Below the limit the bounds equal those of the full backward search, elsewhere they
+lie between the limit and the full bound; a search asked for a higher limit goes on
+from where it stopped; and McRAPTOR finds the same journeys as with full bounds.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import numpy as np
+import pytest
+
+from otpa.testing.timetable import TestTimetable, parse_timetable
+from otpa.transit.raptor import _heuristic, api
+from otpa.transit.raptor._prepare import prepare
+from otpa.transit.raptor.api import RaptorRequest, route
+
+
+def _network(seed: int) -> tuple[TestTimetable, list[tuple[str, str, int]]]:
+    rng = random.Random(seed)
+    stops = [f"S{i}" for i in range(30)]
+    lines = []
+    for r in range(16):
+        seq = rng.sample(stops, rng.randint(4, 9))
+        hops = [rng.randint(2, 12) * 60 for _ in seq[1:]]
+        for start in range(rng.randint(0, 9) * 60, 3 * 3600, rng.choice([900, 1200])):
+            t, parts = start, []
+            for s, h in zip(seq, [0, *hops], strict=True):
+                t += h
+                parts.append(f"{s} {t // 3600:02d}:{t // 60 % 60:02d}")
+            lines.append(f"R{r} " + " ".join(parts))
+    pairs = [(a, b) for a, b in itertools.permutations(stops, 2) if rng.random() < 0.03]
+    walks = [(a, b, rng.randint(1, 8) * 60) for a, b in pairs]
+    return parse_timetable("\n".join(lines), stops=stops), walks
+
+
+@pytest.fixture(scope="module", params=range(3))
+def network(request: pytest.FixtureRequest) -> tuple[TestTimetable, list[tuple[str, str, int]]]:
+    return _network(request.param)
+
+
+def _requests(tt: TestTimetable, walks: list[tuple[str, str, int]]) -> list[RaptorRequest]:
+    rng = random.Random(7)
+    out = []
+    for _ in range(8):
+        a, b, c = rng.sample(tt.stop_names, 3)
+        arrive_by = rng.random() < 0.3
+        time = rng.randint(0, 3600) + (5400 if arrive_by else 0)
+        options = {"arrive_by": arrive_by, "max_rounds": rng.choice([2, 4]), "criteria": "cost"}
+        out.append(tt.request({a: 30}, {b: 45, c: 300}, time, transfers=walks, **options))
+    return out
+
+
+def test_bounds_are_exact_below_the_limit_and_admissible_above(
+    network: tuple[TestTimetable, list[tuple[str, str, int]]],
+) -> None:
+    tt, walks = network
+    checked = 0
+    for req in _requests(tt, walks):
+        p = prepare(tt.timetable, req)
+        _heuristic._BOUNDS.clear()
+        full_cost, full_rides = _heuristic.lower_bounds(p, req)
+        if np.isfinite(full_cost).sum() <= 4:
+            continue
+        checked += 1
+        finite = full_cost[np.isfinite(full_cost)]
+        rides_limit = req.max_rounds + 1
+        for limit in np.quantile(finite, [0.0, 0.3, 0.7]):
+            _heuristic._BOUNDS.clear()
+            cost, rides = _heuristic.lower_bounds(p, req, float(limit))
+            below = full_cost < limit
+            assert np.array_equal(cost[below], full_cost[below])
+            assert (cost[~below] >= limit).all()
+            assert (cost <= full_cost).all()
+            # rides: exact up to max_rounds + 1, which still prunes what the full bound does
+            exact = full_rides <= rides_limit
+            assert np.array_equal(rides[exact], full_rides[exact])
+            assert (rides[~exact] > req.max_rounds).all()
+            assert (rides <= full_rides).all()
+    assert checked >= 4
+
+
+def test_a_search_goes_on_to_a_higher_limit(
+    network: tuple[TestTimetable, list[tuple[str, str, int]]],
+) -> None:
+    tt, walks = network
+    for req in _requests(tt, walks):
+        p = prepare(tt.timetable, req)
+        _heuristic._BOUNDS.clear()
+        full_cost, _ = _heuristic.lower_bounds(p, req)
+        low, high = np.quantile(full_cost[np.isfinite(full_cost)], [0.2, 0.6])
+        _heuristic._BOUNDS.clear()
+        fresh, _ = _heuristic.lower_bounds(p, req, float(high))
+        _heuristic._BOUNDS.clear()
+        first, _ = _heuristic.lower_bounds(p, req, float(low))
+        again, _ = _heuristic.lower_bounds(p, req, float(low) / 2)  # kept: no higher limit
+        assert again is first
+        resumed, _ = _heuristic.lower_bounds(p, req, float(high))
+        assert np.array_equal(resumed, fresh)
+        assert len(_heuristic._BOUNDS) == 1
+
+
+def test_mcraptor_finds_the_same_journeys_as_with_full_bounds(
+    network: tuple[TestTimetable, list[tuple[str, str, int]]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tt, walks = network
+    reqs = _requests(tt, walks)
+    _heuristic._BOUNDS.clear()
+    limited = [route(tt.timetable, r) for r in reqs]
+    full_bounds = _heuristic.lower_bounds
+
+    def without_limit(
+        p: _heuristic.Prepared, req: RaptorRequest, cost_limit: float = np.inf
+    ) -> tuple[np.ndarray, np.ndarray]:
+        _heuristic._BOUNDS.clear()
+        return full_bounds(p, req)
+
+    monkeypatch.setattr(api, "lower_bounds", without_limit)
+    full = [route(tt.timetable, r) for r in reqs]
+    assert sum(len(js) for js in full) >= 3
+    assert limited == full
