@@ -35,7 +35,7 @@ from otpa.transit.raptor._results import (
     TransferLeg,
     TransitLeg,
 )
-from otpa.transit.raptor._round_kernel import new_round_labels, run_rounds
+from otpa.transit.raptor._round_kernel import NO_RIDDEN, new_ridden, new_round_labels, run_rounds
 from otpa.transit.raptor.spi import RaptorTimetable, StaySeated, TransferRules
 from otpa.types import FloatArray, Int32Array, IntArray, UInt8Array
 
@@ -311,7 +311,7 @@ def _route_arrival(p: Prepared) -> tuple[list[RaptorJourney], list[int]]:
     """Journeys of the round search and their arrivals in search direction."""
     q = p.query
     lab = new_round_labels(q.max_rounds + 1, p.timetable.n_stops)
-    run_rounds(p.timetable, q, lab, q.time, True)
+    run_rounds(p.timetable, q, lab, q.time, True, NO_RIDDEN)
     journeys: list[RaptorJourney] = []
     arrivals: list[int] = []
     if len(q.egress_stops) == 0:
@@ -434,7 +434,7 @@ def earliest_arrivals(
     ride = _check_arrivals(arrivals)
     p = prepare(timetable, request)
     lab = new_round_labels(p.query.max_rounds + 1, p.timetable.n_stops)
-    run_rounds(p.timetable, p.query, lab, p.query.time, False)
+    run_rounds(p.timetable, p.query, lab, p.query.time, False, NO_RIDDEN)
     labels = lab.r_time if ride else lab.o_time
     return _as_times(labels[p.query.max_rounds], p.reverse)
 
@@ -485,12 +485,13 @@ def range_raptor(
         # rules depend on which ride a label came from: no label reuse across departures
         for i in order:
             lab = new_round_labels(p.query.max_rounds + 1, n_stops)
-            run_rounds(p.timetable, p.query, lab, int(times[i]), False)
+            run_rounds(p.timetable, p.query, lab, int(times[i]), False, NO_RIDDEN)
             labels = lab.r_time if ride else lab.o_time
             out[i] = _as_times(labels[p.query.max_rounds], False)
         return out
     lab = new_round_labels(p.query.max_rounds + 1, n_stops)
+    ridden = new_ridden(p.query.max_rounds + 1, p.timetable.n_route_trips)
     block = np.empty((len(times), n_stops))
-    range_rounds(p.timetable, p.query, lab, np.ascontiguousarray(times[order]), block, ride)
+    range_rounds(p.timetable, p.query, lab, ridden, np.ascontiguousarray(times[order]), block, ride)
     out[order] = block
     return out
