@@ -267,6 +267,34 @@ class RaptorRequest:
             object.__setattr__(self, name, value)
         self._check()
 
+    def with_access(self, stops: Int32Array, time_s: Int32Array, cost: FloatArray) -> RaptorRequest:
+        """This request from other access stops, validating only the new arrays.
+
+        For many searches that differ only in their origin (matrices): the other
+        arrays, large walking-transfer arrays included, were checked once already.
+        """
+        given = {"access_stops": stops, "access_time_s": time_s, "access_cost": cost}
+        values: dict[str, Any] = {}
+        for name, value in given.items():
+            if name in _NON_NEGATIVE:
+                _check_bounds(name, value)
+            a = np.ascontiguousarray(value, dtype=_ARRAYS[name])
+            if a.ndim != 1:
+                msg = f"RaptorRequest.{name} must be one-dimensional"
+                raise ValueError(msg)
+            values[name] = a
+        if (
+            not len(values["access_stops"])
+            == len(values["access_time_s"])
+            == len(values["access_cost"])
+        ):
+            msg = "RaptorRequest.access_time_s and access_cost must have the length of access_stops"
+            raise ValueError(msg)
+        out = object.__new__(RaptorRequest)
+        out.__dict__.update(self.__dict__)
+        out.__dict__.update(values)
+        return out
+
     def _check(self) -> None:
         for group in ("access", "egress"):
             n = len(getattr(self, f"{group}_stops"))
