@@ -149,7 +149,8 @@ def test_with_access_swaps_only_the_access() -> None:
         a, b = getattr(req, f.name), getattr(built, f.name)
         assert type(a) is type(b)
         if isinstance(a, np.ndarray):
-            assert a.dtype == b.dtype and a.tolist() == b.tolist()
+            assert a.dtype == b.dtype
+            assert a.tolist() == b.tolist()
         else:
             assert a == b
     assert base.access_stops.shape == (0,)  # the base request is unchanged
