@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
 import numpy as np
@@ -39,7 +39,8 @@ from otpa.routing.engine import (
 from otpa.routing.rental_egress import RentalEgress, rental_egress
 from otpa.routing.street_router import Snap, StreetOptions
 from otpa.routing.street_tree import street_tree, tree_times
-from otpa.transit.raptor.api import earliest_arrivals, range_raptor
+from otpa.transit.raptor.api import RaptorRequest, earliest_arrivals, range_raptor
+from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.transit.raptor_data import raptor_timetable
 from otpa.types import Float32Array, FloatArray
 from otpa.util.geo import haversine_m
@@ -77,6 +78,10 @@ class Prepared:
     rental_egress: RentalEgress | None = None
     #: the egress table with the return stations as extra stops (indptr, stop, time)
     rental_table: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    #: RAPTOR request without access per timetable (id): shared by the origins
+    requests: dict[int, tuple[RaptorTimetable, RaptorRequest]] = field(
+        default_factory=dict, repr=False
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -240,10 +245,16 @@ def _arrivals(
     else:
         timetable = raptor_timetable(net.transit, first.date(), prep.tz.key)
     plan_req = dataclasses.replace(prep.plan_request, date_time=first)
-    rreq = transit_request(
-        net, plan_req, timetable, origin, prep.options, access, criteria="arrival"
-    )
-    rreq = dataclasses.replace(rreq, search_window_s=req.max_time_s)
+    base = prep.requests.get(id(timetable))
+    if base is None or base[0] is not timetable:
+        # the request apart from the access (which is the origin's) is the same for every
+        # origin: built and validated once (large walking-transfer arrays)
+        rreq = transit_request(
+            net, plan_req, timetable, origin, prep.options, Access.empty(), criteria="arrival"
+        )
+        base = (timetable, dataclasses.replace(rreq, search_window_s=req.max_time_s))
+        prep.requests[id(timetable)] = base
+    rreq = base[1].with_access(access.stops, access.time_s, access.cost)
     deps = prep.departures - timetable.epoch
     if deps.shape[0] == 1:
         rows = earliest_arrivals(timetable, rreq, arrivals="ride")[None, :]

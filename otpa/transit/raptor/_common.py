@@ -23,6 +23,7 @@ IntLike: TypeAlias = int | np.integer[Any]
 __all__ = [
     "first_rule",
     "first_trip",
+    "first_trip_before",
     "first_trip_rules",
     "is_banned",
     "rule_range",
@@ -119,6 +120,61 @@ def first_trip(
     returns -1 when there is no such trip.
     """
     k = _first_departure(dep, base, ns, j, 0, k_hi, thr)
+    return _first_allowed(dep, base, ns, j, t0, k, k_hi, limit, cap, trip_allowed, bans)
+
+
+@njit(cache=True, inline="always")  # type: ignore[misc]
+def first_trip_before(
+    dep: Int32Array,
+    base: int,
+    ns: int,
+    j: int,
+    t0: int,
+    k_hi: int,
+    thr: int,
+    limit: int,
+    cap: int,
+    trip_allowed: UInt8Array,
+    bans: IntArray,
+) -> int:
+    """:func:`first_trip`, searching back from ``k_hi`` (galloping, then bisecting).
+
+    The same trip as :func:`first_trip` (trips of a route never overtake, so their
+    departures at ``j`` do not decrease), found in fewer probes when it is close
+    below ``k_hi``: range RAPTOR mostly boards the trip it already rides, or one
+    just before it.
+    """
+    hi = k_hi  # every trip in [hi, k_hi) departs at or after thr
+    step = 1
+    while True:
+        lo = hi - step
+        if lo < 0:
+            lo = 0
+            break
+        if dep[base + lo * ns + j] < thr:
+            lo += 1
+            break
+        hi = lo
+        step *= 2
+    k = _first_departure(dep, base, ns, j, lo, hi, thr)
+    return _first_allowed(dep, base, ns, j, t0, k, k_hi, limit, cap, trip_allowed, bans)
+
+
+@njit(cache=True, inline="always")  # type: ignore[misc]
+def _first_allowed(
+    dep: Int32Array,
+    base: int,
+    ns: int,
+    j: int,
+    t0: int,
+    k: int,
+    k_hi: int,
+    limit: int,
+    cap: int,
+    trip_allowed: UInt8Array,
+    bans: IntArray,
+) -> int:
+    """First allowed trip in ``[k, k_hi)`` within ``limit`` and ``cap`` (-1: none)."""
     while k < k_hi:
         d = dep[base + k * ns + j]
         if d > cap or d >= limit:

@@ -29,7 +29,15 @@ Two prunings leave every label (times and provenance) as the plain scan would
   earlier scan recorded the rest of the ride too: the scan stops alighting until it
   boards an earlier trip, and ends after the last marked stop.  In range RAPTOR
   this skips most of each route, since a departure one minute earlier mostly
-  catches the same trips.
+  catches the same trips;
+* range RAPTOR also remembers, per round and trip, the earliest position from
+  which the trip's ride was tried (``ridden``).  Boarding the trip at or after
+  that position tries nothing new: at every later position an alighting from this
+  trip, or from an earlier one of the same route that replaced it and arrives no
+  later (trips never overtake), was tried, and labels only improve afterwards.
+  The scan treats the ride as already recorded.  Off with trip-stop bans, stops
+  that cannot be passed through, and target pruning (an alighting beyond the
+  target was not recorded).
 """
 
 from __future__ import annotations
@@ -39,12 +47,27 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from otpa.transit.raptor._common import first_trip, first_trip_rules, is_banned, rule_range
+from otpa.transit.raptor._common import (
+    first_trip,
+    first_trip_before,
+    first_trip_rules,
+    is_banned,
+    rule_range,
+)
 from otpa.transit.raptor._query import INF, SearchQuery
 from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.types import Int32Array, IntArray, UInt8Array
 
-__all__ = ["B_ACCESS", "B_RIDE", "B_WALK", "RoundLabels", "new_round_labels", "run_rounds"]
+__all__ = [
+    "B_ACCESS",
+    "B_RIDE",
+    "B_WALK",
+    "NO_RIDDEN",
+    "RoundLabels",
+    "new_ridden",
+    "new_round_labels",
+    "run_rounds",
+]
 
 B_ACCESS = 0
 B_RIDE = 1
@@ -93,6 +116,17 @@ def new_round_labels(n_rounds: int, n_stops: int) -> RoundLabels:
         changed_list=np.empty(shape, dtype=np.int32),
         n_changed=np.zeros(n_rounds, dtype=np.int64),
     )
+
+
+def new_ridden(n_rounds: int, n_route_trips: int) -> Int32Array:
+    """Fresh ``ridden`` positions for the range-RAPTOR searches of one label set."""
+    return np.full((n_rounds, n_route_trips), NOT_RIDDEN, dtype=np.int32)
+
+
+#: ``ridden`` where the trip was never boarded in that round.
+NOT_RIDDEN = np.iinfo(np.int32).max
+#: ``ridden`` of single searches: no memory between searches.
+NO_RIDDEN: Int32Array = np.zeros((0, 0), dtype=np.int32)
 
 
 @njit(cache=True, inline="always")  # type: ignore[misc]
@@ -218,13 +252,20 @@ def _board(
 
 @njit(cache=True, nogil=True)  # type: ignore[misc]
 def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcounting)
-    tt: RaptorTimetable, q: SearchQuery, lab: RoundLabels, time: int, use_target: bool
+    tt: RaptorTimetable,
+    q: SearchQuery,
+    lab: RoundLabels,
+    time: int,
+    use_target: bool,
+    ridden: Int32Array,
 ) -> int:
     """Run RAPTOR rounds ``1 .. q.max_rounds`` from departure ``time`` into ``lab``.
 
     ``lab`` may hold the labels of a later departure (range RAPTOR); they are kept
     where still better.  With ``use_target`` labels that cannot beat the best
-    egress arrival found so far are not recorded.  Returns that arrival (INF: none).
+    egress arrival found so far are not recorded.  ``ridden`` is ``(0, 0)`` or,
+    in range RAPTOR, ``(max_rounds + 1, n_route_trips)`` kept across the searches
+    of one ``lab`` (:func:`new_ridden`).  Returns that arrival (INF: none).
     """
     # arrays are bound to locals once: attribute access in the loops costs reference counting
     n = tt.n_stops
@@ -269,6 +310,15 @@ def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcoun
     # pruning (see the module docstring): boarding only at stops marked in the previous
     # round, and a ride already recorded downstream is not scanned again
     prune = not has_rules and first_route < 0
+    # range RAPTOR: ridden[k, trip] is the earliest position from which the trip's ride
+    # was tried in round k of this or an earlier search (see the module docstring)
+    skip_ridden = (
+        prune
+        and not use_target
+        and ridden.shape[1] > 0
+        and bans.shape[0] == 0
+        and (stop_pass.shape[0] == 0 or stop_pass.min() == 1)
+    )
     n_mark = 0
     for i in range(q.access_stops.shape[0]):
         s = q.access_stops[i]
@@ -382,12 +432,23 @@ def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcoun
                 # nothing to do when the latest candidate trip leaves before the label is ready
                 if bt >= target or departure[base + (k_hi - 1) * ns + j] < bt:
                     continue
-                kb = first_trip(
-                    departure, base, ns, j, t0, k_hi, bt, target, cap, trip_allowed, bans
-                )
+                if cur >= 0:
+                    # mostly the current trip or one just before it (range RAPTOR)
+                    kb = first_trip_before(
+                        departure, base, ns, j, t0, k_hi, bt, target, cap, trip_allowed, bans
+                    )
+                else:
+                    kb = first_trip(
+                        departure, base, ns, j, t0, k_hi, bt, target, cap, trip_allowed, bans
+                    )
                 if kb >= 0:
                     cur, cur_bpos, cur_src = kb, j, 0
                     stale = False
+                    if skip_ridden:
+                        if ridden[k, t0 + kb] <= j:
+                            stale = True
+                        else:
+                            ridden[k, t0 + kb] = j
         for ii in range(n_mark):
             mark[mark_list[ii]] = 0
         # walking transfers, only right after a ride

@@ -35,7 +35,7 @@ from otpa.transit.raptor._results import (
     TransferLeg,
     TransitLeg,
 )
-from otpa.transit.raptor._round_kernel import new_round_labels, run_rounds
+from otpa.transit.raptor._round_kernel import NO_RIDDEN, new_ridden, new_round_labels, run_rounds
 from otpa.transit.raptor.spi import RaptorTimetable, StaySeated, TransferRules
 from otpa.types import FloatArray, Int32Array, IntArray, UInt8Array
 
@@ -267,6 +267,34 @@ class RaptorRequest:
             object.__setattr__(self, name, value)
         self._check()
 
+    def with_access(self, stops: Int32Array, time_s: Int32Array, cost: FloatArray) -> RaptorRequest:
+        """This request from other access stops, validating only the new arrays.
+
+        For many searches that differ only in their origin (matrices): the other
+        arrays, large walking-transfer arrays included, were checked once already.
+        """
+        given = {"access_stops": stops, "access_time_s": time_s, "access_cost": cost}
+        values: dict[str, Any] = {}
+        for name, value in given.items():
+            if name in _NON_NEGATIVE:
+                _check_bounds(name, value)
+            a = np.ascontiguousarray(value, dtype=_ARRAYS[name])
+            if a.ndim != 1:
+                msg = f"RaptorRequest.{name} must be one-dimensional"
+                raise ValueError(msg)
+            values[name] = a
+        if (
+            not len(values["access_stops"])
+            == len(values["access_time_s"])
+            == len(values["access_cost"])
+        ):
+            msg = "RaptorRequest.access_time_s and access_cost must have the length of access_stops"
+            raise ValueError(msg)
+        out = object.__new__(RaptorRequest)
+        out.__dict__.update(self.__dict__)
+        out.__dict__.update(values)
+        return out
+
     def _check(self) -> None:
         for group in ("access", "egress"):
             n = len(getattr(self, f"{group}_stops"))
@@ -311,7 +339,7 @@ def _route_arrival(p: Prepared) -> tuple[list[RaptorJourney], list[int]]:
     """Journeys of the round search and their arrivals in search direction."""
     q = p.query
     lab = new_round_labels(q.max_rounds + 1, p.timetable.n_stops)
-    run_rounds(p.timetable, q, lab, q.time, True)
+    run_rounds(p.timetable, q, lab, q.time, True, NO_RIDDEN)
     journeys: list[RaptorJourney] = []
     arrivals: list[int] = []
     if len(q.egress_stops) == 0:
@@ -435,7 +463,7 @@ def earliest_arrivals(
     ride = _check_arrivals(arrivals)
     p = prepare(timetable, request)
     lab = new_round_labels(p.query.max_rounds + 1, p.timetable.n_stops)
-    run_rounds(p.timetable, p.query, lab, p.query.time, False)
+    run_rounds(p.timetable, p.query, lab, p.query.time, False, NO_RIDDEN)
     labels = lab.r_time if ride else lab.o_time
     return _as_times(labels[p.query.max_rounds], p.reverse)
 
@@ -486,12 +514,13 @@ def range_raptor(
         # rules depend on which ride a label came from: no label reuse across departures
         for i in order:
             lab = new_round_labels(p.query.max_rounds + 1, n_stops)
-            run_rounds(p.timetable, p.query, lab, int(times[i]), False)
+            run_rounds(p.timetable, p.query, lab, int(times[i]), False, NO_RIDDEN)
             labels = lab.r_time if ride else lab.o_time
             out[i] = _as_times(labels[p.query.max_rounds], False)
         return out
     lab = new_round_labels(p.query.max_rounds + 1, n_stops)
+    ridden = new_ridden(p.query.max_rounds + 1, p.timetable.n_route_trips)
     block = np.empty((len(times), n_stops))
-    range_rounds(p.timetable, p.query, lab, np.ascontiguousarray(times[order]), block, ride)
+    range_rounds(p.timetable, p.query, lab, ridden, np.ascontiguousarray(times[order]), block, ride)
     out[order] = block
     return out

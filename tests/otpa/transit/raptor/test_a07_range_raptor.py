@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from otpa.testing.timetable import TestRule, TestTimetable, parse_timetable
+from otpa.transit.raptor._common import first_trip, first_trip_before
 from otpa.transit.raptor.api import RaptorRequest, earliest_arrivals, range_raptor
 
 
@@ -114,3 +115,19 @@ def test_range_rejects_arrive_by_and_cost() -> None:
         with pytest.raises(ValueError, match="range_raptor"):
             range_raptor(tt.timetable, tt.request("A", "B", 0, **kw), np.asarray([0]))
     assert range_raptor(tt.timetable, tt.request("A", "B", 0), np.zeros(0)).shape == (0, 2)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_searching_back_from_the_ridden_trip_finds_the_first_trip(seed: int) -> None:
+    # the boarding search of range RAPTOR gallops back from the current trip: on FIFO
+    # departures it must find exactly the trip the bisecting search finds
+    rng = np.random.default_rng(seed)
+    ns, nt = 3, 40
+    dep = np.sort(rng.integers(0, 4000, size=(nt, ns)), axis=0).astype(np.int32).ravel()
+    allowed = (rng.random(nt + 5) < 0.8).astype(np.uint8)
+    no_bans = np.zeros(0, np.int64)
+    for _ in range(300):
+        j, k_hi = int(rng.integers(ns)), int(rng.integers(0, nt + 1))
+        thr, cap = int(rng.integers(-10, 4100)), int(rng.integers(2000, 5000))
+        args = (dep, 0, ns, j, 5, k_hi, thr, 1 << 40, cap, allowed, no_bans)
+        assert first_trip_before(*args) == first_trip(*args)

@@ -139,3 +139,24 @@ def test_timetable_language_errors() -> None:
         parse_timetable("R1 A 0010 B 00:20")
     with pytest.raises(KeyError, match="unknown stop 'Q'"):
         TT.stop("Q")
+
+
+def test_with_access_swaps_only_the_access() -> None:
+    base = _request(access_stops=[], access_time_s=[], access_cost=[], board_slack_s=60)
+    req = base.with_access(np.array([1]), np.array([30]), np.array([45.0]))
+    built = _request(access_stops=[1], access_time_s=[30], access_cost=[45.0], board_slack_s=60)
+    for f in dataclasses.fields(RaptorRequest):
+        a, b = getattr(req, f.name), getattr(built, f.name)
+        assert type(a) is type(b)
+        if isinstance(a, np.ndarray):
+            assert a.dtype == b.dtype
+            assert a.tolist() == b.tolist()
+        else:
+            assert a == b
+    assert base.access_stops.shape == (0,)  # the base request is unchanged
+    # ready at B at 00:01:30 (walk and slack): the trip leaves B at 00:10
+    assert [TT.path(j) for j in route(TT.timetable, req)] == ["Access 30s ~ B ~ R1 00:10 00:20 ~ C"]
+    with pytest.raises(ValueError, match="access_time_s must be non-negative"):
+        base.with_access(np.array([0]), np.array([-1]), np.array([0.0]))
+    with pytest.raises(ValueError, match="length of access_stops"):
+        base.with_access(np.array([0, 1]), np.array([0]), np.array([0.0]))
