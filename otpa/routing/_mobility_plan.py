@@ -193,6 +193,8 @@ class _Ctx:
     to_all: bool = False
     #: what the plan leaves out and why (a ride-hail provider that failed)
     notices: list[str] = field(default_factory=list)
+    #: street legs already routed in this request (several itineraries drive to one lot)
+    legs_geometry: dict[tuple[object, ...], StreetLegGeometry] = field(default_factory=dict)
 
     def micromobility_costs(self) -> EdgeCosts:
         """Edge costs of a micromobility vehicle under the request's physics."""
@@ -572,6 +574,13 @@ def _endpoint_place(end: StreetEnd) -> Place:
     return Place(name=ep.name, lon=ep.lon, lat=ep.lat, orig=ep.orig)
 
 
+def _end_key(end: StreetEnd | int) -> tuple[object, ...]:
+    """What a leg's geometry depends on at one end: a stop, or a street end's vertex or snap."""
+    if isinstance(end, int):
+        return ("stop", end)
+    return ("street", end.where)
+
+
 def _route_legs(
     ctx: _Ctx,
     route: ChainRoute,
@@ -610,11 +619,20 @@ def _route_legs(
         if 0 < k < len(modes) - 1:
             # between two switches: the phase's own path (geofencing shaped it)
             geom = path_geometry(net, _phase_path(route, k))
+        elif k == len(modes) - 1 and isinstance(far, int) and len(modes) > 1:
+            # between the last switch and the stop: the phase's own path (its time's), and
+            # the stop's link, instead of searching the street again
+            geom = with_stop_link(net, path_geometry(net, _phase_path(route, k)), a, b)
         elif len(modes) == 1:  # one vehicle all the way (micromobility): its own costs
             geom = _single_phase_geometry(ctx, route, near, far, tail)
         else:
             coords = (pa.lat, pa.lon, pb.lat, pb.lon)
-            geom, _ = leg_geometry(net, a, b, ctx.options[mode], coords)
+            key = (mode, _end_key(a), _end_key(b), coords)
+            cached = ctx.legs_geometry.get(key)
+            if cached is None:
+                cached, _ = leg_geometry(net, a, b, ctx.options[mode], coords)
+                ctx.legs_geometry[key] = cached
+            geom = cached
         if mode == "WALK" and t_end == t and geom.distance_m < 1.0:
             continue  # no walk: the vehicle was taken (left) right there
         from_p = replace(pa, departure=t, arrival=None)
