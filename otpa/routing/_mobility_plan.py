@@ -536,6 +536,24 @@ def _phase_path(route: ChainRoute, k: int) -> StreetPath:
     return assemble(phase.graph, phase.costs, phase.inputs, phase.options, a, b, edges, 0.0, 1.0)
 
 
+def _from_near(route: ChainRoute, near: StreetEnd) -> bool:
+    """Whether the route's first phase started at ``near``'s street point."""
+    start = route.chain.phases[0].start
+    return start is not None and near.where is not None and start == near.where
+
+
+def _first_phase_path(route: ChainRoute, near: StreetEnd) -> StreetPath:
+    """The path of a forward route's first phase, from the origin to the first switch."""
+    phase = route.chain.phases[0]
+    exit_v = route.switches[0]
+    edges = phase.path_edges(exit_v)
+    start = phase.skip.get(int(edges[0]), 0.0) if edges.size else 0.0
+    assert near.where is not None
+    return assemble(
+        phase.graph, phase.costs, phase.inputs, phase.options, near.where, exit_v, edges, start, 1.0
+    )  # fmt: skip
+
+
 def _single_phase_geometry(
     ctx: _Ctx,
     route: ChainRoute,
@@ -581,6 +599,23 @@ def _end_key(end: StreetEnd | int) -> tuple[object, ...]:
     return ("street", end.where)
 
 
+def _street_geometry(
+    ctx: _Ctx,
+    mode: str,
+    from_end: tuple[Place, StreetEnd | int],
+    to_end: tuple[Place, StreetEnd | int],
+) -> StreetLegGeometry:
+    """A leg's street route between two ends, searched once per request."""
+    (pa, a), (pb, b) = from_end, to_end
+    coords = (pa.lat, pa.lon, pb.lat, pb.lon)
+    key = (mode, _end_key(a), _end_key(b), coords)
+    geom = ctx.legs_geometry.get(key)
+    if geom is None:
+        geom, _ = leg_geometry(ctx.network, a, b, ctx.options[mode], coords)
+        ctx.legs_geometry[key] = geom
+    return geom
+
+
 def _route_legs(
     ctx: _Ctx,
     route: ChainRoute,
@@ -623,16 +658,13 @@ def _route_legs(
             # between the last switch and the stop: the phase's own path (its time's), and
             # the stop's link, instead of searching the street again
             geom = with_stop_link(net, path_geometry(net, _phase_path(route, k)), a, b)
+        elif k == 0 and not ch.reverse and len(modes) > 1 and _from_near(route, near):
+            # from the origin to the first switch: the phase's own path
+            geom = path_geometry(net, _first_phase_path(route, near))
         elif len(modes) == 1:  # one vehicle all the way (micromobility): its own costs
             geom = _single_phase_geometry(ctx, route, near, far, tail)
         else:
-            coords = (pa.lat, pa.lon, pb.lat, pb.lon)
-            key = (mode, _end_key(a), _end_key(b), coords)
-            cached = ctx.legs_geometry.get(key)
-            if cached is None:
-                cached, _ = leg_geometry(net, a, b, ctx.options[mode], coords)
-                ctx.legs_geometry[key] = cached
-            geom = cached
+            geom = _street_geometry(ctx, mode, (pa, a), (pb, b))
         if mode == "WALK" and t_end == t and geom.distance_m < 1.0:
             continue  # no walk: the vehicle was taken (left) right there
         from_p = replace(pa, departure=t, arrival=None)
