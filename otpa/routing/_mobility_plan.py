@@ -52,8 +52,8 @@ from otpa.routing._mobility_places import (
     free_vehicles,
     geofence_masks,
     link_places,
+    linked_rental_stations,
     parking_places,
-    rental_stations,
 )
 from otpa.routing._phase_search import Phase, phase_from_end
 from otpa.routing._places import Endpoint
@@ -246,7 +246,7 @@ def _rental_chains(
     o = _end(net, origin, "WALK", "from")
     d = _end(net, destination, "WALK", "to") if transit else None
     ends = ((o, forward, False), (d, backward, True))
-    stations = link_places(net, rental_stations(ctx.rental, kind, ctx.companies))
+    stations = linked_rental_stations(net, ctx.rental, kind, ctx.companies)
     toward = None
     d_street = None if transit or ctx.to_all else _end(net, destination, "WALK", "to")
     if d_street is not None:  # street-only: an A* ride toward the destination
