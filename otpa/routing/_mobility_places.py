@@ -30,6 +30,7 @@ __all__ = [
     "free_vehicles",
     "geofence_masks",
     "link_places",
+    "linked_rental_stations",
     "parking_places",
     "rental_stations",
 ]
@@ -155,6 +156,32 @@ def rental_stations(
             )
         )
     return tuple(out)
+
+
+#: Per rental state: ``(id(graph), kind, networks) -> (graph, linked stations)``.
+_LINKED: OwnerCache[
+    tuple[int, str, tuple[str, ...]], tuple[StreetGraph | None, LinkedPlaces]
+] = OwnerCache(max_entries=8)
+
+
+def linked_rental_stations(
+    network: TransportNetwork, state: RentalState, kind: str = "BICYCLE",
+    networks: Collection[str] = (),
+) -> LinkedPlaces:  # fmt: skip
+    """:func:`link_places` of :func:`rental_stations`, once per rental state.
+
+    A state never changes (a feed update publishes a new one), so the stations and
+    their street vertices are kept with it instead of being built for every plan.
+    """
+    graph = network.street
+    # the entry holds ``graph``, so its id is not reused while the entry lives
+    key = (id(graph), kind, tuple(networks))
+    cached = _LINKED.get(state, key)
+    if cached is not None and cached[0] is graph:
+        return cached[1]
+    linked = link_places(network, rental_stations(state, kind, networks))
+    _LINKED.get_or_build(state, key, lambda: (graph, linked))
+    return linked
 
 
 def free_vehicles(

@@ -52,8 +52,8 @@ from otpa.routing._mobility_places import (
     free_vehicles,
     geofence_masks,
     link_places,
+    linked_rental_stations,
     parking_places,
-    rental_stations,
 )
 from otpa.routing._phase_search import Phase, phase_from_end
 from otpa.routing._places import Endpoint
@@ -193,6 +193,8 @@ class _Ctx:
     to_all: bool = False
     #: what the plan leaves out and why (a ride-hail provider that failed)
     notices: list[str] = field(default_factory=list)
+    #: street legs already routed in this request (several itineraries drive to one lot)
+    legs_geometry: dict[tuple[object, ...], StreetLegGeometry] = field(default_factory=dict)
 
     def micromobility_costs(self) -> EdgeCosts:
         """Edge costs of a micromobility vehicle under the request's physics."""
@@ -244,7 +246,7 @@ def _rental_chains(
     o = _end(net, origin, "WALK", "from")
     d = _end(net, destination, "WALK", "to") if transit else None
     ends = ((o, forward, False), (d, backward, True))
-    stations = link_places(net, rental_stations(ctx.rental, kind, ctx.companies))
+    stations = linked_rental_stations(net, ctx.rental, kind, ctx.companies)
     toward = None
     d_street = None if transit or ctx.to_all else _end(net, destination, "WALK", "to")
     if d_street is not None:  # street-only: an A* ride toward the destination
@@ -534,6 +536,24 @@ def _phase_path(route: ChainRoute, k: int) -> StreetPath:
     return assemble(phase.graph, phase.costs, phase.inputs, phase.options, a, b, edges, 0.0, 1.0)
 
 
+def _from_near(route: ChainRoute, near: StreetEnd) -> bool:
+    """Whether the route's first phase started at ``near``'s street point."""
+    start = route.chain.phases[0].start
+    return start is not None and near.where is not None and start == near.where
+
+
+def _first_phase_path(route: ChainRoute, near: StreetEnd) -> StreetPath:
+    """The path of a forward route's first phase, from the origin to the first switch."""
+    phase = route.chain.phases[0]
+    exit_v = route.switches[0]
+    edges = phase.path_edges(exit_v)
+    start = phase.skip.get(int(edges[0]), 0.0) if edges.size else 0.0
+    assert near.where is not None
+    return assemble(
+        phase.graph, phase.costs, phase.inputs, phase.options, near.where, exit_v, edges, start, 1.0
+    )  # fmt: skip
+
+
 def _single_phase_geometry(
     ctx: _Ctx,
     route: ChainRoute,
@@ -570,6 +590,30 @@ def _single_phase_geometry(
 def _endpoint_place(end: StreetEnd) -> Place:
     ep = end.endpoint
     return Place(name=ep.name, lon=ep.lon, lat=ep.lat, orig=ep.orig)
+
+
+def _end_key(end: StreetEnd | int) -> tuple[object, ...]:
+    """What a leg's geometry depends on at one end: a stop, or a street end's vertex or snap."""
+    if isinstance(end, int):
+        return ("stop", end)
+    return ("street", end.where)
+
+
+def _street_geometry(
+    ctx: _Ctx,
+    mode: str,
+    from_end: tuple[Place, StreetEnd | int],
+    to_end: tuple[Place, StreetEnd | int],
+) -> StreetLegGeometry:
+    """A leg's street route between two ends, searched once per request."""
+    (pa, a), (pb, b) = from_end, to_end
+    coords = (pa.lat, pa.lon, pb.lat, pb.lon)
+    key = (mode, _end_key(a), _end_key(b), coords)
+    geom = ctx.legs_geometry.get(key)
+    if geom is None:
+        geom, _ = leg_geometry(ctx.network, a, b, ctx.options[mode], coords)
+        ctx.legs_geometry[key] = geom
+    return geom
 
 
 def _route_legs(
@@ -610,11 +654,17 @@ def _route_legs(
         if 0 < k < len(modes) - 1:
             # between two switches: the phase's own path (geofencing shaped it)
             geom = path_geometry(net, _phase_path(route, k))
+        elif k == len(modes) - 1 and isinstance(far, int) and len(modes) > 1:
+            # between the last switch and the stop: the phase's own path (its time's), and
+            # the stop's link, instead of searching the street again
+            geom = with_stop_link(net, path_geometry(net, _phase_path(route, k)), a, b)
+        elif k == 0 and not ch.reverse and len(modes) > 1 and _from_near(route, near):
+            # from the origin to the first switch: the phase's own path
+            geom = path_geometry(net, _first_phase_path(route, near))
         elif len(modes) == 1:  # one vehicle all the way (micromobility): its own costs
             geom = _single_phase_geometry(ctx, route, near, far, tail)
         else:
-            coords = (pa.lat, pa.lon, pb.lat, pb.lon)
-            geom, _ = leg_geometry(net, a, b, ctx.options[mode], coords)
+            geom = _street_geometry(ctx, mode, (pa, a), (pb, b))
         if mode == "WALK" and t_end == t and geom.distance_m < 1.0:
             continue  # no walk: the vehicle was taken (left) right there
         from_p = replace(pa, departure=t, arrival=None)

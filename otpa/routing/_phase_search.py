@@ -61,6 +61,8 @@ class Phase:
     at_seed: BoolArray
     #: first phase from a snapped point: the share of each seed edge before the point
     skip: dict[int, float] = field(default_factory=dict)
+    #: first phase: the trip end it started from (None: seeded at switch vertices)
+    start: Snap | int | None = None
 
     def source(self, vertex: int) -> int:
         """The seed vertex of the label of ``vertex`` (-1 when it started at the trip end)."""
@@ -196,7 +198,8 @@ def phase_from_end(
     if not isinstance(start, Snap):
         at_seed[start] = True
     return Phase(
-        graph, options, costs, inputs, res, reverse, cost, time, dist, is_seed, at_seed, skip
+        graph, options, costs, inputs, res, reverse, cost, time, dist, is_seed, at_seed, skip,
+        start,
     )  # fmt: skip
 
 
