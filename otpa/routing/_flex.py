@@ -473,18 +473,7 @@ def flex_ends(
 
 
 def _append_flags(access: Access, rides: list[tuple[FlagRide, int]]) -> Access:
-    if not rides:
-        return access
-    stops = np.array([r.stop for r, _ in rides], dtype=np.int32)
-    times = np.array([s for _, s in rides], dtype=np.int32)
-    dist = np.array([r.walk_m for r, _ in rides], dtype=np.float64)
-    return replace(
-        access,
-        stops=np.r_[access.stops, stops].astype(np.int32),
-        time_s=np.r_[access.time_s, times].astype(np.int32),
-        cost=np.r_[access.cost, times.astype(np.float64)],
-        distance_m=np.r_[access.distance_m, dist],
-    )
+    return _extended(access, [(r.stop, s, r.walk_m) for r, s in rides])
 
 
 def _flag_legs(
@@ -555,11 +544,16 @@ def _with_walks(
 
 
 def _append(access: Access, rides: list[tuple[FlexRide, int]]) -> Access:
-    if not rides:
+    return _extended(access, [(r.raptor_stop, s, r.distance_m) for r, s in rides])
+
+
+def _extended(access: Access, entries: list[tuple[int, int, float]]) -> Access:
+    """``access`` with more (stop, seconds, metres) entries; their cost is their time."""
+    if not entries:
         return access
-    stops = np.array([r.raptor_stop for r, _ in rides], dtype=np.int32)
-    times = np.array([s for _, s in rides], dtype=np.int32)
-    dist = np.array([r.distance_m for r, _ in rides], dtype=np.float64)
+    stops = np.array([stop for stop, _, _ in entries], dtype=np.int32)
+    times = np.array([s for _, s, _ in entries], dtype=np.int32)
+    dist = np.array([m for _, _, m in entries], dtype=np.float64)
     return replace(
         access,
         stops=np.r_[access.stops, stops].astype(np.int32),
