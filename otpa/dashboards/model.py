@@ -321,7 +321,9 @@ class ComparisonModel(param.Parameterized):
     @param.depends("pointset", watch=True)
     def _pointset_changed(self) -> None:
         columns = list(self.points().opportunities.columns)
-        self.param.column.objects = columns
+        # a point set without opportunity columns keeps the chosen one as the only option:
+        # the widget never sends None, and computing says the column is missing
+        self.param.column.objects = columns or [self.column]
         if self.column not in columns and columns:
             self.column = columns[0]
         self.param.weight.objects = ["", *columns]

@@ -17,6 +17,7 @@ from typing import Any
 import geopandas as gpd
 import numpy as np
 import pandas as pd
+import panel as pn
 import pytest
 from _browser import python_env
 
@@ -116,7 +117,11 @@ def test_bad_choices_are_clear_errors(model: ComparisonModel, points: PointSet) 
     with pytest.raises(DashboardError, match=r"outside|away|network|bounds"):
         model.compute((10.0, 10.0))
     model.add_pointset("bare", PointSet(points.ids, points.lat, points.lon, name="bare"))
-    model.pointset = "bare"
+    chosen = model.column
+    select = pn.widgets.Select.from_param(model.param.column)  # as the app's widget
+    model.pointset = "bare"  # no opportunity columns: the chosen one stays, never None
+    assert model.param.column.objects == [chosen]
+    assert select.value == model.column == chosen
     with pytest.raises(DashboardError, match="has no column"):
         model.compute((float(points.lat[4]), float(points.lon[4])))
     model.pointset = "nine"
