@@ -386,6 +386,15 @@ def test_new_route_from_stops_clicked_on_the_map_is_saved(
 def test_bad_origin_shows_a_message_and_keeps_the_last_result(page: Any) -> None:
     before = _source(page, "iso_base")
     assert before["xs"]
+    # a click on the map outside the network: zoom out with the mouse wheel, click a corner
+    box = _map_canvas_box(page)
+    page.mouse.move(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.5)
+    for _ in range(8):
+        page.mouse.wheel(0, 500)
+    page.mouse.click(box["x"] + 8, box["y"] + 8)
+    page.get_by_text("Cannot compute from").first.wait_for(timeout=60_000)
+    assert _source(page, "iso_base")["xs"] == before["xs"]
+    # an origin typed far away
     lat_box, lon_box = _origin_inputs(page)
     lat_box.fill("10")
     lat_box.press("Enter")
