@@ -229,6 +229,19 @@ class NoApiProvider:
 
 
 # -- HTTP providers -------------------------------------------------------------------------
+def _client_token(
+    company: str, url: str, headers: Mapping[str, str], timeout_s: float, body: bytes
+) -> tuple[str, float]:
+    """An OAuth client-credentials token and when to renew it (a minute before it expires)."""
+    status, doc = _http_json(company, url, headers, timeout_s, body)
+    token = doc.get("access_token") if isinstance(doc, Mapping) else None
+    if status >= 400 or not isinstance(token, str):
+        msg = f"{company} refused the credentials (HTTP {status})"
+        raise TncError(msg)
+    expires = _float(doc.get("expires_in")) or 3600.0
+    return token, time.monotonic() + max(expires - 60.0, 0.0)
+
+
 def _http_json(
     company: str,
     url: str,
@@ -344,16 +357,10 @@ class UberProvider:
                 }
             ).encode()
             headers = {"Content-Type": "application/x-www-form-urlencoded"}
-            status, doc = _http_json(
+            self._oauth = _client_token(
                 self.company, self.auth_url + "oauth/v2/token", headers, self.timeout_s, body
             )
-            token = doc.get("access_token") if isinstance(doc, Mapping) else None
-            if status >= 400 or not isinstance(token, str):
-                msg = f"{self.company} refused the credentials (HTTP {status})"
-                raise TncError(msg)
-            expires = _float(doc.get("expires_in")) or 3600.0
-            self._oauth = (token, time.monotonic() + max(expires - 60.0, 0.0))
-            return f"Bearer {token}"
+            return f"Bearer {self._oauth[0]}"
 
     def _get(self, path: str, query: Mapping[str, float]) -> Any:
         key = (path, *query.values())
@@ -443,16 +450,10 @@ class LyftProvider:
                 "Authorization": f"Basic {basic}",
                 "Content-Type": "application/json;charset=UTF-8",
             }
-            status, doc = _http_json(
+            self._token = _client_token(
                 self.company, self.base_url + "oauth/token", headers, self.timeout_s, body
             )
-            token = doc.get("access_token") if isinstance(doc, Mapping) else None
-            if status >= 400 or not isinstance(token, str):
-                msg = f"{self.company} refused the credentials (HTTP {status})"
-                raise TncError(msg)
-            expires = _float(doc.get("expires_in")) or 3600.0
-            self._token = (token, time.monotonic() + max(expires - 60.0, 0.0))
-            return token
+            return self._token[0]
 
     def _get(self, path: str, query: Mapping[str, float], key: str) -> list[Mapping[str, Any]]:
         cache_key = (path, *query.values())
