@@ -49,7 +49,8 @@ SETS = {
 }
 
 
-def _network(data: Path, name: str) -> TransportNetwork:
+def cached_network(data: Path, name: str) -> TransportNetwork:
+    """The network of data set ``name`` (a key of ``SETS``), built once into ``results/graphs``."""
     cached = RESULTS / "graphs" / f"analysis_{name}.graph"
     if cached.exists():
         return TransportNetwork.load(cached)
@@ -146,7 +147,7 @@ def main() -> None:
     for name in ("porto-alegre", "rnv"):
         if name in skip:
             continue
-        net = _network(args.data, name)
+        net = cached_network(args.data, name)
         departure = SETS[name][1]
         if name == "porto-alegre":
             pick = rng.choice(len(hexgrid), args.origins + 1, replace=False)

@@ -44,7 +44,8 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from otpa.network import TransportNetwork, build_network  # noqa: E402
+from benchmarks.bench_analysis import cached_network  # noqa: E402
+from otpa.network import TransportNetwork  # noqa: E402
 from otpa.street import mode_bit, one_to_many  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
@@ -53,13 +54,7 @@ RESULTS = ROOT / "benchmarks" / "results"
 def _network(data: Path, graph: Path | None) -> TransportNetwork:
     if graph is not None:
         return TransportNetwork.load(graph)
-    cached = RESULTS / "graphs" / "analysis_rnv.graph"  # shared with bench_analysis
-    if cached.exists():
-        return TransportNetwork.load(cached)
-    net = build_network(data / "small" / "rnv")
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    net.save(cached)
-    return net
+    return cached_network(data, "rnv")  # the graph bench_analysis builds and keeps
 
 
 def _opportunities(net: TransportNetwork, rng: np.random.Generator) -> tuple[np.ndarray, ...]:

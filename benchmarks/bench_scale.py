@@ -33,22 +33,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.bench_analysis import cached_network  # noqa: E402
 from otpa.analysis import PointSet  # noqa: E402
 from otpa.analysis.matrix import travel_time_matrix  # noqa: E402
-from otpa.network import TransportNetwork, build_network  # noqa: E402
+from otpa.network import TransportNetwork  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 DEPARTURE = dt.datetime(2019, 5, 13, 14, 0)
-
-
-def _network(data: Path) -> TransportNetwork:
-    cached = RESULTS / "graphs" / "analysis_porto-alegre.graph"  # shared with bench_analysis
-    if cached.exists():
-        return TransportNetwork.load(cached)
-    net = build_network(data / "small" / "porto-alegre")
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    net.save(cached)
-    return net
 
 
 def _on_cluster(net: TransportNetwork, origins: PointSet, dest: PointSet, workers: int,
@@ -78,7 +69,7 @@ def main() -> None:
     ap.add_argument("--origins", type=int, default=48)
     ap.add_argument("--chunks", type=int, default=6)
     args = ap.parse_args()
-    net = _network(args.data)
+    net = cached_network(args.data, "porto-alegre")
     hexgrid = PointSet.from_csv(args.data / "small" / "porto-alegre" / "poa_hexgrid.csv")
     rng = np.random.default_rng(7)
     pick = np.sort(rng.choice(len(hexgrid), args.origins, replace=False))
