@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from otpa.transit.raptor._memo import constant, known_valid, remember_valid
 from otpa.transit.raptor._onboard import OnBoardRoute, add_onboard
 from otpa.transit.raptor._query import SearchQuery
 from otpa.transit.raptor._reverse import (
@@ -58,9 +59,13 @@ def _check_length(name: str, a: np.ndarray[Any, Any] | None, n: int, what: str) 
 
 
 def _check_stops(name: str, a: np.ndarray[Any, Any], n_stops: int) -> None:
-    if a.shape[0] and (int(a.min()) < 0 or int(a.max()) >= n_stops):
+    check = f"stops<{n_stops}"
+    if not a.shape[0] or known_valid(a, check):
+        return
+    if int(a.min()) < 0 or int(a.max()) >= n_stops:
         msg = f"RaptorRequest.{name} holds stop indices outside 0..{n_stops - 1}"
         raise ValueError(msg)
+    remember_valid(a, check)
 
 
 def _validate(tt: RaptorTimetable, req: RaptorRequest) -> None:
@@ -91,7 +96,7 @@ def _append_one(a: Any, n: int, dtype: Any, value: float) -> Any:
 
 
 def _flags(a: np.ndarray[Any, Any] | None, n: int) -> np.ndarray[Any, Any]:
-    return readonly(np.ones(n, np.uint8) if a is None else a, np.uint8)
+    return constant(1, n, "uint8") if a is None else readonly(a, np.uint8)
 
 
 def _reverse_bans(tt: RaptorTimetable, bans: IntArray) -> IntArray:
@@ -162,12 +167,16 @@ def prepare(timetable: RaptorTimetable, req: RaptorRequest, *, time: int | None 
     off, to = req.transfer_offsets, req.transfer_to
     tr_time, tr_cost = req.transfer_time_s, req.transfer_cost
     if off.shape[0] == 0:
-        off = np.zeros(n + 1, np.int64)
+        off = constant(0, n + 1, "int64")
     route_allowed: UInt8Array | None = req.route_allowed
     trip_allowed: UInt8Array | None = req.trip_allowed
     bans: IntArray | None = req.trip_stop_bans
     route_penalty: FloatArray | None = req.route_penalty
-    trip_cost = np.zeros(tt.n_route_trips) if req.trip_board_cost is None else req.trip_board_cost
+    trip_cost = (
+        constant(0.0, tt.n_route_trips, "float64")
+        if req.trip_board_cost is None
+        else req.trip_board_cost
+    )
     view = None
     if req.stay_seated is not None and len(req.stay_seated):
         view = stay_seated_view(timetable, req.stay_seated)
@@ -214,7 +223,7 @@ def prepare(timetable: RaptorTimetable, req: RaptorRequest, *, time: int | None 
         stop_board, stop_alight = stop_alight, stop_board
         anchor = -anchor
         tt = reversed_timetable(timetable)
-    penalty = np.zeros(tt.n_routes) if route_penalty is None else route_penalty
+    penalty = constant(0.0, tt.n_routes, "float64") if route_penalty is None else route_penalty
     q = SearchQuery(
         access_stops=readonly(access[0], np.int32),
         access_time=readonly(access[1], np.int32),
@@ -245,7 +254,9 @@ def prepare(timetable: RaptorTimetable, req: RaptorRequest, *, time: int | None 
         initial_wait_factor=float(req.wait_at_beginning_factor),
         route_penalty=readonly(penalty, np.float64),
         trip_board_cost=readonly(trip_cost, np.float64),
-        stop_cost=readonly(np.zeros(n) if req.stop_cost is None else req.stop_cost, np.float64),
+        stop_cost=readonly(
+            constant(0.0, n, "float64") if req.stop_cost is None else req.stop_cost, np.float64
+        ),
         first_route=-1 if onboard is None else onboard.route,
         **_rule_arrays(req.rules, n, reverse),
     )

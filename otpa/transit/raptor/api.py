@@ -22,6 +22,7 @@ import numpy as np
 from otpa.transit.raptor._heuristic import lower_bounds
 from otpa.transit.raptor._mc_kernel import run_mc
 from otpa.transit.raptor._mc_labels import OVERFLOW_DEST, OVERFLOW_LABELS, new_mc_labels
+from otpa.transit.raptor._memo import known_valid, remember_valid
 from otpa.transit.raptor._onboard import OnBoard, onboard_cost_offset
 from otpa.transit.raptor._prepare import Prepared, prepare
 from otpa.transit.raptor._query import INF
@@ -123,6 +124,8 @@ def _check_bounds(name: str, value: Any) -> None:
     """Raise unless ``value`` (scalar or array) lies in ``[0, bound]`` (NaN refused)."""
     if isinstance(value, int):
         ok = 0 <= value <= _upper_bound(name)
+    elif known_valid(value, name):
+        return
     else:
         a = np.asarray(value)
         if a.dtype.kind not in "biuf":
@@ -132,6 +135,7 @@ def _check_bounds(name: str, value: Any) -> None:
     if not ok:
         msg = f"RaptorRequest.{name} must be non-negative and at most {_upper_bound(name):g}"
         raise ValueError(msg)
+    remember_valid(value, name)
 
 
 def _no_i64() -> IntArray:
@@ -304,9 +308,11 @@ class RaptorRequest:
                     raise ValueError(msg)
         off = self.transfer_offsets
         m = int(off[-1]) if len(off) else 0
-        if len(off) and (off[0] != 0 or np.any(np.diff(off) < 0)):
-            msg = "RaptorRequest.transfer_offsets must start at 0 and never decrease"
-            raise ValueError(msg)
+        if len(off) and not known_valid(off, "csr"):
+            if off[0] != 0 or np.any(np.diff(off) < 0):
+                msg = "RaptorRequest.transfer_offsets must start at 0 and never decrease"
+                raise ValueError(msg)
+            remember_valid(off, "csr")
         for name in ("transfer_to", "transfer_time_s", "transfer_cost"):
             if len(getattr(self, name)) != m:
                 msg = f"RaptorRequest.{name} must have transfer_offsets[-1] = {m} entries"

@@ -1,0 +1,60 @@
+"""Per-search work that depends only on unchanging arrays, done once.
+
+Planners pass the network's arrays (walking transfers, transfers.txt rules) with every
+search, read-only; checking or deriving them again for each search costs more than a
+small search.  Results are remembered by identity while the array is alive, for
+arrays whose values cannot change (read-only, and so is the buffer they view).
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections import OrderedDict
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+__all__ = ["constant", "frozen", "known_valid", "remember_valid"]
+
+_SIZE = 64
+_LOCK = threading.Lock()
+_VALID: OrderedDict[tuple[int, str], weakref.ref[Any]] = OrderedDict()
+
+
+def frozen(value: Any) -> bool:
+    """``value`` is an array whose values cannot change (read-only, and so is its base)."""
+    while isinstance(value, np.ndarray):
+        if value.flags.writeable:
+            return False
+        value = value.base
+    return value is None or isinstance(value, bytes)
+
+
+def known_valid(value: Any, check: str) -> bool:
+    """``value`` is an unchanging array that passed ``check`` before."""
+    if not frozen(value):
+        return False
+    with _LOCK:
+        hit = _VALID.get((id(value), check))
+    return hit is not None and hit() is value
+
+
+def remember_valid(value: Any, check: str) -> None:
+    """Remember that ``value`` passed ``check`` (if its values cannot change)."""
+    if not frozen(value):
+        return
+    with _LOCK:
+        _VALID[(id(value), check)] = weakref.ref(value)
+        _VALID.move_to_end((id(value), check))
+        while len(_VALID) > _SIZE:
+            _VALID.popitem(last=False)
+
+
+@lru_cache(maxsize=32)
+def constant(value: float, n: int, dtype: str) -> np.ndarray[Any, Any]:
+    """A read-only array of ``n`` times ``value`` (shared: the neutral filters and costs)."""
+    out = np.full(n, value, dtype=np.dtype(dtype))
+    out.flags.writeable = False
+    return out
