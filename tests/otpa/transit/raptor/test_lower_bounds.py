@@ -123,3 +123,32 @@ def test_mcraptor_finds_the_same_journeys_as_with_full_bounds(
     full = [route(tt.timetable, r) for r in reqs]
     assert sum(len(js) for js in full) >= 3
     assert limited == full
+
+
+def test_rides_by_levels_equal_the_heap_search_at_every_limit(
+    network: tuple[TestTimetable, list[tuple[str, str, int]]],
+) -> None:
+    """The breadth-first rides bounds are the weighted search's, value for value."""
+    tt, walks = network
+    compared = 0
+    for req in _requests(tt, walks):
+        p = prepare(tt.timetable, req)
+        g = _heuristic.static_graph(p.timetable)
+        n, n_pats = p.timetable.n_stops, len(g.pat_offsets) - 1
+        off, to = req.transfer_offsets, req.transfer_to
+        if p.reverse:
+            in_off, in_from = off, to
+            in_edge = _heuristic._identity(len(to))
+        else:
+            in_off, in_from, in_edge = _heuristic.transposed_transfers(off, to, n)
+        walk_w = _heuristic.readonly(req.transfer_cost, np.float64)
+        ones = _heuristic.readonly(np.ones(n_pats), np.float64)
+        egress = p.query.egress_stops
+        for limit in range(req.max_rounds + 3):
+            heap = _heuristic._search(n, n_pats, egress, np.zeros(len(egress)))
+            args = (in_off, in_from, in_edge, walk_w, ones, False, float(limit))
+            expected = _heuristic._dijkstra(g, *heap, *args)
+            got = _heuristic._rides_bfs(g, n, egress, in_off, in_from, limit)
+            assert np.array_equal(got, expected), limit
+            compared += int(np.isfinite(expected).sum())
+    assert compared > 100
