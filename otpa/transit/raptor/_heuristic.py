@@ -18,9 +18,10 @@ destination cannot be reached get infinite bounds.
 The searches stop at a limit, so that their cost follows the search's reach rather
 than the network's size: once the least queued weight reaches the limit, every stop
 not yet settled gets that weight, a lower bound of its own (Dijkstra settles stops in
-order).  The cost search stops at the dearest journey the arrival search found (any
-label whose cost plus bound reaches it is beaten by a journey found, on cost, whether
-the bound is exact or not), the rides search at ``max_rounds + 1`` (a label there is
+order).  The cost search stops at the dearest journey the arrival search found, less
+what every label tested already costs (the cheapest access and one boarding): any
+label whose cost plus bound reaches that is beaten by a journey found, on cost,
+whether the bound is exact or not; the rides search at ``max_rounds + 1`` (a label there is
 dropped either way); pruning, and hence the journeys, stay the same.  Rides weigh 0
 (walks) or 1 (boardings), so that search goes level by level without a heap
 (:func:`_rides_bfs`, the same bounds as the heap search, five times faster).

@@ -370,8 +370,12 @@ def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
     if not known:
         return []
     ea_min = float(min(arrivals))
-    # bounds reaching the dearest cost seeded below prune as exact ones would
-    lb_cost, lb_rides = lower_bounds(p, request, max(j.cost + 1e-6 for j in known))
+    # bounds reaching the dearest cost seeded below prune as exact ones would; the
+    # labels tested against them already cost the cheapest access and a boarding (one
+    # cost unit is kept as margin for rounding), so the bounds need reach that much less
+    dearest = max(j.cost + 1e-6 for j in known)
+    least_label = float(q.access_cost.min()) + q.board_cost if len(q.access_cost) else 0.0
+    lb_cost, lb_rides = lower_bounds(p, request, dearest - max(least_label - 1.0, 0.0))
     cap, dest_cap, rb_cap = max(1 << 14, 8 * n_stops), 64 + len(known), 64
     while True:
         lab = new_mc_labels(n_rounds, n_stops, cap, dest_cap, rb_cap)
