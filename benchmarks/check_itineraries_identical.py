@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python benchmarks/check_plan_identical.py --old /work/main --graph rnv=GRAPH \\
+    .venv/bin/python benchmarks/check_itineraries_identical.py --old /work/main --graph rnv=GRAPH \\
         [--graph x16=GRAPH ...] [--pairs 100] [--rounds 2] [--out FILE]
 
 Each ``--graph NAME=PATH`` is a saved graph: ``rnv`` gets the WALK,TRANSIT pairs of
