@@ -391,8 +391,8 @@ def edge_search(  # noqa: C901 (one flat loop for numba)
                 continue
         elif key > c:
             continue
-        if key >= best[0]:
-            break
+        if key >= best[0] or key > max_w:
+            break  # (A*: the key is a lower bound of any path's weight through the state)
         settled += 1
         v = edge_from[e] if reverse else edge_to[e]
         t = tim[e]
