@@ -17,6 +17,7 @@ from otpa.routing._tables import row as table_row
 from otpa.routing.model import EncodedPolyline, Leg, Place, VertexType, WalkStep
 from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.types import Int32Array
+from otpa.util.cache import OwnerCache
 from otpa.util.geo import haversine_m, polyline_length_m
 
 __all__ = ["StreetLegGeometry", "stop_place", "street_leg", "transit_leg"]
@@ -58,6 +59,37 @@ def tz_offset_ms(when: dt.datetime) -> int:
 _WHEELCHAIR = {1: "ALLOWED", 2: "NOT_ALLOWED"}
 
 
+#: Per transit model: the attributes of each stop's Place that do not depend on a ride.
+_STOP_PLACES: OwnerCache[str, dict[int, dict[str, Any]]] = OwnerCache()
+
+
+def _stop_attributes(network: TransportNetwork, stop: int) -> dict[str, Any]:
+    """Name, position, ids... of a stop's :class:`Place` (read once per stop and model)."""
+    known = _STOP_PLACES.get_or_build(network.transit, "stops", dict)
+    attrs = known.get(stop)
+    if attrs is None:
+        row = table_row(network.transit, "stops", stop)
+        wb = row.get("wheelchair_boarding")
+        try:
+            wb_i = int(wb)
+        except (TypeError, ValueError):
+            wb_i = 0
+        attrs = {
+            "name": _str(row["name"]),
+            "lon": float(row["lon"]),
+            "lat": float(row["lat"]),
+            "vertex_type": VertexType.TRANSIT,
+            "stop_id": str(row["stop_id"]),
+            "stop_code": _str(row.get("code")),
+            "platform_code": _str(row.get("platform_code")),
+            "zone_id": _str(row.get("zone_id")),
+            "wheelchair_boarding": _WHEELCHAIR.get(wb_i, "UNKNOWN"),
+            "board_alight_type": "DEFAULT",
+        }
+        known[stop] = attrs  # (a race stores equal values)
+    return attrs
+
+
 def stop_place(
     network: TransportNetwork,
     stop: int,
@@ -68,27 +100,12 @@ def stop_place(
     stop_sequence: int | None = None,
 ) -> Place:
     """A :class:`Place` for a transit stop."""
-    row = table_row(network.transit, "stops", stop)
-    wb = row.get("wheelchair_boarding")
-    try:
-        wb_i = int(wb)
-    except (TypeError, ValueError):
-        wb_i = 0
     return Place(
-        name=_str(row["name"]),
-        lon=float(row["lon"]),
-        lat=float(row["lat"]),
-        vertex_type=VertexType.TRANSIT,
-        stop_id=str(row["stop_id"]),
-        stop_code=_str(row.get("code")),
-        platform_code=_str(row.get("platform_code")),
-        zone_id=_str(row.get("zone_id")),
+        **_stop_attributes(network, int(stop)),
         stop_index=stop_index,
         stop_sequence=stop_sequence,
         arrival=arrival,
         departure=departure,
-        wheelchair_boarding=_WHEELCHAIR.get(wb_i, "UNKNOWN"),
-        board_alight_type="DEFAULT",
     )
 
 
