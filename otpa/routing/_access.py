@@ -222,9 +222,9 @@ def leg_geometry(
         v = int(network.stop_vertex[stop]) if stop >= 0 and network.stop_vertex.size else -1
         path = paths.path(v) if v >= 0 else None
         if path is not None:
-            geometry = with_stop_link(network, path_geometry(network, path), a, b)
-            paths.derived[key] = (geometry, path.too_sloped)
-            return geometry, path.too_sloped
+            leg = (with_stop_link(network, path_geometry(network, path), a, b), path.too_sloped)
+            paths.derived[key] = leg
+            return leg
 
     def where(x: StreetEnd | int) -> Snap | int | None:
         if isinstance(x, StreetEnd):
