@@ -20,7 +20,7 @@ from otpa.routing import _walk_steps as walk_steps_module
 from otpa.routing._access import find_access, leg_geometry, street_end, transfer_geometry
 from otpa.routing._legs import StreetLegGeometry, _ride_attributes, _trip_attributes
 from otpa.routing._places import Endpoint
-from otpa.routing._snap import snap
+from otpa.routing._snap import snap, snap_many
 from otpa.routing._tables import row as table_row
 from otpa.routing.planner import plan
 from otpa.routing.street_router import StreetOptions, snap_point, street_path, walk_steps
@@ -67,6 +67,35 @@ def test_snap_is_cached_per_coordinate_and_mode(atlanta: TransportNetwork) -> No
     # nothing in reach is cached too, and stays nothing
     assert snap_point(atlanta, 0.0, 0.0, mode="WALK") is None
     assert snap_point(atlanta, 0.0, 0.0, mode="WALK") is None
+
+
+def test_snap_of_one_point_is_snap_many_of_it(atlanta: TransportNetwork) -> None:
+    """The scalar single-point snap gives exactly what the vectorised one gives."""
+    graph = atlanta.street
+    assert graph is not None
+    rng = np.random.default_rng(3)
+    lat0, lat1 = float(np.min(graph.vertex_lat)), float(np.max(graph.vertex_lat))
+    lon0, lon1 = float(np.min(graph.vertex_lon)), float(np.max(graph.vertex_lon))
+    lat = rng.uniform(lat0 - 0.01, lat1 + 0.01, 400)
+    lon = rng.uniform(lon0 - 0.01, lon1 + 0.01, 400)
+    # and points on vertices and at geometry points (snaps at an end of a piece)
+    lat = np.r_[lat, graph.vertex_lat[:50], graph.geom_lat[::997][:50]]
+    lon = np.r_[lon, graph.vertex_lon[:50], graph.geom_lon[::997][:50]]
+    found = 0
+    for mode in ("WALK", "BICYCLE", "CAR"):
+        for max_d in (30.0, 500.0):
+            many = snap_many(graph, lat, lon, mode, max_d)
+            for i in range(lat.size):
+                one = snap(graph, float(lat[i]), float(lon[i]), mode, max_d)
+                if many.edge[i] < 0:
+                    assert one is None
+                    continue
+                found += 1
+                assert one == (
+                    int(many.edge[i]), float(many.fraction[i]), float(many.snap_lat[i]),
+                    float(many.snap_lon[i]), float(many.distance_m[i]),
+                )  # fmt: skip
+    assert found > 1000
 
 
 def test_transfer_geometry_is_the_street_path_between_the_stops(atlanta: TransportNetwork) -> None:
