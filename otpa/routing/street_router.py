@@ -104,7 +104,8 @@ def snap_point(
     Returns
     -------
     Snap or None
-        The snapped position, or None when no usable edge is that close.
+        The snapped position, or None when no usable edge is that close.  Snaps are
+        kept per street graph (the last 8192 coordinates, modes and distances asked for).
     """
     graph = network.street
     if graph is None:

@@ -35,8 +35,8 @@ from otpa.errors import InvalidArgumentError
 __all__ = ["OwnerCache"]
 
 K = TypeVar("K", bound=Hashable)
-_MISSING = object()
 V = TypeVar("V")
+_MISSING = object()
 
 
 class OwnerCache(Generic[K, V]):
