@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -28,6 +28,7 @@ from otpa.routing.street_router import (
     walk_steps,
 )
 from otpa.types import FloatArray, Int32Array
+from otpa.util.cache import OwnerCache
 
 __all__ = [
     "Access",
@@ -37,6 +38,7 @@ __all__ = [
     "leg_geometry",
     "path_geometry",
     "street_end",
+    "transfer_geometry",
     "walk_limit",
     "walk_overage_cost",
     "with_stop_link",
@@ -213,10 +215,16 @@ def leg_geometry(
     """
     if paths is not None and network.street is not None:
         stop = b if isinstance(b, int) else a if isinstance(a, int) else -1
+        key = ("leg", stop, isinstance(b, int), options)
+        known = paths.derived.get(key)
+        if known is not None:  # this stop's leg of another itinerary of the plan
+            return cast("tuple[StreetLegGeometry, bool]", known)
         v = int(network.stop_vertex[stop]) if stop >= 0 and network.stop_vertex.size else -1
         path = paths.path(v) if v >= 0 else None
         if path is not None:
-            return with_stop_link(network, path_geometry(network, path), a, b), path.too_sloped
+            leg = (with_stop_link(network, path_geometry(network, path), a, b), path.too_sloped)
+            paths.derived[key] = leg
+            return leg
 
     def where(x: StreetEnd | int) -> Snap | int | None:
         if isinstance(x, StreetEnd):
@@ -233,6 +241,30 @@ def leg_geometry(
                 geometry = with_stop_link(network, geometry, a, b)
             return geometry, path.too_sloped
     return straight_geometry(*coords), False
+
+
+#: Per network: the geometry of walking transfers, by (from stop, to stop, options).
+_TRANSFERS: OwnerCache[tuple[int, int, StreetOptions], tuple[StreetLegGeometry, bool]] = (
+    OwnerCache(max_entries=4096)
+)
+
+
+def transfer_geometry(
+    network: TransportNetwork,
+    from_stop: int,
+    to_stop: int,
+    options: StreetOptions,
+    coords: tuple[float, float, float, float],
+) -> tuple[StreetLegGeometry, bool]:
+    """:func:`leg_geometry` of a walking transfer between two stops, found once per network.
+
+    ``coords``: the two stops' ``(lat, lon, lat, lon)`` (the straight line without a
+    street path).  The geometry is the same for every itinerary with that transfer.
+    """
+    key = (int(from_stop), int(to_stop), options)
+    return _TRANSFERS.get_or_build(
+        network, key, lambda: leg_geometry(network, key[0], key[1], options, coords)
+    )
 
 
 def with_stop_link(

@@ -15,8 +15,10 @@ from otpa.routing._polyline import encode
 from otpa.routing._tables import Row, columns, shape_index
 from otpa.routing._tables import row as table_row
 from otpa.routing.model import EncodedPolyline, Leg, Place, VertexType, WalkStep
+from otpa.transit.model import TransitModel
 from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.types import Int32Array
+from otpa.util.cache import OwnerCache
 from otpa.util.geo import haversine_m, polyline_length_m
 
 __all__ = ["StreetLegGeometry", "stop_place", "street_leg", "transit_leg"]
@@ -58,6 +60,37 @@ def tz_offset_ms(when: dt.datetime) -> int:
 _WHEELCHAIR = {1: "ALLOWED", 2: "NOT_ALLOWED"}
 
 
+#: Per transit model: the attributes of each stop's Place that do not depend on a ride.
+_STOP_PLACES: OwnerCache[str, dict[int, dict[str, Any]]] = OwnerCache()
+
+
+def _stop_attributes(network: TransportNetwork, stop: int) -> dict[str, Any]:
+    """Name, position, ids... of a stop's :class:`Place` (read once per stop and model)."""
+    known = _STOP_PLACES.get_or_build(network.transit, "stops", dict)
+    attrs = known.get(stop)
+    if attrs is None:
+        row = table_row(network.transit, "stops", stop)
+        wb = row.get("wheelchair_boarding")
+        try:
+            wb_i = int(wb)
+        except (TypeError, ValueError):
+            wb_i = 0
+        attrs = {
+            "name": _str(row["name"]),
+            "lon": float(row["lon"]),
+            "lat": float(row["lat"]),
+            "vertex_type": VertexType.TRANSIT,
+            "stop_id": str(row["stop_id"]),
+            "stop_code": _str(row.get("code")),
+            "platform_code": _str(row.get("platform_code")),
+            "zone_id": _str(row.get("zone_id")),
+            "wheelchair_boarding": _WHEELCHAIR.get(wb_i, "UNKNOWN"),
+            "board_alight_type": "DEFAULT",
+        }
+        known[stop] = attrs  # (a race stores equal values)
+    return attrs
+
+
 def stop_place(
     network: TransportNetwork,
     stop: int,
@@ -68,27 +101,12 @@ def stop_place(
     stop_sequence: int | None = None,
 ) -> Place:
     """A :class:`Place` for a transit stop."""
-    row = table_row(network.transit, "stops", stop)
-    wb = row.get("wheelchair_boarding")
-    try:
-        wb_i = int(wb)
-    except (TypeError, ValueError):
-        wb_i = 0
     return Place(
-        name=_str(row["name"]),
-        lon=float(row["lon"]),
-        lat=float(row["lat"]),
-        vertex_type=VertexType.TRANSIT,
-        stop_id=str(row["stop_id"]),
-        stop_code=_str(row.get("code")),
-        platform_code=_str(row.get("platform_code")),
-        zone_id=_str(row.get("zone_id")),
+        **_stop_attributes(network, int(stop)),
         stop_index=stop_index,
         stop_sequence=stop_sequence,
         arrival=arrival,
         departure=departure,
-        wheelchair_boarding=_WHEELCHAIR.get(wb_i, "UNKNOWN"),
-        board_alight_type="DEFAULT",
     )
 
 
@@ -159,6 +177,46 @@ def _shape_slice(
     return np.array(out_lat), np.array(out_lon)
 
 
+#: Per transit model: the attributes of each trip's legs that come from its trip, route
+#: and agency rows.
+_TRIP_LEGS: OwnerCache[str, dict[int, dict[str, Any]]] = OwnerCache()
+
+
+def _ride_attributes(m: TransitModel, trip_row: Row) -> dict[str, Any]:
+    """Leg attributes of a ride from its trip, route and agency rows (and its shape id)."""
+    route_row = table_row(m, "routes", int(trip_row["route_index"]))
+    agency_row = table_row(m, "agencies", int(route_row["agency_index"]))
+    short = _str(route_row.get("short_name"))
+    long_ = _str(route_row.get("long_name"))
+    leg = {
+        "mode": str(route_row["mode"]),
+        "route": short or long_ or "",
+        "agency_name": _str(agency_row.get("name")),
+        "agency_url": _str(agency_row.get("url")),
+        "agency_id": _raw(_str(agency_row.get("agency_id"))),
+        "route_color": _str(route_row.get("color")),
+        "route_text_color": _str(route_row.get("text_color")),
+        "route_type": int(route_row["route_type"]),
+        "route_id": str(route_row["route_id"]),
+        "route_short_name": short,
+        "route_long_name": long_,
+        "trip_short_name": _str(trip_row.get("short_name")),
+        "trip_block_id": _str(trip_row.get("block_id")),
+        "trip_id": _str(trip_row.get("template_trip_id")) or str(trip_row["trip_id"]),
+        "headsign": _str(trip_row.get("headsign")),
+    }
+    return {"leg": leg, "shape_id": _str(trip_row.get("shape_id"))}
+
+
+def _trip_attributes(m: TransitModel, trip: int) -> dict[str, Any]:
+    """:func:`_ride_attributes` of model trip ``trip``, read once per trip and model."""
+    known = _TRIP_LEGS.get_or_build(m, "trips", dict)
+    attrs = known.get(trip)
+    if attrs is None:  # (a race stores equal values)
+        attrs = known[trip] = _ride_attributes(m, table_row(m, "trips", trip))
+    return attrs
+
+
 def transit_leg(
     network: TransportNetwork,
     timetable: RaptorTimetable,
@@ -202,13 +260,14 @@ def transit_leg(
         k_model = int(np.flatnonzero(ptrips == model_trip)[0])
         seq_base = int(m.pattern_time_offsets[pattern]) + k_model * n_stops
         seq = np.asarray(m.stop_sequence[seq_base : seq_base + n_stops])
-        trip_row = table_row(m, "trips", model_trip)
+        trip_attrs = _trip_attributes(m, model_trip)
         pstop_a = int(m.pattern_stop_offsets[pattern])
         pickup = int(m.pattern_pickup[pstop_a + board_pos])
         dropoff = int(m.pattern_dropoff[pstop_a + alight_pos])
     else:
         seq = added.sequence
         trip_row = Row({"trip_id": [added.scoped_id(m)], "route_index": [added.route]}, 0)
+        trip_attrs = _ride_attributes(m, trip_row)
         pickup = dropoff = 0
     epoch = timetable.epoch
 
@@ -222,8 +281,6 @@ def transit_leg(
             stop_sequence=int(seq[pos]),
         )
 
-    route_row = table_row(m, "routes", int(trip_row["route_index"]))
-    agency_row = table_row(m, "agencies", int(route_row["agency_index"]))
     start = to_datetime(epoch + dep[board_pos], tz)
     end = to_datetime(epoch + arr[alight_pos], tz)
     first = board_pos + 1 if onboard_from is not None else board_pos  # geometry from there
@@ -232,7 +289,7 @@ def transit_leg(
     s_lat = np.asarray(stop_cols["lat"][sel], dtype=float)
     s_lon = np.asarray(stop_cols["lon"][sel], dtype=float)
     geom: tuple[Any, Any] | None = None
-    shape_id = _str(trip_row.get("shape_id"))
+    shape_id = trip_attrs["shape_id"]
     shape = shape_index(m).get(shape_id) if shape_id is not None else None
     if shape is not None:
         geom = _shape_slice(network, shape, s_lat, s_lon)
@@ -244,16 +301,13 @@ def transit_leg(
         g_lon = np.r_[onboard_from.lon, g_lon]
         from_place = onboard_from
         start = onboard_from.departure or start
-    trip_id = _str(trip_row.get("template_trip_id")) or str(trip_row["trip_id"])
-    short = _str(route_row.get("short_name"))
-    long_ = _str(route_row.get("long_name"))
     intermediate = None
     if show_intermediate_stops:
         intermediate = tuple(
             at(p, arrive=True, depart=True) for p in range(board_pos + 1, alight_pos)
         )
     return Leg(
-        mode=str(route_row["mode"]),
+        **trip_attrs["leg"],
         start_time=start,
         end_time=end,
         from_place=from_place,
@@ -261,22 +315,8 @@ def transit_leg(
         distance=round(float(polyline_length_m(g_lat, g_lon)), 3),
         leg_geometry=polyline(g_lat, g_lon),
         agency_time_zone_offset=tz_offset_ms(start),
-        route=short or long_ or "",
         transit_leg=True,
         intermediate_stops=intermediate,
-        agency_name=_str(agency_row.get("name")),
-        agency_url=_str(agency_row.get("url")),
-        agency_id=_raw(_str(agency_row.get("agency_id"))),
-        route_color=_str(route_row.get("color")),
-        route_text_color=_str(route_row.get("text_color")),
-        route_type=int(route_row["route_type"]),
-        route_id=str(route_row["route_id"]),
-        route_short_name=short,
-        route_long_name=long_,
-        trip_short_name=_str(trip_row.get("short_name")),
-        trip_block_id=_str(trip_row.get("block_id")),
-        trip_id=trip_id,
-        headsign=_str(trip_row.get("headsign")),
         service_date=date.strftime("%Y%m%d"),
         board_rule=_RULES.get(pickup),
         alight_rule=_RULES.get(dropoff),

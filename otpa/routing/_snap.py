@@ -19,7 +19,7 @@ from otpa.errors import InvalidArgumentError
 from otpa.osm.model import BICYCLE, CAR, WALK
 from otpa.routing._street_geometry import graph_geometry
 from otpa.street import StreetGraph
-from otpa.street.linking import geometry_positions, link_index, nearest_pieces
+from otpa.street.linking import geometry_positions, link_index, nearest_piece, nearest_pieces
 from otpa.types import FloatArray, Int32Array
 
 __all__ = ["SnapArrays", "SnapResult", "mode_bits", "snap", "snap_many"]
@@ -108,16 +108,32 @@ def snap_many(
 def snap(
     graph: StreetGraph, lat: float, lon: float, mode: str, max_distance_m: float
 ) -> SnapResult | None:
-    """``(edge, fraction, snap_lat, snap_lon, distance_m)`` of the nearest usable edge, or None."""
+    """``(edge, fraction, snap_lat, snap_lon, distance_m)`` of the nearest usable edge, or None.
+
+    What :func:`snap_many` gives for the one point, with the same arithmetic on scalars.
+    """
     if not (math.isfinite(lat) and math.isfinite(lon)):
         return None
-    s = snap_many(graph, np.array([lat]), np.array([lon]), mode, max_distance_m)
-    if s.edge[0] < 0:
+    bits = mode_bits(mode)
+    if graph.n_segments == 0:
         return None
-    return (
-        int(s.edge[0]),
-        float(s.fraction[0]),
-        float(s.snap_lat[0]),
-        float(s.snap_lon[0]),
-        float(s.distance_m[0]),
-    )
+    found = nearest_piece(graph, link_index(graph, bits), lat, lon, float(max_distance_m))
+    if found is None:
+        return None
+    sub, t, dist = found
+    along = geometry_positions(graph)
+    seg = int(along.seg_of_point[sub])
+    total = float(along.seg_len_m[seg])
+    pos = float(along.cum_m[sub]) + t * float(along.piece_len_m[sub])
+    frac = min(max(pos / total, 0.0), 1.0) if total > 0 else 0.0
+    g_lat, g_lon = graph.geom_lat, graph.geom_lon
+    nxt = min(sub + 1, int(graph.seg_geom_offsets[seg + 1]) - 1)
+    s_lat = float(g_lat[sub]) + t * (float(g_lat[nxt]) - float(g_lat[sub]))
+    s_lon = float(g_lon[sub]) + t * (float(g_lon[nxt]) - float(g_lon[sub]))
+    fwd, back = (int(e) for e in graph_geometry(graph).seg_edge[seg])
+    perm = graph.edge_perm
+    if fwd >= 0 and int(perm[fwd]) & bits:
+        return fwd, frac, s_lat, s_lon, dist
+    if back >= 0 and int(perm[back]) & bits:
+        return back, 1.0 - frac, s_lat, s_lon, dist
+    return None

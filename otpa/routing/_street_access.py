@@ -8,7 +8,7 @@ whose time the transit search used, without searching again.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -54,6 +54,9 @@ class AccessPaths:
     result: SearchResult
     skip: dict[int, float]
     reverse: bool
+    #: what callers derived from the paths, by their key (the legs of one plan's
+    #: itineraries often start at the same stop: their geometry is built once)
+    derived: dict[object, object] = field(default_factory=dict, repr=False)
 
     def path(self, vertex: int) -> StreetPath | None:
         """The path between the place and street vertex ``vertex`` (None: not reached).

@@ -18,6 +18,7 @@ from otpa.routing._access import (
     access_radius,
     find_access,
     leg_geometry,
+    transfer_geometry,
     walk_limit,
     walk_overage_cost,
 )
@@ -398,7 +399,7 @@ def _journey_legs(
             start, end = to_datetime(epoch + leg.start, tz), to_datetime(epoch + leg.end, tz)
             a, b = _stop_coords(s, leg.from_stop), _stop_coords(s, leg.to_stop)
             walk_opts = replace(s.options, mode="WALK", speed_mps=s.request.walk.speed_mps)
-            geom, sloped = leg_geometry(net, leg.from_stop, leg.to_stop, walk_opts, (*a, *b))
+            geom, sloped = transfer_geometry(net, leg.from_stop, leg.to_stop, walk_opts, (*a, *b))
             too_sloped |= sloped
             legs.append(
                 street_leg(

@@ -52,6 +52,7 @@ from otpa.routing._street_geometry import edge_part_points, graph_geometry, poly
 from otpa.routing.model import AbsoluteDirection, RelativeDirection, WalkStep
 from otpa.street import StreetGraph
 from otpa.types import FloatArray
+from otpa.util.cache import OwnerCache
 
 if TYPE_CHECKING:
     from otpa.routing._street_types import StreetPath
@@ -193,19 +194,100 @@ class _Edge(NamedTuple):
     profile: list[tuple[float, float]]
 
 
-def _edges(graph: StreetGraph, path: StreetPath, profiles: SegmentProfiles | None) -> list[_Edge]:
+_NAME_KEYS: OwnerCache[str, np.ndarray] = OwnerCache()  # type: ignore[type-arg]
+
+
+def _name_keys(graph: StreetGraph) -> np.ndarray:  # type: ignore[type-arg]
+    """Per name index, one integer per distinct ``_no_parens`` name (cached per graph)."""
+
+    def build() -> np.ndarray:  # type: ignore[type-arg]
+        ids: dict[str, int] = {}
+        return np.array(
+            [ids.setdefault(_no_parens(n), len(ids)) for n in graph.names], dtype=np.int64
+        )
+
+    return _NAME_KEYS.get_or_build(graph, "name_keys", build)
+
+
+@dataclass
+class _PathEdges:
+    """The path's edges as columns (plain lists); :meth:`at` makes one :class:`_Edge`."""
+
+    graph: StreetGraph
+    edge: list[int]
+    name_index: list[int]
+    flags: list[int]
+    length: list[float]
+    first: list[float]
+    last: list[float]
+    lat: list[float]
+    lon: list[float]
+    walking: list[bool]
+    profile: list[list[tuple[float, float]]]
+    #: an edge that cannot start a step (see :func:`_plain_edges`)
+    plain: list[bool]
+
+    def at(self, i: int) -> _Edge:
+        return _Edge(
+            self.edge[i], self.graph.names[self.name_index[i]], self.flags[i], self.length[i],
+            self.first[i], self.last[i], self.lat[i], self.lon[i], self.walking[i],
+            self.profile[i],
+        )  # fmt: skip
+
+
+def _plain_edges(
+    graph: StreetGraph,
+    name_index: np.ndarray,  # type: ignore[type-arg]
+    flags: np.ndarray,  # type: ignore[type-arg]
+    first: np.ndarray,  # type: ignore[type-arg]
+    last: np.ndarray,  # type: ignore[type-arg]
+) -> list[bool]:
+    """Edges that only lengthen the current step, whatever came before them.
+
+    Edge ``i > 0`` is *plain* when it has the name (without parentheses) and the
+    bogus-name flag of edge ``i - 1``, neither is on a roundabout, it does not go on to
+    a link, and the turn between them is CONTINUE.  By induction on :func:`build_steps`'
+    loop, the step current after edge ``i - 1`` has edge ``i - 1``'s name (or both are
+    bogus) and no roundabout is being followed, so :func:`_changes_step` is false, the
+    edge is no roundabout and the turn asks for no new step: the loop only adds the
+    edge's length and elevation to the step.
+    """
+    n = flags.size
+    out = np.zeros(n, dtype=bool)
+    if n > 1:
+        keys = _name_keys(graph)[name_index]
+        bogus = (flags & FLAG_BOGUS_NAME) != 0
+        round_ = (flags & FLAG_ROUNDABOUT) != 0
+        link = (flags & FLAG_LINK) != 0
+        # relative_direction(last, this) == CONTINUE, with its arithmetic
+        diff = first[1:] - last[:-1]
+        diff = np.where(diff < 0, diff + 2 * math.pi, diff)
+        ccw = 2 * math.pi - diff
+        out[1:] = (
+            (keys[1:] == keys[:-1])
+            & (bogus[1:] == bogus[:-1])
+            & ~round_[1:]
+            & ~round_[:-1]
+            & ~(link[1:] & ~link[:-1])
+            & ((diff < 0.3) | (ccw < 0.3))
+        )
+    plain: list[bool] = out.tolist()
+    return plain
+
+
+def _edges(graph: StreetGraph, path: StreetPath, profiles: SegmentProfiles | None) -> _PathEdges:
     geo = graph_geometry(graph)
     starts, ends = path.used_fractions()
     edges = np.asarray(path.edges, dtype=np.int64)
     n = edges.size
     # whole-edge values gathered at once; partial ends are recomputed below
-    first = np.asarray(geo.first_angle)[edges].tolist()
-    last = np.asarray(geo.last_angle)[edges].tolist()
+    first = np.asarray(geo.first_angle)[edges]
+    last = np.asarray(geo.last_angle)[edges]
     v = np.asarray(graph.edge_from)[edges]
     lat = np.asarray(graph.vertex_lat)[v].tolist()
     lon = np.asarray(graph.vertex_lon)[v].tolist()
-    names = [graph.names[i] for i in np.asarray(graph.edge_name)[edges].tolist()]
-    flags = np.asarray(graph.edge_flags)[edges].tolist()
+    name_index = np.asarray(graph.edge_name)[edges]
+    flags = np.asarray(graph.edge_flags)[edges]
     length = path.edge_distance_m.tolist() if path.edge_distance_m.size else [0.0] * n
     walking = path.walking.tolist() if path.walking.size else [False] * n
     # only the first and last edge can be partial
@@ -225,13 +307,11 @@ def _edges(graph: StreetGraph, path: StreetPath, profiles: SegmentProfiles | Non
             _edge_profile(graph, int(e), float(starts[i]), float(ends[i]), profiles)
             for i, e in enumerate(edges)
         ]
-    return [
-        _Edge(*row)
-        for row in zip(
-            edges.tolist(), names, flags, length, first, last, lat, lon, walking, profile,
-            strict=True,
-        )
-    ]  # fmt: skip
+    plain = _plain_edges(graph, name_index, flags, first, last)
+    return _PathEdges(
+        graph, edges.tolist(), name_index.tolist(), flags.tolist(), length, first.tolist(),
+        last.tolist(), lat, lon, walking, profile, plain,
+    )  # fmt: skip
 
 
 def _vertex_profiles(
@@ -340,14 +420,23 @@ def build_steps(
     initial_angle: float | None = None,
 ) -> tuple[WalkStep, ...]:
     """The walk steps of a path (see the module docstring)."""
-    edges = _edges(graph, path, profiles)
+    cols = _edges(graph, path, profiles)
     bit = _MODE_BIT.get(path.mode, int(WALK))
     steps: list[_Step] = []
     step: _Step | None = None
     last_angle = 0.0
     circle = _Circle()
     prev: _Edge | None = None
-    for edge in edges:
+    plain, lengths, lasts, profile = cols.plain, cols.length, cols.last, cols.profile
+    for i in range(len(plain)):
+        if plain[i] and step is not None:  # only lengthens the step (_plain_edges)
+            _lengthen(step, profile[i], lengths[i])
+            last_angle = lasts[i]
+            prev = None  # made from the index below when needed
+            continue
+        edge = cols.at(i)
+        if prev is None and i > 0:
+            prev = cols.at(i - 1)
         created = False
         roundabout = bool(edge.flags & FLAG_ROUNDABOUT)
         if step is None or prev is None:
@@ -391,6 +480,13 @@ def build_steps(
         prev = edge
     circle.leave(None)
     return tuple(s.freeze() for s in steps)
+
+
+def _lengthen(step: _Step, profile: list[tuple[float, float]], length: float) -> None:
+    """Add an edge's elevation profile and length to a step (as the loop does)."""
+    if profile:
+        step.elevation.extend((d + step.distance, h) for d, h in profile)
+    step.distance += length
 
 
 def _changes_step(step: _Step, prev: _Edge, edge: _Edge, roundabout: bool, on: bool) -> bool:

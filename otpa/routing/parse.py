@@ -98,9 +98,13 @@ def _java_split(text: str, sep: str) -> list[str]:
     return parts
 
 
+#: What ``String.trim`` strips: every character up to U+0020.
+_JAVA_BLANKS = "".join(chr(c) for c in range(33))
+
+
 def _java_trim(text: str) -> str:
     """``String.trim``: strip every character up to U+0020 from both ends."""
-    return text.strip("".join(chr(c) for c in range(33)))
+    return text.strip(_JAVA_BLANKS)
 
 
 def _java_int(text: str) -> int | None:

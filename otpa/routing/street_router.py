@@ -55,6 +55,7 @@ from otpa.routing._street_types import (
 )
 from otpa.routing._walk_steps import SegmentProfiles, build_steps, path_profile
 from otpa.street import StreetGraph
+from otpa.util.cache import OwnerCache
 
 if TYPE_CHECKING:
     from otpa.network import TransportNetwork
@@ -103,16 +104,29 @@ def snap_point(
     Returns
     -------
     Snap or None
-        The snapped position, or None when no usable edge is that close.
+        The snapped position, or None when no usable edge is that close.  Snaps are
+        kept per street graph (the last 8192 coordinates, modes and distances asked for).
     """
     graph = network.street
     if graph is None:
         return None
-    found = snap(graph, float(lat), float(lon), mode, max_distance_m)
+    key = (float(lat), float(lon), mode, float(max_distance_m))
+    return _SNAPS.get_or_build(graph, key, lambda: _snap_point(graph, *key))
+
+
+#: Snaps per street graph, by (lat, lon, mode, max distance): a place asked for again
+#: (a client planning from the same stop or address) is not snapped again.
+_SNAPS: OwnerCache[tuple[float, float, str, float], Snap | None] = OwnerCache(max_entries=8192)
+
+
+def _snap_point(
+    graph: StreetGraph, lat: float, lon: float, mode: str, max_distance_m: float
+) -> Snap | None:
+    found = snap(graph, lat, lon, mode, max_distance_m)
     if found is None:
         return None
     edge, frac, s_lat, s_lon, dist = found
-    return Snap(float(lat), float(lon), edge, frac, s_lat, s_lon, dist)
+    return Snap(lat, lon, edge, frac, s_lat, s_lon, dist)
 
 
 # ---------------------------------------------------------------- street path

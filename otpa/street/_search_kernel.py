@@ -296,7 +296,8 @@ def edge_search(  # noqa: C901 (one flat loop for numba)
     reached (index -1: the target vertex); pre-set it to a known candidate to prune
     with it.  With ``h_ratio > 0`` (forward only) the search is an A*: the heap key
     adds ``h_ratio`` x a lower bound of the straight-line distance from the state's
-    vertex to ``(h_lat, h_lon)``.
+    vertex to ``(h_lat, h_lon)``, and the search ends once the smallest key passes
+    ``max_w`` (no path within the bound is left).
 
     Labels per edge (``lab``, ``tim``, ``dist``, ``pred``: the state searched just
     before, -1 from a seed) and, when ``cost_v`` is not empty, per vertex (``edge_v``:
@@ -391,8 +392,9 @@ def edge_search(  # noqa: C901 (one flat loop for numba)
                 continue
         elif key > c:
             continue
-        if key >= best[0]:
-            break
+        if key >= best[0] or key > max_w:
+            break  # (an A* key is a lower bound of every path through the state; a plain
+            # search never holds a key above max_w)
         settled += 1
         v = edge_from[e] if reverse else edge_to[e]
         t = tim[e]

@@ -54,6 +54,7 @@ __all__ = [
     "geometry_positions",
     "link_index",
     "link_points",
+    "nearest_piece",
     "nearest_pieces",
 ]
 
@@ -223,6 +224,48 @@ def nearest_pieces(
     best = order[first]
     best = best[dist[best] <= max_d]
     return Projection(point[best], k[best], t[best], dist[best])
+
+
+def nearest_piece(
+    graph: StreetGraph, index: LinkIndex, lat: float, lon: float, max_d: float
+) -> tuple[int, float, float] | None:
+    """:func:`nearest_pieces` of one point: ``(sub, t, dist_m)``, or None out of reach.
+
+    The same candidates and arithmetic as :func:`nearest_pieces` (so the same answer),
+    without its bookkeeping for many points.
+    """
+    if index.sub.size == 0:
+        return None
+    f = _scale_error(index, np.array([lat]))
+    half = 0.5 * SAMPLE_SPACING_M
+    px = (lon - index.lon0) * (index.cos0 * _M_PER_DEG)
+    py = (lat - index.lat0) * _M_PER_DEG
+    xy = np.array([[px, py]])
+    d_s, _ = index.tree.query(xy, k=1, distance_upper_bound=f * max_d + 2 * half)
+    if not np.isfinite(d_s[0]):
+        return None
+    radius = np.minimum(f * f * d_s + half, f * max_d + half) * (1 + 1e-9) + 1e-6
+    hits = index.tree.query_ball_point(xy, radius, return_sorted=False)
+    samples = np.asarray(hits[0], dtype=np.int64)
+    if samples.size == 0:
+        return None
+    k = index.sub[np.unique(index.sample_sub[samples])]
+    g_lat, g_lon = np.asarray(graph.geom_lat), np.asarray(graph.geom_lon)
+    plat, plon = np.full(k.size, lat), np.full(k.size, lon)
+    cp = np.cos(np.radians(plat)) * _M_PER_DEG
+    ax = (g_lon[k] - plon) * cp
+    ay = (g_lat[k] - plat) * _M_PER_DEG
+    dx = (g_lon[k + 1] - plon) * cp - ax
+    dy = (g_lat[k + 1] - plat) * _M_PER_DEG - ay
+    len2 = dx * dx + dy * dy
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(len2 > 0, -(ax * dx + ay * dy) / len2, 0.0)
+    t = np.clip(t, 0.0, 1.0)
+    dist = np.hypot(ax + t * dx, ay + t * dy)
+    best = int(np.lexsort((k, dist))[0])
+    if not dist[best] <= max_d:
+        return None
+    return int(k[best]), float(t[best]), float(dist[best])
 
 
 def link_points(

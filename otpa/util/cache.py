@@ -28,7 +28,7 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from otpa.errors import InvalidArgumentError
 
@@ -36,6 +36,7 @@ __all__ = ["OwnerCache"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
+_MISSING = object()
 
 
 class OwnerCache(Generic[K, V]):
@@ -87,6 +88,12 @@ class OwnerCache(Generic[K, V]):
         -------
         The value.
         """
+        if self._max is None:  # no LRU order to keep: a hit needs no lock (dict reads are atomic)
+            hit = self._owners.get(id(owner))
+            if hit is not None and hit[0]() is owner:
+                found = hit[1].get(key, _MISSING)
+                if found is not _MISSING:
+                    return cast(V, found)
         with self._lock:
             entries = self._entries(owner)
             if entries is not None and key in entries:

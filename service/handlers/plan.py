@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 from zoneinfo import ZoneInfo
@@ -103,7 +104,7 @@ class PlanHandler(BaseHandler):
                 time_zone=time_zone,
                 now=dt.datetime.now(ZoneInfo(time_zone)),
                 defaults=self._routing_defaults.get(canonical),
-                feed_ids=network.feed_ids,
+                feed_ids=_feed_ids(network),
             )
         except InvalidRequestError as exc:
             self._write_planner_error(exc, parameters, planning=False)
@@ -140,6 +141,23 @@ class PlanHandler(BaseHandler):
 
     def _write(self, body: Mapping[str, Any]) -> None:
         self.respond("response", body, lambda: response_xml(body))
+
+
+#: The feed ids of each served network (a pandas column read: once per network).
+_FEED_IDS: weakref.WeakKeyDictionary[TransportNetwork, tuple[str, ...]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _feed_ids(network: TransportNetwork) -> tuple[str, ...]:
+    """``network.feed_ids``, read once per network."""
+    try:
+        return _FEED_IDS[network]
+    except KeyError:
+        ids = _FEED_IDS[network] = network.feed_ids
+        return ids
+    except TypeError:  # not weakly referenceable (a stand-in network in a test)
+        return network.feed_ids
 
 
 def _time_capped(request: PlanRequest, time_left_s: float) -> PlanRequest:

@@ -46,25 +46,48 @@ def drop_nulls(value: Any) -> Any:
     """
     kind = type(value)  # exact types first: isinstance against ABCs is slow
     if kind is dict:
-        out = {}
-        for key, item in value.items():
-            cleaned = drop_nulls(item)
-            if cleaned is not None:
-                out[key] = cleaned
-        return out
+        return _clean_dict(value)
     if kind is list or kind is tuple:
-        return [drop_nulls(item) for item in value]
+        return _clean_list(value)
     if kind in _SCALARS or value is None:
         return value
     if kind is float:
         return value if math.isfinite(value) else None
     if isinstance(value, Mapping):
-        return drop_nulls(dict(value.items()))
+        return _clean_dict(dict(value.items()))
     if isinstance(value, list | tuple):
-        return [drop_nulls(item) for item in value]
+        return _clean_list(value)
     if isinstance(value, float):  # float subclasses (numpy.float64)
         return float(value) if math.isfinite(value) else None
     return value
+
+
+def _clean_dict(value: dict[Any, Any]) -> dict[Any, Any]:
+    """:func:`drop_nulls` of a dict; scalar items are handled here, without a call each."""
+    out = {}
+    for key, item in value.items():
+        kind = type(item)
+        if kind in _SCALARS:
+            out[key] = item
+        elif item is None:
+            continue
+        elif kind is float:
+            if math.isfinite(item):
+                out[key] = item
+        elif kind is dict:
+            out[key] = _clean_dict(item)
+        else:
+            cleaned = drop_nulls(item)
+            if cleaned is not None:
+                out[key] = cleaned
+    return out
+
+
+def _clean_list(value: list[Any] | tuple[Any, ...]) -> list[Any]:
+    """:func:`drop_nulls` of a list or tuple (``None`` items stay)."""
+    return [
+        item if item is None or type(item) in _SCALARS else drop_nulls(item) for item in value
+    ]
 
 
 def dumps_json(value: Any) -> bytes:

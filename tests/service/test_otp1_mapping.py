@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 import xml.etree.ElementTree as ET
 from http import HTTPStatus
+from types import MappingProxyType
 
+import numpy as np
 import pytest
 
 from service.otp1.errors import error_body
@@ -70,6 +72,39 @@ def test_prefers_xml(accept: str | None, xml: bool) -> None:
 def test_null_omission() -> None:
     assert drop_nulls({"a": None, "b": [None, {"c": None}], "d": math.nan}) == {"b": [None, {}]}
     assert dumps_json({"a": 1.5, "b": None, "c": "é"}) == '{"a":1.5,"c":"é"}'.encode()
+
+
+def test_null_omission_nested_and_special_values() -> None:
+    """Scalars inside dicts and lists, float subclasses, mappings and tuples at any depth."""
+    value = {
+        "n": None,
+        "s": "x",
+        "i": 3,
+        "b": False,
+        "f": 2.5,
+        "inf": -math.inf,
+        "np": np.float64(1.25),
+        "npnan": np.float64("nan"),
+        "npint": np.int64(7),
+        "t": (1, None, math.nan, {"z": None, "y": (None,)}),
+        "m": MappingProxyType({"k": None, "v": [math.inf, 1.0, {"deep": math.nan}]}),
+        "l": [{"a": None}, [None, 2.0], "s"],
+    }
+    out = drop_nulls(value)
+    assert out == {
+        "s": "x",
+        "i": 3,
+        "b": False,
+        "f": 2.5,
+        "np": 1.25,
+        "npint": np.int64(7),
+        "t": [1, None, None, {"y": [None]}],
+        "m": {"v": [None, 1.0, {}]},
+        "l": [{}, [None, 2.0], "s"],
+    }
+    assert list(out) == ["s", "i", "b", "f", "np", "npint", "t", "m", "l"]  # order kept
+    assert type(out["np"]) is float
+    assert type(out["t"]) is list
 
 
 def test_error_body_shape() -> None:
