@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -30,6 +31,8 @@ __all__ = [
     "free_vehicles",
     "geofence_masks",
     "link_places",
+    "linked_free_vehicles",
+    "linked_parking",
     "linked_rental_stations",
     "parking_places",
     "rental_stations",
@@ -101,6 +104,23 @@ class LinkedPlaces:
         """Indices of the places selected by ``mask`` that are linked to a street."""
         m = np.fromiter(mask, dtype=bool, count=len(self.places)) & (self.vertex >= 0)
         return np.flatnonzero(m)
+
+    # The places (and their availability) never change: a feed update publishes a new
+    # state, whose places are linked anew.  Linked places are cached with their state or
+    # lots, so these are worked out once, not at every plan.
+    @cached_property
+    def pickup(self) -> np.ndarray:
+        """Indices of the linked places where a vehicle may be taken now (read-only)."""
+        out = self.usable(p.can_pick_up for p in self.places)
+        out.setflags(write=False)
+        return out
+
+    @cached_property
+    def dropoff(self) -> np.ndarray:
+        """Indices of the linked places where a vehicle may be left now (read-only)."""
+        out = self.usable(p.can_drop_off for p in self.places)
+        out.setflags(write=False)
+        return out
 
 
 def link_places(network: TransportNetwork, places: Sequence[VehiclePlace]) -> LinkedPlaces:
@@ -184,6 +204,35 @@ def linked_rental_stations(
     return linked
 
 
+#: Per rental state: ``(id(graph), kind, networks) -> (graph, linked vehicles by network)``.
+_FLOATING: OwnerCache[
+    tuple[int, str, tuple[str, ...]], tuple[StreetGraph | None, dict[str, LinkedPlaces]]
+] = OwnerCache(max_entries=8)
+
+
+def linked_free_vehicles(
+    network: TransportNetwork, state: RentalState, kind: str = "BICYCLE",
+    networks: Collection[str] = (),
+) -> dict[str, LinkedPlaces]:  # fmt: skip
+    """:func:`free_vehicles` by rental network, linked, once per rental state.
+
+    Vehicles move at every poll, and every poll publishes a new state: linking them
+    with their state links them once per snapshot, never into the shared graph.
+    """
+    graph = network.street
+    key = (id(graph), kind, tuple(networks))
+    cached = _FLOATING.get(state, key)
+    if cached is not None and cached[0] is graph:
+        return cached[1]
+    floating = free_vehicles(state, kind, networks)
+    linked = {
+        name: link_places(network, [p for p in floating if p.networks[0] == name])
+        for name in sorted({p.networks[0] for p in floating})
+    }
+    _FLOATING.get_or_build(state, key, lambda: (graph, linked))
+    return linked
+
+
 def free_vehicles(
     state: RentalState, kind: str = "BICYCLE", networks: Collection[str] = ()
 ) -> tuple[VehiclePlace, ...]:
@@ -225,6 +274,22 @@ def parking_places(network: TransportNetwork, kind: str) -> tuple[VehiclePlace, 
         )
         for i in range(len(lots))
     )
+
+
+#: Per parking-lot table: ``id(graph) -> (graph, linked lots)``.
+_PARKING: OwnerCache[int, tuple[StreetGraph | None, LinkedPlaces]] = OwnerCache(max_entries=2)
+
+
+def linked_parking(network: TransportNetwork, kind: str) -> LinkedPlaces:
+    """:func:`link_places` of :func:`parking_places`, once per network and kind."""
+    graph = network.street
+    lots = parking_lots(network, kind)
+    cached = _PARKING.get(lots, id(graph))
+    if cached is not None and cached[0] is graph:
+        return cached[1]
+    linked = link_places(network, parking_places(network, kind))
+    _PARKING.get_or_build(lots, id(graph), lambda: (graph, linked))
+    return linked
 
 
 def _zone_rules(

@@ -49,11 +49,10 @@ from otpa.routing._micromobility import micromobility_costs
 from otpa.routing._mobility_places import (
     LinkedPlaces,
     VehiclePlace,
-    free_vehicles,
     geofence_masks,
-    link_places,
+    linked_free_vehicles,
+    linked_parking,
     linked_rental_stations,
-    parking_places,
 )
 from otpa.routing._phase_search import Phase, phase_from_end
 from otpa.routing._places import Endpoint
@@ -260,9 +259,7 @@ def _rental_chains(
                               vehicle_mode=kind, vehicle_costs=costs,
                               toward=None if back else toward)  # fmt: skip
             _add(out, chain)
-    floating = free_vehicles(ctx.rental, kind, ctx.companies)
-    for network in sorted({p.networks[0] for p in floating}):
-        mine = link_places(net, [p for p in floating if p.networks[0] == network])
+    for network, mine in linked_free_vehicles(net, ctx.rental, kind, ctx.companies).items():
         no_ride, drop_ok = geofence_masks(graph, ctx.rental.snapshots[network].zones)
         for end, out, back in ends:
             if end is not None:
@@ -321,9 +318,9 @@ def _chains(
     max_drive = float(req.car.max_pre_transit_time_s)
     lots: list[tuple[str, str, LinkedPlaces]] = []
     if r.park_and_ride:
-        lots.append((CAR_PARK, "CAR", link_places(net, parking_places(net, "park_and_ride"))))
+        lots.append((CAR_PARK, "CAR", linked_parking(net, "park_and_ride")))
     if r.bike_park:
-        lots.append((BIKE_PARK, "BICYCLE", link_places(net, parking_places(net, "bike_parking"))))
+        lots.append((BIKE_PARK, "BICYCLE", linked_parking(net, "bike_parking")))
     if r.kiss_and_ride and not r.park_and_ride:
         lots.append((KISS_AND_RIDE, "CAR", LinkedPlaces((), _NONE)))
     if ctx.hail is not None:
@@ -536,21 +533,21 @@ def _phase_path(route: ChainRoute, k: int) -> StreetPath:
     return assemble(phase.graph, phase.costs, phase.inputs, phase.options, a, b, edges, 0.0, 1.0)
 
 
-def _from_near(route: ChainRoute, near: StreetEnd) -> bool:
-    """Whether the route's first phase started at ``near``'s street point."""
-    start = route.chain.phases[0].start
-    return start is not None and near.where is not None and start == near.where
+def _first_phase_path(route: ChainRoute) -> StreetPath | None:
+    """The path of a forward route's first phase, from the origin to the first switch.
 
-
-def _first_phase_path(route: ChainRoute, near: StreetEnd) -> StreetPath:
-    """The path of a forward route's first phase, from the origin to the first switch."""
+    The phase started at the origin's point on the streets for its own mode (the
+    origin's CAR point for a drive to a lot): the leg's time is this path's.
+    """
     phase = route.chain.phases[0]
+    if phase.start is None:
+        return None
     exit_v = route.switches[0]
     edges = phase.path_edges(exit_v)
     start = phase.skip.get(int(edges[0]), 0.0) if edges.size else 0.0
-    assert near.where is not None
     return assemble(
-        phase.graph, phase.costs, phase.inputs, phase.options, near.where, exit_v, edges, start, 1.0
+        phase.graph, phase.costs, phase.inputs, phase.options, phase.start, exit_v, edges, start,
+        1.0,
     )  # fmt: skip
 
 
@@ -658,9 +655,11 @@ def _route_legs(
             # between the last switch and the stop: the phase's own path (its time's), and
             # the stop's link, instead of searching the street again
             geom = with_stop_link(net, path_geometry(net, _phase_path(route, k)), a, b)
-        elif k == 0 and not ch.reverse and len(modes) > 1 and _from_near(route, near):
-            # from the origin to the first switch: the phase's own path
-            geom = path_geometry(net, _first_phase_path(route, near))
+        elif k == 0 and not ch.reverse and len(modes) > 1 and (
+            first := _first_phase_path(route)
+        ) is not None:
+            # from the origin to the first switch (a station, a lot): the phase's own path
+            geom = path_geometry(net, first)
         elif len(modes) == 1:  # one vehicle all the way (micromobility): its own costs
             geom = _single_phase_geometry(ctx, route, near, far, tail)
         else:
@@ -777,15 +776,25 @@ def _shift(leg: Leg, by: dt.timedelta) -> Leg:
 
 
 def _direct_walk(
-    ctx: _Ctx, origin: StreetEnd, destination: StreetEnd, when: dt.datetime
+    ctx: _Ctx,
+    origin: StreetEnd,
+    destination: StreetEnd,
+    when: dt.datetime,
+    max_cost: float = math.inf,
 ) -> Itinerary | None:
+    """The walk, or None when it costs more than ``max_cost`` (the search stops there)."""
     if origin.where is None or destination.where is None:
         return None
     opts = ctx.options["WALK"]
-    path = street_path(ctx.network, origin.where, destination.where, opts)
+    # a wheelchair search that fails is retried without its slope limit: bounded, the
+    # first could fail where it found a dearer path, and the retry find another one
+    bound = math.inf if opts.wheelchair else max_cost
+    path = street_path(ctx.network, origin.where, destination.where, opts, max_cost_s=bound)
     if path is None:
         return None
     cost = path.cost + float(walk_overage_cost(path.distance_m, walk_limit(ctx.request)))
+    if cost > max_cost:
+        return None
     duration = dt.timedelta(seconds=round(path.duration_s))
     start, end = (when - duration, when) if ctx.request.arrive_by else (when, when + duration)
     geom = path_geometry(ctx.network, path)
@@ -851,12 +860,10 @@ def mobility_itineraries(
     if request.modes.transit:
         out = _transit(ctx, forward, backward, o_walk, d_walk, when, realtime)
     if not request.transit.only_transit_trips:
-        direct = _street_only(ctx, forward, origin, destination, o_walk, d_walk, when)
-        if request.modes.transit:
-            best = min((it.generalized_cost or 0.0 for it in out), default=math.inf)
-            out = [it for it in direct[:1] if (it.generalized_cost or 0.0) <= best] + out
-        else:
-            out = direct[:1]
+        # with transit, the street-only trip joins only when it is the cheapest
+        best = min((it.generalized_cost or 0.0 for it in out), default=math.inf)
+        direct = _street_only(ctx, forward, origin, destination, o_walk, d_walk, when, best)
+        out = ([] if direct is None else [direct]) + out
     if notices is not None:
         notices.extend(dict.fromkeys(ctx.notices))
     return out
@@ -870,23 +877,34 @@ def _street_only(
     o_walk: StreetEnd,
     d_walk: StreetEnd,
     when: dt.datetime,
-) -> list[Itinerary]:
-    """The street-only candidates (walking, renting, one's own vehicle, hailing), best first."""
+    max_cost: float = math.inf,
+) -> Itinerary | None:
+    """The best street-only trip (walking, renting, one's own vehicle, hailing), if any.
+
+    None too when it costs more than ``max_cost`` (the best transit itinerary's).  On a
+    tie walking wins, then the candidates in the order above.  The walk is searched last,
+    bounded by the others' best cost: a walk that costs more is never the answer.
+    """
     request = ctx.request
-    direct: list[Itinerary | None] = []
-    if "WALK" in request.modes.street:
-        direct.append(_direct_walk(ctx, o_walk, d_walk, when))
+    others: list[Itinerary | None] = []
     for chain in forward:
         if chain.kind in (BIKE_RENTAL, FLOATING_RENTAL, OWN_VEHICLE):
-            direct.append(_direct_chain(ctx, chain, d_walk, when, o_walk))
+            others.append(_direct_chain(ctx, chain, d_walk, when, o_walk))
     if ctx.hail is not None:
-        direct.append(_direct_car(ctx, origin, destination, when, hail=True))
+        others.append(_direct_car(ctx, origin, destination, when, hail=True))
     elif "CAR_HAIL" in request.modes.qualifiers and not request.modes.transit:
         # no hail option: OTP 1.x's CAR_HAIL without transit is plain driving
-        direct.append(_direct_car(ctx, origin, destination, when, hail=False))
-    found = [it for it in direct if it is not None]
-    found.sort(key=lambda it: it.generalized_cost or 0.0)
-    return found
+        others.append(_direct_car(ctx, origin, destination, when, hail=False))
+    found = [it for it in others if it is not None]
+    bound = min((it.generalized_cost or 0.0 for it in found), default=math.inf)
+    if "WALK" in request.modes.street:
+        walk = _direct_walk(ctx, o_walk, d_walk, when, min(bound, max_cost))
+        if walk is not None:
+            found.insert(0, walk)
+    best = min(found, key=lambda it: it.generalized_cost or 0.0, default=None)
+    if best is None or (best.generalized_cost or 0.0) > max_cost:
+        return None
+    return best
 
 
 def _transit(

@@ -243,8 +243,7 @@ def run_chain(
                            max_time_s=max_time_s, costs=vehicle_costs)  # fmt: skip
         return Chain(kind, (a,), (vehicle_mode,), (), (), reverse)
     if kind == BIKE_RENTAL:
-        pick = places.usable(p.can_pick_up for p in places.places)
-        drop = places.usable(p.can_drop_off for p in places.places)
+        pick, drop = places.pickup, places.dropoff
         if pick.size == 0 or drop.size == 0:
             return None
         pickup, dropoff = rent_switches(vehicle_mode, extra)
@@ -289,7 +288,7 @@ def run_chain(
         msg = f"{kind} has no backward chain"
         raise InvalidArgumentError(msg)
     if kind in (CAR_PARK, BIKE_PARK):
-        lots = places.usable(p.can_drop_off for p in places.places)
+        lots = places.dropoff
         if lots.size == 0:
             return None
         mode = "CAR" if kind == CAR_PARK else "BICYCLE"
@@ -339,7 +338,7 @@ def _floating(
 ) -> Chain | None:
     """Walk, take a free-floating vehicle where it stands, ride, leave it where allowed, walk."""
     walk = options["WALK"]
-    pick = places.usable(p.can_pick_up for p in places.places)
+    pick = places.pickup
     if pick.size == 0:
         return None
     pickup, dropoff = rent_switches(vehicle_mode, extra)

@@ -36,7 +36,7 @@ from otpa.mobility import current_rental
 from otpa.network import TransportNetwork
 from otpa.routing._access import access_radius
 from otpa.routing._micromobility import micromobility_costs
-from otpa.routing._mobility_places import link_places, rental_stations
+from otpa.routing._mobility_places import linked_rental_stations
 from otpa.routing._mobility_plan import MAX_ACCESS_EGRESS_S, phase_tree, street_options_by_mode
 from otpa.routing._phase_search import phase_from_vertices
 from otpa.routing._rental_search import Switch, rent_switches
@@ -129,9 +129,9 @@ def rental_egress(
     columns: list[FloatArray] = []  # per return station: seconds from each stop
     walks: list[FloatArray] = []  # per return station: seconds to each destination
     for kind in kinds:
-        places = link_places(network, rental_stations(state, kind, companies))
-        pick = np.unique(places.vertex[places.usable(p.can_pick_up for p in places.places)])
-        drop = np.unique(places.vertex[places.usable(p.can_drop_off for p in places.places)])
+        places = linked_rental_stations(network, state, kind, companies)
+        pick = np.unique(places.vertex[places.pickup])
+        drop = np.unique(places.vertex[places.dropoff])
         if pick.size == 0 or drop.size == 0:
             continue
         extra = Switch(0.0, 0.0)
