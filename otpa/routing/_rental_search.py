@@ -347,12 +347,17 @@ def _floating(
         graph, where, walk, reverse=reverse, max_time_s=max_time_s, max_distance_m=max_walk_m
     )
 
-    def anywhere(phase: Phase) -> tuple[np.ndarray, FloatArray, FloatArray]:
-        v = np.flatnonzero(np.isfinite(phase.cost) & allowed & ~phase.at_seed)
+    def anywhere(phase: Phase, *, taken_at: bool) -> tuple[np.ndarray, FloatArray, FloatArray]:
+        # ``taken_at``: the phase's seeds are where the vehicle was taken (not left there)
+        ok = np.isfinite(phase.cost) & allowed
+        if taken_at:
+            ok &= ~phase.at_seed
+        v = np.flatnonzero(ok)
         return v, phase.cost[v] + dropoff.cost, phase.time_s[v] + dropoff.time_s
 
     if reverse:
-        v1, w1, t1 = anywhere(a)
+        # left anywhere the zones allow, the destination's own vertex included
+        v1, w1, t1 = anywhere(a, taken_at=False)
         table1: dict[int, VehiclePlace] | None = None
         s1 = dropoff
     else:
@@ -365,9 +370,10 @@ def _floating(
     table2: dict[int, VehiclePlace] | None
     if reverse:
         v2, w2, t2, table2 = _switch_seeds(b, places, pick, pickup)
+        w2 = np.where(b.at_seed[v2], np.inf, w2)  # not taken where it is left
         s2 = pickup
     else:
-        v2, w2, t2 = anywhere(b)
+        v2, w2, t2 = anywhere(b, taken_at=True)
         table2, s2 = None, dropoff
     c = phase_from_vertices(
         graph, walk, v2, w2, t2, reverse=reverse, max_time_s=max_time_s, max_distance_m=max_walk_m
