@@ -46,6 +46,7 @@ from otpa.mobility.store import (
     mobility_store_for,
 )
 from otpa.mobility.tnc import (
+    TNC_UPDATER_TYPE,
     EtaEstimate,
     RideEstimate,
     TncConfigError,
@@ -70,6 +71,7 @@ __all__ = [
     "PARKING_KINDS",
     "RENTAL_KINDS",
     "RENTAL_UPDATER_TYPES",
+    "TNC_UPDATER_TYPE",
     "EtaEstimate",
     "FeedMessage",
     "FreeVehicles",
