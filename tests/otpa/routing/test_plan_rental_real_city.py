@@ -1,11 +1,14 @@
-"""BICYCLE_RENT on a real city: central Atlanta's OSM streets with a GBFS feed the test writes.
+"""Renting, park and ride and ride-hail on a real city: central Atlanta (OSM, MARTA GTFS).
 
 tiny/atlanta's OSM extract has no bike-share stations, so the test writes a GBFS v2 feed
 (``gbfs.json``, ``system_information``, ``station_information``, ``station_status``) whose two
 stations stand on real street vertices near Five Points and Georgia State, reads it with a
 ``bike-rental`` updater, and plans.  The expected ride is rebuilt from an independent street
 path between the stations' vertices at OTP's rental speed (4.3 m/s) plus renting (60 s) and
-returning (30 s).
+returning (30 s).  An empty station by the origin is skipped.
+
+Park and ride parks at one of the extract's OSM ``park_ride`` lots (Ashby) and boards MARTA
+there; ride-hail starts with the hailed car, priced by the configured provider.
 """
 
 from __future__ import annotations
@@ -18,7 +21,15 @@ from pathlib import Path
 import pytest
 
 from otpa import plan
-from otpa.mobility import current_rental, mobility_store_for, start_rental_updaters
+from otpa.mobility import (
+    configure_tnc,
+    current_rental,
+    estimate_eta,
+    estimate_ride,
+    mobility_store_for,
+    parking_lots,
+    start_rental_updaters,
+)
 from otpa.network import TransportNetwork
 from otpa.routing import Location, PlanRequest
 from otpa.routing.engine import street_options
@@ -27,8 +38,17 @@ from otpa.routing.street_router import snap_point, street_path
 from tests.fixtures.networks import built_network
 
 WHEN = dt.datetime(2026, 3, 3, 8, 0)
+ORIGIN = (33.7560, -84.3935)  # west of Five Points
 PICKUP_NEAR = (33.7560, -84.3920)  # by Five Points
 DROPOFF_NEAR = (33.7500, -84.3790)  # by Georgia State
+
+
+#: Park and ride, ride-hail: a weekday of the MARTA feed, from west of Ashby to Inman Park.
+TRANSIT_WHEN = dt.datetime(2021, 10, 13, 8, 0)
+WEST_END = (33.7470, -84.4250)
+INMAN_PARK = (33.7610, -84.3560)
+HAIL = {"sourceType": "no-api", "defaultArrivalTimeSeconds": 300, "currency": "USD",
+        "baseFare": 2.5, "perKm": 1.2, "perMinute": 0.25, "minimumFare": 7.0}  # fmt: skip
 
 
 def _vertex(net: TransportNetwork, lat: float, lon: float) -> int:
@@ -38,7 +58,9 @@ def _vertex(net: TransportNetwork, lat: float, lon: float) -> int:
     return int(net.street.edge_from[s.edge] if s.fraction < 0.5 else net.street.edge_to[s.edge])
 
 
-def _write_feed(folder: Path, stations: list[tuple[str, str, float, float]]) -> None:
+def _write_feed(
+    folder: Path, stations: list[tuple[str, str, float, float]], empty: tuple[str, ...] = ()
+) -> None:
     def doc(data: object) -> str:
         return json.dumps({"last_updated": 1772524800, "ttl": 0, "version": "2.3", "data": data})
 
@@ -53,6 +75,9 @@ def _write_feed(folder: Path, stations: list[tuple[str, str, float, float]]) -> 
     flags = {"is_installed": True, "is_renting": True, "is_returning": True}
     counts = {"num_bikes_available": 5, "num_docks_available": 5, "last_reported": 1772524800}
     status = [{"station_id": sid, **counts, **flags} for sid, _, _, _ in stations]
+    for row in status:
+        if row["station_id"] in empty:
+            row["num_bikes_available"] = 0
     files = {
         "gbfs": doc({"en": {"feeds": feeds}}),
         "system_information": doc(system),
@@ -78,8 +103,12 @@ def test_bicycle_rent_rides_between_the_gbfs_stations(
     drop_v = _vertex(network, *DROPOFF_NEAR)
     pick = (float(g.vertex_lat[pick_v]), float(g.vertex_lon[pick_v]))
     drop = (float(g.vertex_lat[drop_v]), float(g.vertex_lon[drop_v]))
-    _write_feed(tmp_path / "bikes", [("p", "Five Points Dock", *pick),
-                                     ("d", "Georgia State Dock", *drop)])  # fmt: skip
+    # an empty dock right at the origin: skipped for the one with bikes
+    empty_v = _vertex(network, *ORIGIN)
+    assert empty_v != pick_v
+    empty = (float(g.vertex_lat[empty_v]), float(g.vertex_lon[empty_v]))
+    _write_feed(tmp_path / "bikes", [("e", "Empty Dock", *empty), ("p", "Five Points Dock", *pick),
+                                     ("d", "Georgia State Dock", *drop)], empty=("e",))  # fmt: skip
     config = {"updaters": [{"type": "bike-rental", "sourceType": "gbfs",
                             "file": "bikes/gbfs.json", "frequencySec": 0}]}  # fmt: skip
     (updater,) = start_rental_updaters(network, config, tmp_path, start=False)
@@ -89,10 +118,11 @@ def test_bicycle_rent_rides_between_the_gbfs_stations(
             s for s in current_rental(network, include_osm=False).snapshots.values()
             if s.system.system_id == "atl_test"
         ]  # fmt: skip
-        assert snap.stations.ids == ("p", "d")
+        assert snap.stations.ids == ("e", "p", "d")
+        assert snap.stations.vehicles_available.tolist() == [0, 5, 5]
         modes = parse_modes("BICYCLE_RENT")
         req = PlanRequest(
-            Location(lat=PICKUP_NEAR[0], lon=PICKUP_NEAR[1]),
+            Location(lat=ORIGIN[0], lon=ORIGIN[1]),
             Location(lat=DROPOFF_NEAR[0], lon=DROPOFF_NEAR[1]),
             WHEN,
             modes=modes,
@@ -102,6 +132,7 @@ def test_bicycle_rent_rides_between_the_gbfs_stations(
         its = plan(network, req).itineraries
         (it,) = [it for it in its if any(leg.rented_bike for leg in it.legs)]
         assert [leg.mode for leg in it.legs] == ["WALK", "BICYCLE", "WALK"]
+        assert it.legs[0].distance > 0.0  # walked past the empty dock to the one with bikes
         bike = it.legs[1]
         assert bike.from_place.name == "Five Points Dock"
         assert bike.to_place.name == "Georgia State Dock"
@@ -114,3 +145,61 @@ def test_bicycle_rent_rides_between_the_gbfs_stations(
     finally:
         # the network is shared by the session: leave its rental store as it was
         mobility_store_for(network).remove(f"updater-{updater.config.index}")
+
+
+def _transit_request(modes: str) -> PlanRequest:
+    m = parse_modes(modes)
+    return PlanRequest(
+        Location(lat=WEST_END[0], lon=WEST_END[1]),
+        Location(lat=INMAN_PARK[0], lon=INMAN_PARK[1]),
+        TRANSIT_WHEN,
+        modes=m,
+        rental=rental_preferences(m, ()),
+    )
+
+
+def test_park_and_ride_parks_at_an_osm_lot_and_boards_marta(network: TransportNetwork) -> None:
+    req = _transit_request("CAR_PARK,TRANSIT")
+    req = dataclasses.replace(
+        req, transit=dataclasses.replace(req.transit, only_transit_trips=True)
+    )
+    its = plan(network, req).itineraries
+    assert its
+    lots = parking_lots(network, "park_and_ride")
+    ashby = lots.names.index("Ashby Park & Ride")
+    for it in its:
+        assert [leg.mode for leg in it.legs[:3]] == ["CAR", "WALK", "SUBWAY"]
+        assert it.legs[0].to_place.name == "Ashby Park & Ride"
+        assert it.legs[1].to_place.name == it.legs[2].from_place.name == "ASHBY STATION"
+    drive = street_path(
+        network,
+        snap_point(network, *WEST_END, mode="CAR"),  # type: ignore[arg-type]
+        _vertex(network, float(lots.lat[ashby]), float(lots.lon[ashby])),
+        street_options(req, "CAR"),
+    )
+    assert drive is not None
+    assert its[0].legs[0].duration == round(drive.duration_s) + 120  # carParkTime
+
+
+def test_a_hailed_ride_is_priced_by_the_provider(network: TransportNetwork) -> None:
+    config = {"transportationNetworkCompanies": [HAIL]}
+    try:
+        assert configure_tnc(network, config) is None
+        (it,) = plan(network, _transit_request("CAR_HAIL,WALK")).itineraries
+        first = it.legs[0]
+        assert first.mode == "CAR"
+        assert first.hailed_car
+        (eta,) = estimate_eta(config, *WEST_END, ["NOAPI"])
+        start = TRANSIT_WHEN.replace(tzinfo=first.start_time.tzinfo)
+        assert first.start_time == start + dt.timedelta(seconds=eta.estimated_seconds)
+        (ride,) = estimate_ride(
+            config, first.from_place.lat, first.from_place.lon, first.to_place.lat,
+            first.to_place.lon, ["NOAPI"],
+        )  # fmt: skip
+        tnc = first.tnc_data
+        assert tnc is not None
+        assert (tnc.company, tnc.currency) == ("NOAPI", "USD")
+        assert (tnc.min_cost, tnc.max_cost) == (ride.min_cost, ride.max_cost)
+        assert tnc.min_cost > HAIL["minimumFare"]  # priced by distance and time, not the minimum
+    finally:
+        configure_tnc(network, {})  # the network is shared by the session
