@@ -8,7 +8,8 @@ path between the stations' vertices at OTP's rental speed (4.3 m/s) plus renting
 returning (30 s).  An empty station by the origin is skipped.
 
 Park and ride parks at one of the extract's OSM ``park_ride`` lots (Ashby) and boards MARTA
-there; ride-hail starts with the hailed car, priced by the configured provider.
+there; ride-hail starts with the hailed car, priced by the configured provider; a
+free-floating bike (a snapshot the test publishes) rides around a GBFS no-ride zone.
 """
 
 from __future__ import annotations
@@ -18,10 +19,17 @@ import datetime as dt
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from otpa import plan
 from otpa.mobility import (
+    FreeVehicles,
+    GeofencingZone,
+    GeofencingZones,
+    RentalSnapshot,
+    SystemInformation,
+    ZoneRule,
     configure_tnc,
     current_rental,
     estimate_eta,
@@ -31,7 +39,7 @@ from otpa.mobility import (
     start_rental_updaters,
 )
 from otpa.network import TransportNetwork
-from otpa.routing import Location, PlanRequest
+from otpa.routing import Leg, Location, PlanRequest
 from otpa.routing.engine import street_options
 from otpa.routing.parse import parse_modes, rental_preferences
 from otpa.routing.street_router import snap_point, street_path
@@ -203,3 +211,90 @@ def test_a_hailed_ride_is_priced_by_the_provider(network: TransportNetwork) -> N
         assert tnc.min_cost > HAIL["minimumFare"]  # priced by distance and time, not the minimum
     finally:
         configure_tnc(network, {})  # the network is shared by the session
+
+
+def _floating_bike(network: TransportNetwork, zones: GeofencingZones) -> None:
+    vlat, vlon = PICKUP_NEAR
+    snap = RentalSnapshot(
+        network="AtlFloat",
+        kind="bike-rental",
+        system=SystemInformation(system_id="atl_float", name="ATL Floating"),
+        vehicles=FreeVehicles(
+            ids=("b1",),
+            network=("AtlFloat",),
+            vehicle_type_id=(None,),
+            lat=np.array([vlat]),
+            lon=np.array([vlon]),
+            form_factor=("BICYCLE",),
+            propulsion=("human",),
+            current_range_m=np.array([np.nan]),
+            is_reserved=np.array([False]),
+            is_disabled=np.array([False]),
+        ),
+        zones=zones,
+    )
+    mobility_store_for(network).publish("test-atl-float", snap)
+
+
+def _no_ride(lat: float, lon: float, half: float) -> GeofencingZone:
+    ring = np.array([(lon - half, lat - half), (lon + half, lat - half),
+                     (lon + half, lat + half), (lon - half, lat + half),
+                     (lon - half, lat - half)])  # fmt: skip
+    rule = ZoneRule(ride_through_allowed=False, ride_end_allowed=False)
+    return GeofencingZone("no ride", ((ring,),), (rule,), (lon - half, lat - half,
+                                                          lon + half, lat + half))  # fmt: skip
+
+
+def _line(leg: Leg) -> np.ndarray:
+    """The leg's polyline, decoded here (Google's algorithm, not otpa's decoder)."""
+    text, out, idx, lat, lon = leg.leg_geometry.points, [], 0, 0, 0
+    while idx < len(text):
+        for axis in range(2):
+            shift = result = 0
+            while True:
+                b = ord(text[idx]) - 63
+                idx += 1
+                result |= (b & 0x1F) << shift
+                shift += 5
+                if b < 0x20:
+                    break
+            delta = ~(result >> 1) if result & 1 else result >> 1
+            if axis == 0:
+                lat += delta
+            else:
+                lon += delta
+        out.append((lat / 1e5, lon / 1e5))
+    return np.array(out)
+
+
+def test_a_free_floating_bike_keeps_out_of_a_no_ride_zone(network: TransportNetwork) -> None:
+    modes = parse_modes("BICYCLE_RENT")
+    req = PlanRequest(
+        Location(lat=PICKUP_NEAR[0], lon=PICKUP_NEAR[1]),
+        Location(lat=DROPOFF_NEAR[0], lon=DROPOFF_NEAR[1]),
+        WHEN,
+        modes=modes,
+        rental=rental_preferences(modes, ()),
+    )
+    try:
+        _floating_bike(network, GeofencingZones())
+        (free,) = [it for it in plan(network, req).itineraries
+                   if any(leg.rented_bike for leg in it.legs)]  # fmt: skip
+        (ride,) = [leg for leg in free.legs if leg.rented_bike]
+        assert ride.from_place.name == "b1"
+        pts = _line(ride)
+        mid = pts[len(pts) // 2]
+        zone = _no_ride(float(mid[0]), float(mid[1]), 0.0010)
+        assert zone.contains(pts[:, 0], pts[:, 1]).any()  # the free ride crosses it
+        _floating_bike(network, GeofencingZones((zone,)))
+        rented = [it for it in plan(network, req).itineraries
+                  if any(leg.rented_bike for leg in it.legs)]  # fmt: skip
+        assert rented  # downtown's grid has a way around
+        for it in rented:
+            for leg in it.legs:
+                if leg.rented_bike:
+                    pts = _line(leg)
+                    assert not zone.contains(pts[:, 0], pts[:, 1]).any()
+            assert it.duration >= free.duration
+    finally:
+        mobility_store_for(network).remove("test-atl-float")
