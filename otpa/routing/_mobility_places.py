@@ -18,7 +18,13 @@ from functools import cached_property
 
 import numpy as np
 
-from otpa.mobility import GeofencingZones, RentalState, parking_lots, rental_kind_of
+from otpa.mobility import (
+    GeofencingZone,
+    GeofencingZones,
+    RentalState,
+    parking_lots,
+    rental_kind_of,
+)
 from otpa.network import TransportNetwork
 from otpa.routing._snap import snap_many
 from otpa.street import StreetGraph
@@ -317,34 +323,46 @@ def _zone_rules(
     return through, end
 
 
-#: Per street graph: ``(id(zones), vehicle type) -> (zones, (no-ride edges, end vertices))``.
+#: Per street graph: ``(id(zones), id(region), vehicle type) -> (zones, region, masks)``.
 _GEOFENCE: OwnerCache[
-    tuple[int, str | None], tuple[GeofencingZones, tuple[BoolArray, BoolArray]]
+    tuple[int, int, str | None],
+    tuple[GeofencingZones, GeofencingZone | None, tuple[BoolArray | None, BoolArray | None]],
 ] = OwnerCache(max_entries=4)
 
 
 def geofence_masks(
-    graph: StreetGraph, zones: GeofencingZones, vehicle_type_id: str | None = None
+    graph: StreetGraph,
+    zones: GeofencingZones,
+    vehicle_type_id: str | None = None,
+    region: GeofencingZone | None = None,
 ) -> tuple[BoolArray | None, BoolArray | None]:
     """Edges a rented vehicle may not enter, and vertices where it may be left.
 
     An edge is closed when its start, end or middle lies where riding through is not
-    allowed.  ``(None, None)`` when the network has neither zones nor global rules.
+    allowed.  ``region``: the network's drop-off region (the ibi fork's
+    ``regionsGeoJson``): a vehicle is left only at vertices inside it too.  ``(None,
+    None)`` when the network has neither zones, global rules nor a region.
     """
-    if not len(zones) and not zones.global_rules:
+    if not len(zones) and not zones.global_rules and region is None:
         return None, None
-    # the entry holds ``zones``, so its id is not reused while the entry lives
-    key = (id(zones), vehicle_type_id)
+    # the entry holds ``zones`` and ``region``, so their ids are not reused while it lives
+    key = (id(zones), id(region), vehicle_type_id)
     cached = _GEOFENCE.get(graph, key)
-    if cached is not None and cached[0] is zones:
-        return cached[1]
+    if cached is not None and cached[0] is zones and cached[1] is region:
+        return cached[2]
     v_lat = np.asarray(graph.vertex_lat, dtype=np.float64)
     v_lon = np.asarray(graph.vertex_lon, dtype=np.float64)
-    through_v, end_v = _zone_rules(zones, v_lat, v_lon, vehicle_type_id)
-    ef, et = np.asarray(graph.edge_from), np.asarray(graph.edge_to)
-    m_lat, m_lon = (v_lat[ef] + v_lat[et]) / 2.0, (v_lon[ef] + v_lon[et]) / 2.0
-    through_m, _ = _zone_rules(zones, m_lat, m_lon, vehicle_type_id)
-    no_ride = ~(through_v[ef] & through_v[et] & through_m)
+    no_ride: BoolArray | None = None
+    end_v: BoolArray | None = None
+    if len(zones) or zones.global_rules:
+        through_v, end_v = _zone_rules(zones, v_lat, v_lon, vehicle_type_id)
+        ef, et = np.asarray(graph.edge_from), np.asarray(graph.edge_to)
+        m_lat, m_lon = (v_lat[ef] + v_lat[et]) / 2.0, (v_lon[ef] + v_lon[et]) / 2.0
+        through_m, _ = _zone_rules(zones, m_lat, m_lon, vehicle_type_id)
+        no_ride = ~(through_v[ef] & through_v[et] & through_m)
+    if region is not None:
+        inside = np.asarray(region.contains(v_lat, v_lon), dtype=bool)
+        end_v = inside if end_v is None else end_v & inside
     result = (no_ride, end_v)
-    _GEOFENCE.get_or_build(graph, key, lambda: (zones, result))
+    _GEOFENCE.get_or_build(graph, key, lambda: (zones, region, result))
     return result

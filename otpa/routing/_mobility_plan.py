@@ -260,7 +260,8 @@ def _rental_chains(
                               toward=None if back else toward)  # fmt: skip
             _add(out, chain)
     for network, mine in linked_free_vehicles(net, ctx.rental, kind, ctx.companies).items():
-        no_ride, drop_ok = geofence_masks(graph, ctx.rental.snapshots[network].zones)
+        snap = ctx.rental.snapshots[network]
+        no_ride, drop_ok = geofence_masks(graph, snap.zones, region=snap.dropoff_region)
         for end, out, back in ends:
             if end is not None:
                 chain = run_chain(graph, FLOATING_RENTAL, end, ctx.options, mine, reverse=back,

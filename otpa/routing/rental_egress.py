@@ -264,7 +264,8 @@ def rental_egress(
         stations = linked_rental_stations(network, state, kind, companies)
         _docked_columns(graph, stations, modes, switches, ends, max_walk, snaps, columns, walks)
         for name, vehicles in linked_free_vehicles(network, state, kind, companies).items():
-            fence = geofence_masks(graph, state.snapshots[name].zones)
+            snap = state.snapshots[name]
+            fence = geofence_masks(graph, snap.zones, region=snap.dropoff_region)
             _floating_columns(
                 graph, vehicles, fence, modes, switches, ends, max_walk, snaps, columns, walks
             )

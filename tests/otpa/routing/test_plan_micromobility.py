@@ -17,11 +17,13 @@ import pytest
 from otpa import plan
 from otpa.mobility import (
     FreeVehicles,
+    GbfsError,
     GeofencingZone,
     GeofencingZones,
     RentalSnapshot,
     SystemInformation,
     ZoneRule,
+    dropoff_region,
     mobility_store_for,
 )
 from otpa.network import TransportNetwork
@@ -130,7 +132,9 @@ def test_micromobility_rent_takes_a_free_floating_scooter(net: TransportNetwork)
 
 
 # ----------------------------------------------------------------------- geofencing
-def _scooter(net: TransportNetwork, zones: GeofencingZones) -> None:
+def _scooter(
+    net: TransportNetwork, zones: GeofencingZones, region: GeofencingZone | None = None
+) -> None:
     snap = RentalSnapshot(
         network="Scoot",
         kind="vehicle-rental",
@@ -148,6 +152,7 @@ def _scooter(net: TransportNetwork, zones: GeofencingZones) -> None:
             is_disabled=np.array([False]),
         ),
         zones=zones,
+        dropoff_region=region,
     )
     mobility_store_for(net).publish("test-scooters", snap)
 
@@ -219,3 +224,45 @@ def test_a_rented_scooter_keeps_out_of_no_ride_zones_and_is_not_left_in_them(
         assert parked.legs[-1].mode == "WALK"
     finally:
         mobility_store_for(net).remove("test-scooters")
+
+
+def test_a_rented_scooter_is_left_inside_the_networks_region(net: TransportNetwork) -> None:
+    """The ibi fork's ``regionsGeoJson`` (its ``VehicleRentalRegion``): a free-floating
+    vehicle is only left inside its network's region; the rider walks on from its edge."""
+    (lat_a, lon_a), (lat_b, lon_b) = A, B
+    half = 0.4 * max(abs(lat_b - lat_a), abs(lon_b - lon_a))
+    ring = [[lon_a - half, lat_a - half], [lon_a + half, lat_a - half],
+            [lon_a + half, lat_a + half], [lon_a - half, lat_a + half]]  # fmt: skip
+    feature = {"type": "Feature", "properties": {},
+               "geometry": {"type": "Polygon", "coordinates": [ring]}}  # fmt: skip
+    region = dropoff_region({"type": "FeatureCollection", "features": [feature]})
+    assert region.contains(np.array([lat_a]), np.array([lon_a])).all()
+    assert not region.contains(np.array([lat_b]), np.array([lon_b])).any()
+    req = _request("MICROMOBILITY_RENT")
+    try:
+        _scooter(net, GeofencingZones())
+        (free,) = plan(net, req).itineraries
+        (ride,) = [leg for leg in free.legs if leg.rented_vehicle]
+        left = ride.to_place
+        assert not region.contains(np.array([left.lat]), np.array([left.lon])).any()
+        _scooter(net, GeofencingZones(), region)
+        (kept,) = plan(net, req).itineraries
+        (ride,) = [leg for leg in kept.legs if leg.rented_vehicle]
+        left = ride.to_place
+        assert region.contains(np.array([left.lat]), np.array([left.lon])).all()
+        assert kept.legs[-1].mode == "WALK"
+        assert kept.legs[-1].distance > 100.0
+        assert kept.duration > free.duration
+    finally:
+        mobility_store_for(net).remove("test-scooters")
+
+
+@pytest.mark.parametrize(
+    "geojson",
+    [None, [], {"type": "Point"}, {"type": "Feature", "geometry": {"type": "Point",
+                                                                    "coordinates": [4.2, 53.3]}},
+     {"type": "FeatureCollection", "features": []}],
+)  # fmt: skip
+def test_a_bad_region_is_a_clear_error(geojson: object) -> None:
+    with pytest.raises(GbfsError, match="regionsGeoJson"):
+        dropoff_region(geojson)
