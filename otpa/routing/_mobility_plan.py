@@ -614,6 +614,51 @@ def _street_geometry(
     return geom
 
 
+def _leg_geometry(
+    ctx: _Ctx,
+    route: ChainRoute,
+    k: int,
+    modes: list[str],
+    from_end: tuple[Place, StreetEnd | int],
+    to_end: tuple[Place, StreetEnd | int],
+    near: StreetEnd,
+    far: StreetEnd | int,
+    tail: tuple[int, float] | None,
+) -> StreetLegGeometry:
+    """The geometry of the leg of phase ``k`` of a route (built once per request).
+
+    Several itineraries often share an access or egress (the same route to the same
+    stop, at other times): its legs' geometry does not depend on the time.
+    """
+    ch = route.chain
+    (pa, a), (pb, b) = from_end, to_end
+    mode = modes[len(modes) - 1 - k if ch.reverse else k]
+    n = len(modes)
+    if n == 1:  # one vehicle all the way (micromobility): its own costs
+        return _single_phase_geometry(ctx, route, near, far, tail)
+    if not (0 < k < n - 1 or (k == n - 1 and isinstance(far, int)) or (k == 0 and not ch.reverse)):
+        return _street_geometry(ctx, mode, (pa, a), (pb, b))
+    key = ("phase", id(ch), route.switches, route.end_vertex, k, _end_key(a), _end_key(b))
+    geom = ctx.legs_geometry.get(key)
+    if geom is not None:
+        return geom
+    net = ctx.network
+    if 0 < k < n - 1:
+        # between two switches: the phase's own path (geofencing shaped it)
+        geom = path_geometry(net, _phase_path(route, k))
+    elif k == n - 1:
+        # between the last switch and the stop: the phase's own path (its time's), and
+        # the stop's link, instead of searching the street again
+        geom = with_stop_link(net, path_geometry(net, _phase_path(route, k)), a, b)
+    elif (first := _first_phase_path(route)) is not None:
+        # from the origin to the first switch (a station, a lot): the phase's own path
+        geom = path_geometry(net, first)
+    else:
+        return _street_geometry(ctx, mode, (pa, a), (pb, b))
+    ctx.legs_geometry[key] = geom
+    return geom
+
+
 def _route_legs(
     ctx: _Ctx,
     route: ChainRoute,
@@ -649,22 +694,7 @@ def _route_legs(
         if end is not None and i == len(modes) - 1:
             t_end = max(end, t)
         k = len(modes) - 1 - i if ch.reverse else i
-        if 0 < k < len(modes) - 1:
-            # between two switches: the phase's own path (geofencing shaped it)
-            geom = path_geometry(net, _phase_path(route, k))
-        elif k == len(modes) - 1 and isinstance(far, int) and len(modes) > 1:
-            # between the last switch and the stop: the phase's own path (its time's), and
-            # the stop's link, instead of searching the street again
-            geom = with_stop_link(net, path_geometry(net, _phase_path(route, k)), a, b)
-        elif k == 0 and not ch.reverse and len(modes) > 1 and (
-            first := _first_phase_path(route)
-        ) is not None:
-            # from the origin to the first switch (a station, a lot): the phase's own path
-            geom = path_geometry(net, first)
-        elif len(modes) == 1:  # one vehicle all the way (micromobility): its own costs
-            geom = _single_phase_geometry(ctx, route, near, far, tail)
-        else:
-            geom = _street_geometry(ctx, mode, (pa, a), (pb, b))
+        geom = _leg_geometry(ctx, route, k, modes, (pa, a), (pb, b), near, far, tail)
         if mode == "WALK" and t_end == t and geom.distance_m < 1.0:
             continue  # no walk: the vehicle was taken (left) right there
         from_p = replace(pa, departure=t, arrival=None)
