@@ -194,6 +194,8 @@ class _Ctx:
     notices: list[str] = field(default_factory=list)
     #: street legs already routed in this request (several itineraries drive to one lot)
     legs_geometry: dict[tuple[object, ...], StreetLegGeometry] = field(default_factory=dict)
+    #: where the trip's ends are on the streets, by ``(id(endpoint), mode, role)``
+    ends: dict[tuple[int, str, str], Snap | int | None] = field(default_factory=dict)
 
     def micromobility_costs(self) -> EdgeCosts:
         """Edge costs of a micromobility vehicle under the request's physics."""
@@ -210,11 +212,17 @@ def street_options_by_mode(request: PlanRequest) -> dict[str, StreetOptions]:
     return options
 
 
-def _end(network: TransportNetwork, endpoint: Endpoint, mode: str, role: str) -> Snap | int | None:
+def _end(ctx: _Ctx, endpoint: Endpoint, mode: str, role: str) -> Snap | int | None:
+    """Where a trip end is on the streets for ``mode`` (None: not near one), once per plan."""
+    key = (id(endpoint), mode, role)
+    if key in ctx.ends:
+        return ctx.ends[key]
     try:
-        return street_end(network, endpoint, mode, role).where
+        where = street_end(ctx.network, endpoint, mode, role).where
     except OutsideBoundsError:
-        return None
+        where = None
+    ctx.ends[key] = where
+    return where
 
 
 def _add(out: list[Chain], chain: Chain | None) -> None:
@@ -242,12 +250,12 @@ def _rental_chains(
     costs = ctx.micromobility_costs() if kind == "MICROMOBILITY" else None
     # with transit, renting is a way to and from stops: OTP 2's maxAccessEgressDuration
     limit = MAX_ACCESS_EGRESS_S if transit else math.inf
-    o = _end(net, origin, "WALK", "from")
-    d = _end(net, destination, "WALK", "to") if transit else None
+    o = _end(ctx, origin, "WALK", "from")
+    d = _end(ctx, destination, "WALK", "to") if transit else None
     ends = ((o, forward, False), (d, backward, True))
     stations = linked_rental_stations(net, ctx.rental, kind, ctx.companies)
     toward = None
-    d_street = None if transit or ctx.to_all else _end(net, destination, "WALK", "to")
+    d_street = None if transit or ctx.to_all else _end(ctx, destination, "WALK", "to")
     if d_street is not None:  # street-only: an A* ride toward the destination
         walk_back = phase_from_end(graph, d_street, ctx.options["WALK"], reverse=True,
                                    max_distance_m=max_walk)  # fmt: skip
@@ -281,8 +289,8 @@ def _own_vehicle_chains(
     assert graph is not None
     costs = ctx.micromobility_costs()
     limit = MAX_ACCESS_EGRESS_S if ctx.request.modes.transit else math.inf
-    o = _end(net, origin, "BICYCLE", "from")
-    d = _end(net, destination, "BICYCLE", "to") if ctx.request.modes.transit else None
+    o = _end(ctx, origin, "BICYCLE", "from")
+    d = _end(ctx, destination, "BICYCLE", "to") if ctx.request.modes.transit else None
     for end, out, back in ((o, forward, False), (d, backward, True)):
         if end is not None:
             chain = run_chain(graph, OWN_VEHICLE, end, ctx.options, LinkedPlaces((), _NONE),
@@ -330,7 +338,7 @@ def _chains(
     # PRE_TRANSIT_MARGIN_S past it (then the penalty, 3300, is worth almost an hour)
     bound = max_drive + PRE_TRANSIT_MARGIN_S + CAR_PARK_SWITCH.time_s
     for kind, mode, places in lots:
-        o = _end(net, origin, mode, "from")
+        o = _end(ctx, origin, mode, "from")
         if o is not None:
             _add(forward, run_chain(graph, kind, o, ctx.options, places, reverse=False,
                                     max_walk_m=max_walk, max_time_s=bound))  # fmt: skip
@@ -764,7 +772,7 @@ def _direct_car(
 ) -> Itinerary | None:
     """The street-only drive; ``hail``: a hailed ride (wait for the car, then drive)."""
     net = ctx.network
-    o, d = _end(net, origin, "CAR", "from"), _end(net, destination, "CAR", "to")
+    o, d = _end(ctx, origin, "CAR", "from"), _end(ctx, destination, "CAR", "to")
     if o is None or d is None:
         return None
     opts = ctx.options["CAR"]
@@ -881,6 +889,8 @@ def mobility_itineraries(
     ctx = _Ctx(network, request, options, tz, current_rental(network), companies)
     o_walk = street_end(network, origin, "WALK", "from")
     d_walk = street_end(network, destination, "WALK", "to")
+    ctx.ends[(id(origin), "WALK", "from")] = o_walk.where
+    ctx.ends[(id(destination), "WALK", "to")] = d_walk.where
     if "CAR_HAIL" in request.modes.qualifiers:
         hail, why = hail_check(network, request, origin.lat, origin.lon)
         ctx = replace(ctx, hail=hail)
