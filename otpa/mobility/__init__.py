@@ -12,6 +12,7 @@ from otpa.mobility.gbfs import (
     RENTAL_UPDATER_TYPES,
     GbfsError,
     discover,
+    dropoff_region,
     load_gbfs,
     parse_gbfs,
     rental_applier,
@@ -46,6 +47,7 @@ from otpa.mobility.store import (
     mobility_store_for,
 )
 from otpa.mobility.tnc import (
+    TNC_UPDATER_TYPE,
     EtaEstimate,
     RideEstimate,
     TncConfigError,
@@ -70,6 +72,7 @@ __all__ = [
     "PARKING_KINDS",
     "RENTAL_KINDS",
     "RENTAL_UPDATER_TYPES",
+    "TNC_UPDATER_TYPE",
     "EtaEstimate",
     "FeedMessage",
     "FreeVehicles",
@@ -93,6 +96,7 @@ __all__ = [
     "configure_tnc",
     "current_rental",
     "discover",
+    "dropoff_region",
     "estimate_eta",
     "estimate_ride",
     "live_station_count",

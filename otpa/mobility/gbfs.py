@@ -52,6 +52,7 @@ __all__ = [
     "RENTAL_UPDATER_TYPES",
     "GbfsError",
     "discover",
+    "dropoff_region",
     "load_gbfs",
     "parse_gbfs",
     "rental_applier",
@@ -769,6 +770,45 @@ def snapshot_report(snapshot: RentalSnapshot, version: int) -> ApplyReport:
     )
 
 
+def dropoff_region(geojson: Any, where: str = "regionsGeoJson") -> GeofencingZone:
+    """The ibi fork's ``regionsGeoJson``: where a network's vehicles may be left.
+
+    OTP 1.x (ibi) reads it from a rental updater's configuration, a GeoJSON ``Feature`` or
+    ``FeatureCollection`` of (Multi)Polygons; a free-floating vehicle is only left inside
+    (``VehicleRentalRegion``: "vehicles are only allowed to be dropped off within the
+    operation region").  Without it, everywhere.
+
+    Raises
+    ------
+    GbfsError
+        Not a Feature or FeatureCollection of (Multi)Polygons.
+    """
+    if isinstance(geojson, Mapping) and geojson.get("type") == "Feature":
+        features: Any = [geojson]
+    elif isinstance(geojson, Mapping) and geojson.get("type") == "FeatureCollection":
+        features = geojson.get("features")
+    else:
+        features = None
+    if not isinstance(features, list) or not features:
+        msg = f"{where}: a GeoJSON Feature or FeatureCollection of (Multi)Polygons is needed"
+        raise GbfsError(msg)
+    rings: list[tuple[np.ndarray, ...]] = []
+    for k, feat in enumerate(features):
+        geom = feat.get("geometry") if isinstance(feat, Mapping) else None
+        gtype = geom.get("type") if isinstance(geom, Mapping) else None
+        coords = geom.get("coordinates") if isinstance(geom, Mapping) else None
+        raw = {"Polygon": [coords], "MultiPolygon": coords}.get(str(gtype))
+        polys = [_rings(c) for c in raw] if isinstance(raw, list) and raw else [None]
+        if any(poly is None for poly in polys):
+            msg = f"{where}: feature {k} is not a (Multi)Polygon"
+            raise GbfsError(msg)
+        rings.extend(poly for poly in polys if poly is not None)
+    pts = np.vstack([ring for poly in rings for ring in poly])
+    bbox = (float(pts[:, 0].min()), float(pts[:, 1].min()),
+            float(pts[:, 0].max()), float(pts[:, 1].max()))  # fmt: skip
+    return GeofencingZone(name="region", polygons=tuple(rings), rules=(), bbox=bbox)
+
+
 def rental_applier(
     publish: Callable[[RentalSnapshot], int],
     config: UpdaterConfig,
@@ -788,7 +828,8 @@ def rental_applier(
     publish
         Swaps the snapshot in (e.g. ``lambda s: store.publish(key, s).version``).
     config
-        The updater: ``type``, ``network`` and ``language`` (``raw``) are used.
+        The updater: ``type``, ``network``, ``language`` and ``regionsGeoJson`` (``raw``,
+        :func:`dropoff_region`) are used.
     fetch
         How each listed file is read.
     """
@@ -796,10 +837,13 @@ def rental_applier(
         msg = f"not a rental updater type: {config.type!r}"
         raise InvalidArgumentError(msg)
     lang = config.raw.get("language") if isinstance(config.raw.get("language"), str) else None
+    region = config.raw.get("regionsGeoJson")
 
     def apply(data: bytes) -> ApplyReport:
         files = discover(config, data, fetch=fetch, language=lang)
         snap = parse_gbfs(files, kind=config.type, network=config.network, language=lang)
+        if region is not None:  # the ibi fork's drop-off region of the network
+            snap = dataclasses.replace(snap, dropoff_region=dropoff_region(region))
         errors = [m for m in snap.messages if m.level == "error"]
         if errors:
             msg = "; ".join(f"{m.file}: {m.message}" for m in errors[:5])

@@ -561,6 +561,9 @@ class RentalSnapshot:
     version: str = "1.0"
     last_updated: float = 0.0
     messages: tuple[FeedMessage, ...] = ()
+    #: the ibi fork's ``regionsGeoJson`` (:func:`otpa.mobility.gbfs.dropoff_region`): a
+    #: free-floating vehicle is left only inside it (None: anywhere the zones allow)
+    dropoff_region: GeofencingZone | None = None
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,17 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
-from otpa.mobility import GeofencingZones, RentalState, parking_lots, rental_kind_of
+from otpa.mobility import (
+    GeofencingZone,
+    GeofencingZones,
+    RentalState,
+    parking_lots,
+    rental_kind_of,
+)
 from otpa.network import TransportNetwork
 from otpa.routing._snap import snap_many
 from otpa.street import StreetGraph
@@ -30,6 +37,8 @@ __all__ = [
     "free_vehicles",
     "geofence_masks",
     "link_places",
+    "linked_free_vehicles",
+    "linked_parking",
     "linked_rental_stations",
     "parking_places",
     "rental_stations",
@@ -101,6 +110,23 @@ class LinkedPlaces:
         """Indices of the places selected by ``mask`` that are linked to a street."""
         m = np.fromiter(mask, dtype=bool, count=len(self.places)) & (self.vertex >= 0)
         return np.flatnonzero(m)
+
+    # The places (and their availability) never change: a feed update publishes a new
+    # state, whose places are linked anew.  Linked places are cached with their state or
+    # lots, so these are worked out once, not at every plan.
+    @cached_property
+    def pickup(self) -> np.ndarray:
+        """Indices of the linked places where a vehicle may be taken now (read-only)."""
+        out = self.usable(p.can_pick_up for p in self.places)
+        out.setflags(write=False)
+        return out
+
+    @cached_property
+    def dropoff(self) -> np.ndarray:
+        """Indices of the linked places where a vehicle may be left now (read-only)."""
+        out = self.usable(p.can_drop_off for p in self.places)
+        out.setflags(write=False)
+        return out
 
 
 def link_places(network: TransportNetwork, places: Sequence[VehiclePlace]) -> LinkedPlaces:
@@ -184,6 +210,35 @@ def linked_rental_stations(
     return linked
 
 
+#: Per rental state: ``(id(graph), kind, networks) -> (graph, linked vehicles by network)``.
+_FLOATING: OwnerCache[
+    tuple[int, str, tuple[str, ...]], tuple[StreetGraph | None, dict[str, LinkedPlaces]]
+] = OwnerCache(max_entries=8)
+
+
+def linked_free_vehicles(
+    network: TransportNetwork, state: RentalState, kind: str = "BICYCLE",
+    networks: Collection[str] = (),
+) -> dict[str, LinkedPlaces]:  # fmt: skip
+    """:func:`free_vehicles` by rental network, linked, once per rental state.
+
+    Vehicles move at every poll, and every poll publishes a new state: linking them
+    with their state links them once per snapshot, never into the shared graph.
+    """
+    graph = network.street
+    key = (id(graph), kind, tuple(networks))
+    cached = _FLOATING.get(state, key)
+    if cached is not None and cached[0] is graph:
+        return cached[1]
+    floating = free_vehicles(state, kind, networks)
+    linked = {
+        name: link_places(network, [p for p in floating if p.networks[0] == name])
+        for name in sorted({p.networks[0] for p in floating})
+    }
+    _FLOATING.get_or_build(state, key, lambda: (graph, linked))
+    return linked
+
+
 def free_vehicles(
     state: RentalState, kind: str = "BICYCLE", networks: Collection[str] = ()
 ) -> tuple[VehiclePlace, ...]:
@@ -227,6 +282,22 @@ def parking_places(network: TransportNetwork, kind: str) -> tuple[VehiclePlace, 
     )
 
 
+#: Per parking-lot table: ``id(graph) -> (graph, linked lots)``.
+_PARKING: OwnerCache[int, tuple[StreetGraph | None, LinkedPlaces]] = OwnerCache(max_entries=2)
+
+
+def linked_parking(network: TransportNetwork, kind: str) -> LinkedPlaces:
+    """:func:`link_places` of :func:`parking_places`, once per network and kind."""
+    graph = network.street
+    lots = parking_lots(network, kind)
+    cached = _PARKING.get(lots, id(graph))
+    if cached is not None and cached[0] is graph:
+        return cached[1]
+    linked = link_places(network, parking_places(network, kind))
+    _PARKING.get_or_build(lots, id(graph), lambda: (graph, linked))
+    return linked
+
+
 def _zone_rules(
     zones: GeofencingZones, lat: FloatArray, lon: FloatArray, vehicle_type_id: str | None
 ) -> tuple[BoolArray, BoolArray]:
@@ -252,34 +323,46 @@ def _zone_rules(
     return through, end
 
 
-#: Per street graph: ``(id(zones), vehicle type) -> (zones, (no-ride edges, end vertices))``.
+#: Per street graph: ``(id(zones), id(region), vehicle type) -> (zones, region, masks)``.
 _GEOFENCE: OwnerCache[
-    tuple[int, str | None], tuple[GeofencingZones, tuple[BoolArray, BoolArray]]
+    tuple[int, int, str | None],
+    tuple[GeofencingZones, GeofencingZone | None, tuple[BoolArray | None, BoolArray | None]],
 ] = OwnerCache(max_entries=4)
 
 
 def geofence_masks(
-    graph: StreetGraph, zones: GeofencingZones, vehicle_type_id: str | None = None
+    graph: StreetGraph,
+    zones: GeofencingZones,
+    vehicle_type_id: str | None = None,
+    region: GeofencingZone | None = None,
 ) -> tuple[BoolArray | None, BoolArray | None]:
     """Edges a rented vehicle may not enter, and vertices where it may be left.
 
     An edge is closed when its start, end or middle lies where riding through is not
-    allowed.  ``(None, None)`` when the network has neither zones nor global rules.
+    allowed.  ``region``: the network's drop-off region (the ibi fork's
+    ``regionsGeoJson``): a vehicle is left only at vertices inside it too.  ``(None,
+    None)`` when the network has neither zones, global rules nor a region.
     """
-    if not len(zones) and not zones.global_rules:
+    if not len(zones) and not zones.global_rules and region is None:
         return None, None
-    # the entry holds ``zones``, so its id is not reused while the entry lives
-    key = (id(zones), vehicle_type_id)
+    # the entry holds ``zones`` and ``region``, so their ids are not reused while it lives
+    key = (id(zones), id(region), vehicle_type_id)
     cached = _GEOFENCE.get(graph, key)
-    if cached is not None and cached[0] is zones:
-        return cached[1]
+    if cached is not None and cached[0] is zones and cached[1] is region:
+        return cached[2]
     v_lat = np.asarray(graph.vertex_lat, dtype=np.float64)
     v_lon = np.asarray(graph.vertex_lon, dtype=np.float64)
-    through_v, end_v = _zone_rules(zones, v_lat, v_lon, vehicle_type_id)
-    ef, et = np.asarray(graph.edge_from), np.asarray(graph.edge_to)
-    m_lat, m_lon = (v_lat[ef] + v_lat[et]) / 2.0, (v_lon[ef] + v_lon[et]) / 2.0
-    through_m, _ = _zone_rules(zones, m_lat, m_lon, vehicle_type_id)
-    no_ride = ~(through_v[ef] & through_v[et] & through_m)
+    no_ride: BoolArray | None = None
+    end_v: BoolArray | None = None
+    if len(zones) or zones.global_rules:
+        through_v, end_v = _zone_rules(zones, v_lat, v_lon, vehicle_type_id)
+        ef, et = np.asarray(graph.edge_from), np.asarray(graph.edge_to)
+        m_lat, m_lon = (v_lat[ef] + v_lat[et]) / 2.0, (v_lon[ef] + v_lon[et]) / 2.0
+        through_m, _ = _zone_rules(zones, m_lat, m_lon, vehicle_type_id)
+        no_ride = ~(through_v[ef] & through_v[et] & through_m)
+    if region is not None:
+        inside = np.asarray(region.contains(v_lat, v_lon), dtype=bool)
+        end_v = inside if end_v is None else end_v & inside
     result = (no_ride, end_v)
-    _GEOFENCE.get_or_build(graph, key, lambda: (zones, result))
+    _GEOFENCE.get_or_build(graph, key, lambda: (zones, region, result))
     return result

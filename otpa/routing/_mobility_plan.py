@@ -49,11 +49,10 @@ from otpa.routing._micromobility import micromobility_costs
 from otpa.routing._mobility_places import (
     LinkedPlaces,
     VehiclePlace,
-    free_vehicles,
     geofence_masks,
-    link_places,
+    linked_free_vehicles,
+    linked_parking,
     linked_rental_stations,
-    parking_places,
 )
 from otpa.routing._phase_search import Phase, phase_from_end
 from otpa.routing._places import Endpoint
@@ -195,6 +194,8 @@ class _Ctx:
     notices: list[str] = field(default_factory=list)
     #: street legs already routed in this request (several itineraries drive to one lot)
     legs_geometry: dict[tuple[object, ...], StreetLegGeometry] = field(default_factory=dict)
+    #: where the trip's ends are on the streets, by ``(id(endpoint), mode, role)``
+    ends: dict[tuple[int, str, str], Snap | int | None] = field(default_factory=dict)
 
     def micromobility_costs(self) -> EdgeCosts:
         """Edge costs of a micromobility vehicle under the request's physics."""
@@ -211,11 +212,17 @@ def street_options_by_mode(request: PlanRequest) -> dict[str, StreetOptions]:
     return options
 
 
-def _end(network: TransportNetwork, endpoint: Endpoint, mode: str, role: str) -> Snap | int | None:
+def _end(ctx: _Ctx, endpoint: Endpoint, mode: str, role: str) -> Snap | int | None:
+    """Where a trip end is on the streets for ``mode`` (None: not near one), once per plan."""
+    key = (id(endpoint), mode, role)
+    if key in ctx.ends:
+        return ctx.ends[key]
     try:
-        return street_end(network, endpoint, mode, role).where
+        where = street_end(ctx.network, endpoint, mode, role).where
     except OutsideBoundsError:
-        return None
+        where = None
+    ctx.ends[key] = where
+    return where
 
 
 def _add(out: list[Chain], chain: Chain | None) -> None:
@@ -243,12 +250,12 @@ def _rental_chains(
     costs = ctx.micromobility_costs() if kind == "MICROMOBILITY" else None
     # with transit, renting is a way to and from stops: OTP 2's maxAccessEgressDuration
     limit = MAX_ACCESS_EGRESS_S if transit else math.inf
-    o = _end(net, origin, "WALK", "from")
-    d = _end(net, destination, "WALK", "to") if transit else None
+    o = _end(ctx, origin, "WALK", "from")
+    d = _end(ctx, destination, "WALK", "to") if transit else None
     ends = ((o, forward, False), (d, backward, True))
     stations = linked_rental_stations(net, ctx.rental, kind, ctx.companies)
     toward = None
-    d_street = None if transit or ctx.to_all else _end(net, destination, "WALK", "to")
+    d_street = None if transit or ctx.to_all else _end(ctx, destination, "WALK", "to")
     if d_street is not None:  # street-only: an A* ride toward the destination
         walk_back = phase_from_end(graph, d_street, ctx.options["WALK"], reverse=True,
                                    max_distance_m=max_walk)  # fmt: skip
@@ -260,10 +267,9 @@ def _rental_chains(
                               vehicle_mode=kind, vehicle_costs=costs,
                               toward=None if back else toward)  # fmt: skip
             _add(out, chain)
-    floating = free_vehicles(ctx.rental, kind, ctx.companies)
-    for network in sorted({p.networks[0] for p in floating}):
-        mine = link_places(net, [p for p in floating if p.networks[0] == network])
-        no_ride, drop_ok = geofence_masks(graph, ctx.rental.snapshots[network].zones)
+    for network, mine in linked_free_vehicles(net, ctx.rental, kind, ctx.companies).items():
+        snap = ctx.rental.snapshots[network]
+        no_ride, drop_ok = geofence_masks(graph, snap.zones, region=snap.dropoff_region)
         for end, out, back in ends:
             if end is not None:
                 chain = run_chain(graph, FLOATING_RENTAL, end, ctx.options, mine, reverse=back,
@@ -283,8 +289,8 @@ def _own_vehicle_chains(
     assert graph is not None
     costs = ctx.micromobility_costs()
     limit = MAX_ACCESS_EGRESS_S if ctx.request.modes.transit else math.inf
-    o = _end(net, origin, "BICYCLE", "from")
-    d = _end(net, destination, "BICYCLE", "to") if ctx.request.modes.transit else None
+    o = _end(ctx, origin, "BICYCLE", "from")
+    d = _end(ctx, destination, "BICYCLE", "to") if ctx.request.modes.transit else None
     for end, out, back in ((o, forward, False), (d, backward, True)):
         if end is not None:
             chain = run_chain(graph, OWN_VEHICLE, end, ctx.options, LinkedPlaces((), _NONE),
@@ -321,9 +327,9 @@ def _chains(
     max_drive = float(req.car.max_pre_transit_time_s)
     lots: list[tuple[str, str, LinkedPlaces]] = []
     if r.park_and_ride:
-        lots.append((CAR_PARK, "CAR", link_places(net, parking_places(net, "park_and_ride"))))
+        lots.append((CAR_PARK, "CAR", linked_parking(net, "park_and_ride")))
     if r.bike_park:
-        lots.append((BIKE_PARK, "BICYCLE", link_places(net, parking_places(net, "bike_parking"))))
+        lots.append((BIKE_PARK, "BICYCLE", linked_parking(net, "bike_parking")))
     if r.kiss_and_ride and not r.park_and_ride:
         lots.append((KISS_AND_RIDE, "CAR", LinkedPlaces((), _NONE)))
     if ctx.hail is not None:
@@ -332,7 +338,7 @@ def _chains(
     # PRE_TRANSIT_MARGIN_S past it (then the penalty, 3300, is worth almost an hour)
     bound = max_drive + PRE_TRANSIT_MARGIN_S + CAR_PARK_SWITCH.time_s
     for kind, mode, places in lots:
-        o = _end(net, origin, mode, "from")
+        o = _end(ctx, origin, mode, "from")
         if o is not None:
             _add(forward, run_chain(graph, kind, o, ctx.options, places, reverse=False,
                                     max_walk_m=max_walk, max_time_s=bound))  # fmt: skip
@@ -536,21 +542,21 @@ def _phase_path(route: ChainRoute, k: int) -> StreetPath:
     return assemble(phase.graph, phase.costs, phase.inputs, phase.options, a, b, edges, 0.0, 1.0)
 
 
-def _from_near(route: ChainRoute, near: StreetEnd) -> bool:
-    """Whether the route's first phase started at ``near``'s street point."""
-    start = route.chain.phases[0].start
-    return start is not None and near.where is not None and start == near.where
+def _first_phase_path(route: ChainRoute) -> StreetPath | None:
+    """The path of a forward route's first phase, from the origin to the first switch.
 
-
-def _first_phase_path(route: ChainRoute, near: StreetEnd) -> StreetPath:
-    """The path of a forward route's first phase, from the origin to the first switch."""
+    The phase started at the origin's point on the streets for its own mode (the
+    origin's CAR point for a drive to a lot): the leg's time is this path's.
+    """
     phase = route.chain.phases[0]
+    if phase.start is None:
+        return None
     exit_v = route.switches[0]
     edges = phase.path_edges(exit_v)
     start = phase.skip.get(int(edges[0]), 0.0) if edges.size else 0.0
-    assert near.where is not None
     return assemble(
-        phase.graph, phase.costs, phase.inputs, phase.options, near.where, exit_v, edges, start, 1.0
+        phase.graph, phase.costs, phase.inputs, phase.options, phase.start, exit_v, edges, start,
+        1.0,
     )  # fmt: skip
 
 
@@ -616,6 +622,51 @@ def _street_geometry(
     return geom
 
 
+def _leg_geometry(
+    ctx: _Ctx,
+    route: ChainRoute,
+    k: int,
+    modes: list[str],
+    from_end: tuple[Place, StreetEnd | int],
+    to_end: tuple[Place, StreetEnd | int],
+    near: StreetEnd,
+    far: StreetEnd | int,
+    tail: tuple[int, float] | None,
+) -> StreetLegGeometry:
+    """The geometry of the leg of phase ``k`` of a route (built once per request).
+
+    Several itineraries often share an access or egress (the same route to the same
+    stop, at other times): its legs' geometry does not depend on the time.
+    """
+    ch = route.chain
+    (pa, a), (pb, b) = from_end, to_end
+    mode = modes[len(modes) - 1 - k if ch.reverse else k]
+    n = len(modes)
+    if n == 1:  # one vehicle all the way (micromobility): its own costs
+        return _single_phase_geometry(ctx, route, near, far, tail)
+    if not (0 < k < n - 1 or (k == n - 1 and isinstance(far, int)) or (k == 0 and not ch.reverse)):
+        return _street_geometry(ctx, mode, (pa, a), (pb, b))
+    key = ("phase", id(ch), route.switches, route.end_vertex, k, _end_key(a), _end_key(b))
+    geom = ctx.legs_geometry.get(key)
+    if geom is not None:
+        return geom
+    net = ctx.network
+    if 0 < k < n - 1:
+        # between two switches: the phase's own path (geofencing shaped it)
+        geom = path_geometry(net, _phase_path(route, k))
+    elif k == n - 1:
+        # between the last switch and the stop: the phase's own path (its time's), and
+        # the stop's link, instead of searching the street again
+        geom = with_stop_link(net, path_geometry(net, _phase_path(route, k)), a, b)
+    elif (first := _first_phase_path(route)) is not None:
+        # from the origin to the first switch (a station, a lot): the phase's own path
+        geom = path_geometry(net, first)
+    else:
+        return _street_geometry(ctx, mode, (pa, a), (pb, b))
+    ctx.legs_geometry[key] = geom
+    return geom
+
+
 def _route_legs(
     ctx: _Ctx,
     route: ChainRoute,
@@ -651,20 +702,7 @@ def _route_legs(
         if end is not None and i == len(modes) - 1:
             t_end = max(end, t)
         k = len(modes) - 1 - i if ch.reverse else i
-        if 0 < k < len(modes) - 1:
-            # between two switches: the phase's own path (geofencing shaped it)
-            geom = path_geometry(net, _phase_path(route, k))
-        elif k == len(modes) - 1 and isinstance(far, int) and len(modes) > 1:
-            # between the last switch and the stop: the phase's own path (its time's), and
-            # the stop's link, instead of searching the street again
-            geom = with_stop_link(net, path_geometry(net, _phase_path(route, k)), a, b)
-        elif k == 0 and not ch.reverse and len(modes) > 1 and _from_near(route, near):
-            # from the origin to the first switch: the phase's own path
-            geom = path_geometry(net, _first_phase_path(route, near))
-        elif len(modes) == 1:  # one vehicle all the way (micromobility): its own costs
-            geom = _single_phase_geometry(ctx, route, near, far, tail)
-        else:
-            geom = _street_geometry(ctx, mode, (pa, a), (pb, b))
+        geom = _leg_geometry(ctx, route, k, modes, (pa, a), (pb, b), near, far, tail)
         if mode == "WALK" and t_end == t and geom.distance_m < 1.0:
             continue  # no walk: the vehicle was taken (left) right there
         from_p = replace(pa, departure=t, arrival=None)
@@ -734,7 +772,7 @@ def _direct_car(
 ) -> Itinerary | None:
     """The street-only drive; ``hail``: a hailed ride (wait for the car, then drive)."""
     net = ctx.network
-    o, d = _end(net, origin, "CAR", "from"), _end(net, destination, "CAR", "to")
+    o, d = _end(ctx, origin, "CAR", "from"), _end(ctx, destination, "CAR", "to")
     if o is None or d is None:
         return None
     opts = ctx.options["CAR"]
@@ -777,15 +815,25 @@ def _shift(leg: Leg, by: dt.timedelta) -> Leg:
 
 
 def _direct_walk(
-    ctx: _Ctx, origin: StreetEnd, destination: StreetEnd, when: dt.datetime
+    ctx: _Ctx,
+    origin: StreetEnd,
+    destination: StreetEnd,
+    when: dt.datetime,
+    max_cost: float = math.inf,
 ) -> Itinerary | None:
+    """The walk, or None when it costs more than ``max_cost`` (the search stops there)."""
     if origin.where is None or destination.where is None:
         return None
     opts = ctx.options["WALK"]
-    path = street_path(ctx.network, origin.where, destination.where, opts)
+    # a wheelchair search that fails is retried without its slope limit: bounded, the
+    # first could fail where it found a dearer path, and the retry find another one
+    bound = math.inf if opts.wheelchair else max_cost
+    path = street_path(ctx.network, origin.where, destination.where, opts, max_cost_s=bound)
     if path is None:
         return None
     cost = path.cost + float(walk_overage_cost(path.distance_m, walk_limit(ctx.request)))
+    if cost > max_cost:
+        return None
     duration = dt.timedelta(seconds=round(path.duration_s))
     start, end = (when - duration, when) if ctx.request.arrive_by else (when, when + duration)
     geom = path_geometry(ctx.network, path)
@@ -841,6 +889,8 @@ def mobility_itineraries(
     ctx = _Ctx(network, request, options, tz, current_rental(network), companies)
     o_walk = street_end(network, origin, "WALK", "from")
     d_walk = street_end(network, destination, "WALK", "to")
+    ctx.ends[(id(origin), "WALK", "from")] = o_walk.where
+    ctx.ends[(id(destination), "WALK", "to")] = d_walk.where
     if "CAR_HAIL" in request.modes.qualifiers:
         hail, why = hail_check(network, request, origin.lat, origin.lon)
         ctx = replace(ctx, hail=hail)
@@ -851,12 +901,10 @@ def mobility_itineraries(
     if request.modes.transit:
         out = _transit(ctx, forward, backward, o_walk, d_walk, when, realtime)
     if not request.transit.only_transit_trips:
-        direct = _street_only(ctx, forward, origin, destination, o_walk, d_walk, when)
-        if request.modes.transit:
-            best = min((it.generalized_cost or 0.0 for it in out), default=math.inf)
-            out = [it for it in direct[:1] if (it.generalized_cost or 0.0) <= best] + out
-        else:
-            out = direct[:1]
+        # with transit, the street-only trip joins only when it is the cheapest
+        best = min((it.generalized_cost or 0.0 for it in out), default=math.inf)
+        direct = _street_only(ctx, forward, origin, destination, o_walk, d_walk, when, best)
+        out = ([] if direct is None else [direct]) + out
     if notices is not None:
         notices.extend(dict.fromkeys(ctx.notices))
     return out
@@ -870,23 +918,34 @@ def _street_only(
     o_walk: StreetEnd,
     d_walk: StreetEnd,
     when: dt.datetime,
-) -> list[Itinerary]:
-    """The street-only candidates (walking, renting, one's own vehicle, hailing), best first."""
+    max_cost: float = math.inf,
+) -> Itinerary | None:
+    """The best street-only trip (walking, renting, one's own vehicle, hailing), if any.
+
+    None too when it costs more than ``max_cost`` (the best transit itinerary's).  On a
+    tie walking wins, then the candidates in the order above.  The walk is searched last,
+    bounded by the others' best cost: a walk that costs more is never the answer.
+    """
     request = ctx.request
-    direct: list[Itinerary | None] = []
-    if "WALK" in request.modes.street:
-        direct.append(_direct_walk(ctx, o_walk, d_walk, when))
+    others: list[Itinerary | None] = []
     for chain in forward:
         if chain.kind in (BIKE_RENTAL, FLOATING_RENTAL, OWN_VEHICLE):
-            direct.append(_direct_chain(ctx, chain, d_walk, when, o_walk))
+            others.append(_direct_chain(ctx, chain, d_walk, when, o_walk))
     if ctx.hail is not None:
-        direct.append(_direct_car(ctx, origin, destination, when, hail=True))
+        others.append(_direct_car(ctx, origin, destination, when, hail=True))
     elif "CAR_HAIL" in request.modes.qualifiers and not request.modes.transit:
         # no hail option: OTP 1.x's CAR_HAIL without transit is plain driving
-        direct.append(_direct_car(ctx, origin, destination, when, hail=False))
-    found = [it for it in direct if it is not None]
-    found.sort(key=lambda it: it.generalized_cost or 0.0)
-    return found
+        others.append(_direct_car(ctx, origin, destination, when, hail=False))
+    found = [it for it in others if it is not None]
+    bound = min((it.generalized_cost or 0.0 for it in found), default=math.inf)
+    if "WALK" in request.modes.street:
+        walk = _direct_walk(ctx, o_walk, d_walk, when, min(bound, max_cost))
+        if walk is not None:
+            found.insert(0, walk)
+    best = min(found, key=lambda it: it.generalized_cost or 0.0, default=None)
+    if best is None or (best.generalized_cost or 0.0) > max_cost:
+        return None
+    return best
 
 
 def _transit(

@@ -243,8 +243,7 @@ def run_chain(
                            max_time_s=max_time_s, costs=vehicle_costs)  # fmt: skip
         return Chain(kind, (a,), (vehicle_mode,), (), (), reverse)
     if kind == BIKE_RENTAL:
-        pick = places.usable(p.can_pick_up for p in places.places)
-        drop = places.usable(p.can_drop_off for p in places.places)
+        pick, drop = places.pickup, places.dropoff
         if pick.size == 0 or drop.size == 0:
             return None
         pickup, dropoff = rent_switches(vehicle_mode, extra)
@@ -289,7 +288,7 @@ def run_chain(
         msg = f"{kind} has no backward chain"
         raise InvalidArgumentError(msg)
     if kind in (CAR_PARK, BIKE_PARK):
-        lots = places.usable(p.can_drop_off for p in places.places)
+        lots = places.dropoff
         if lots.size == 0:
             return None
         mode = "CAR" if kind == CAR_PARK else "BICYCLE"
@@ -339,7 +338,7 @@ def _floating(
 ) -> Chain | None:
     """Walk, take a free-floating vehicle where it stands, ride, leave it where allowed, walk."""
     walk = options["WALK"]
-    pick = places.usable(p.can_pick_up for p in places.places)
+    pick = places.pickup
     if pick.size == 0:
         return None
     pickup, dropoff = rent_switches(vehicle_mode, extra)
@@ -348,12 +347,17 @@ def _floating(
         graph, where, walk, reverse=reverse, max_time_s=max_time_s, max_distance_m=max_walk_m
     )
 
-    def anywhere(phase: Phase) -> tuple[np.ndarray, FloatArray, FloatArray]:
-        v = np.flatnonzero(np.isfinite(phase.cost) & allowed & ~phase.at_seed)
+    def anywhere(phase: Phase, *, taken_at: bool) -> tuple[np.ndarray, FloatArray, FloatArray]:
+        # ``taken_at``: the phase's seeds are where the vehicle was taken (not left there)
+        ok = np.isfinite(phase.cost) & allowed
+        if taken_at:
+            ok &= ~phase.at_seed
+        v = np.flatnonzero(ok)
         return v, phase.cost[v] + dropoff.cost, phase.time_s[v] + dropoff.time_s
 
     if reverse:
-        v1, w1, t1 = anywhere(a)
+        # left anywhere the zones allow, the destination's own vertex included
+        v1, w1, t1 = anywhere(a, taken_at=False)
         table1: dict[int, VehiclePlace] | None = None
         s1 = dropoff
     else:
@@ -366,9 +370,10 @@ def _floating(
     table2: dict[int, VehiclePlace] | None
     if reverse:
         v2, w2, t2, table2 = _switch_seeds(b, places, pick, pickup)
+        w2 = np.where(b.at_seed[v2], np.inf, w2)  # not taken where it is left
         s2 = pickup
     else:
-        v2, w2, t2 = anywhere(b)
+        v2, w2, t2 = anywhere(b, taken_at=True)
         table2, s2 = None, dropoff
     c = phase_from_vertices(
         graph, walk, v2, w2, t2, reverse=reverse, max_time_s=max_time_s, max_distance_m=max_walk_m

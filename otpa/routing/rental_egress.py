@@ -16,13 +16,20 @@ return station:
   distance and the seconds of that walk (read off each station's walking tree as the
   planner reads a destination).
 
+A free-floating vehicle ``k`` (GBFS ``free_bike_status``/``vehicle_status``) is left
+wherever its zones allow, not at a station, so the trip is split where it is taken
+instead: its column holds the seconds from alighting at each stop to having taken it
+(the walk to it, at most the access radius, and renting), and its destinations the
+seconds from taking it to arriving -- the ride (geofencing: no riding through the
+network's closed zones), leaving it at any vertex its zones allow (not where it was
+taken) and the walk on, as the planner's backward chain of a free-floating vehicle.
+
 Every search is the planner's phase search with the planner's options and costs
 (micromobility physics for ``MICROMOBILITY_RENT``), run once per station; a destination's
 egress time is then ``min_j (min_s arrival[s] + stop_to_station[s, j]) + walk[j, p]``,
 which :func:`otpa.analysis` evaluates per departure.  Within each phase the path is the
 planner's (best generalized cost); across stations the fastest combination is taken, as
-the analysis takes the earliest arrival.  Docked stations only: free-floating vehicles
-are not rented on the egress side of an analysis.
+the analysis takes the earliest arrival.
 """
 
 from __future__ import annotations
@@ -36,14 +43,22 @@ from otpa.mobility import current_rental
 from otpa.network import TransportNetwork
 from otpa.routing._access import access_radius
 from otpa.routing._micromobility import micromobility_costs
-from otpa.routing._mobility_places import link_places, rental_stations
+from otpa.routing._mobility_places import (
+    LinkedPlaces,
+    geofence_masks,
+    linked_free_vehicles,
+    linked_rental_stations,
+)
 from otpa.routing._mobility_plan import MAX_ACCESS_EGRESS_S, phase_tree, street_options_by_mode
 from otpa.routing._phase_search import phase_from_vertices
 from otpa.routing._rental_search import Switch, rent_switches
 from otpa.routing._snap import SnapArrays
+from otpa.routing._street_costs import EdgeCosts
+from otpa.routing._street_types import StreetOptions
 from otpa.routing.request import PlanRequest
 from otpa.routing.street_tree import tree_times
-from otpa.types import FloatArray, Int32Array, IntArray
+from otpa.street import StreetGraph
+from otpa.types import BoolArray, FloatArray, Int32Array, IntArray
 
 __all__ = ["RentalEgress", "rental_egress"]
 
@@ -55,9 +70,11 @@ class RentalEgress:
     Attributes
     ----------
     stop_to_station
-        ``(n_stops, n_stations)`` seconds from alighting to the vehicle returned (``inf``).
+        ``(n_stops, n_stations)`` seconds from alighting to the vehicle returned (``inf``);
+        for a free-floating vehicle's column, to the vehicle taken.
     indptr, station, time_s
-        Per destination (CSR), the return stations and the seconds walked from each.
+        Per destination (CSR), the return stations and the seconds walked from each; for
+        a free-floating vehicle, the seconds from taking it to arriving.
     """
 
     stop_to_station: FloatArray
@@ -89,6 +106,111 @@ def _kinds(request: PlanRequest) -> list[str]:
     r = request.rental
     return [k for k, on in (("BICYCLE", r.bike_rental), ("CAR", r.car_rental),
                             ("MICROMOBILITY", r.vehicle_rental)) if on]  # fmt: skip
+
+
+_Modes = tuple[StreetOptions, StreetOptions, EdgeCosts | None]
+#: the stops with a street vertex, those vertices, the seconds of their links, all stops
+_Ends = tuple[IntArray, IntArray, FloatArray, int]
+
+
+def _docked_columns(
+    graph: StreetGraph,
+    places: LinkedPlaces,
+    modes: _Modes,
+    switches: tuple[Switch, Switch],
+    ends: _Ends,
+    max_walk: float,
+    snaps: SnapArrays,
+    columns: list[FloatArray],
+    walks: list[FloatArray],
+) -> None:
+    """Append a column (stops -> vehicle returned) and its destinations per return station.
+
+    ``modes``: walking, riding and the ride's edge costs (None: the riding options').
+    """
+    walk, ride_opts, costs = modes
+    pickup, dropoff = switches
+    rows_all, stop_v, link_t, n_stops = ends
+    pick = np.unique(places.vertex[places.pickup])
+    drop = np.unique(places.vertex[places.dropoff])
+    if pick.size == 0 or drop.size == 0:
+        return
+    to_station = np.full((n_stops, drop.size), np.inf)
+    zero = np.zeros(1)
+    for k in pick:
+        seed = np.array([k], dtype=np.int64)
+        back = phase_from_vertices(graph, walk, seed, zero, zero, reverse=True,
+                                   max_time_s=MAX_ACCESS_EGRESS_S,
+                                   max_distance_m=max_walk)  # fmt: skip
+        w = back.time_s[stop_v] + link_t
+        reach = np.isfinite(w)
+        if not reach.any():
+            continue
+        ride = phase_from_vertices(graph, ride_opts, seed, zero, zero, reverse=False,
+                                   max_time_s=MAX_ACCESS_EGRESS_S, costs=costs)  # fmt: skip
+        r = ride.time_s[drop] + pickup.time_s + dropoff.time_s
+        r[drop == k] = math.inf  # a vehicle is not returned where it was taken
+        r[r - dropoff.time_s - pickup.time_s > MAX_ACCESS_EGRESS_S] = math.inf
+        total = w[reach][:, None] + r[None, :]
+        rows = rows_all[reach]
+        to_station[rows] = np.minimum(to_station[rows], total)
+    for i, j in enumerate(drop):
+        out = phase_from_vertices(graph, walk, np.array([j], dtype=np.int64), zero, zero,
+                                  reverse=False, max_time_s=MAX_ACCESS_EGRESS_S,
+                                  max_distance_m=max_walk)  # fmt: skip
+        columns.append(to_station[:, i])
+        walks.append(tree_times(phase_tree(out), snaps).time_s)
+
+
+def _floating_columns(
+    graph: StreetGraph,
+    vehicles: LinkedPlaces,
+    fence: tuple[BoolArray | None, BoolArray | None],
+    modes: _Modes,
+    switches: tuple[Switch, Switch],
+    ends: _Ends,
+    max_walk: float,
+    snaps: SnapArrays,
+    columns: list[FloatArray],
+    walks: list[FloatArray],
+) -> None:
+    """Append a column (stops -> vehicle taken) and its destinations per free vehicle vertex.
+
+    ``fence``: the network's closed edges and the vertices where a vehicle may be left;
+    ``modes``: walking, riding and the ride's edge costs (None: the riding options').
+    """
+    walk, ride_opts, costs = modes
+    pickup, dropoff = switches
+    rows, stop_v, link_t, n_stops = ends
+    no_ride, drop_ok = fence
+    zero = np.zeros(1)
+    for k in np.unique(vehicles.vertex[vehicles.pickup]):
+        seed = np.array([k], dtype=np.int64)
+        back = phase_from_vertices(graph, walk, seed, zero, zero, reverse=True,
+                                   max_time_s=MAX_ACCESS_EGRESS_S,
+                                   max_distance_m=max_walk)  # fmt: skip
+        w = back.time_s[stop_v] + link_t
+        if not np.isfinite(w).any():
+            continue
+        ride = phase_from_vertices(graph, ride_opts, seed, zero, zero, reverse=False,
+                                   max_time_s=MAX_ACCESS_EGRESS_S, no_ride=no_ride,
+                                   costs=costs)  # fmt: skip
+        # left anywhere its zones allow, but not where it was taken
+        ok = np.isfinite(ride.cost) & ~ride.at_seed
+        if drop_ok is not None:
+            ok &= drop_ok
+        left = np.flatnonzero(ok)
+        if left.size == 0:
+            continue
+        out = phase_from_vertices(
+            graph, walk, left, ride.cost[left] + dropoff.cost,
+            ride.time_s[left] + dropoff.time_s, reverse=False,
+            max_time_s=MAX_ACCESS_EGRESS_S + dropoff.time_s, max_distance_m=max_walk,
+        )  # fmt: skip
+        column = np.full(n_stops, np.inf)
+        column[rows] = w + pickup.time_s
+        columns.append(column)
+        walks.append(tree_times(phase_tree(out), snaps).time_s)
 
 
 def rental_egress(
@@ -128,45 +250,25 @@ def rental_egress(
     companies = tuple(c for c in request.rental.companies if c != "NOAPI")
     columns: list[FloatArray] = []  # per return station: seconds from each stop
     walks: list[FloatArray] = []  # per return station: seconds to each destination
+    n_stops = int(stop_vertex.shape[0])
+    ends = (stops, stop_vertex[stops], link_t, n_stops)
     for kind in kinds:
-        places = link_places(network, rental_stations(state, kind, companies))
-        pick = np.unique(places.vertex[places.usable(p.can_pick_up for p in places.places)])
-        drop = np.unique(places.vertex[places.usable(p.can_drop_off for p in places.places)])
-        if pick.size == 0 or drop.size == 0:
-            continue
         extra = Switch(0.0, 0.0)
         if kind == "BICYCLE":
             extra = Switch(float(request.bike.switch_time_s), float(request.bike.switch_cost))
-        pickup, dropoff = rent_switches(kind, extra)
+        switches = rent_switches(kind, extra)
         costs = None
         if kind == "MICROMOBILITY":
             costs = micromobility_costs(graph, options["BICYCLE"], request.micromobility)
-        n_stops = int(stop_vertex.shape[0])
-        to_station = np.full((n_stops, drop.size), np.inf)
-        one = np.zeros(1)
-        for k in pick:
-            seed = np.array([k], dtype=np.int64)
-            back = phase_from_vertices(graph, walk, seed, one, one, reverse=True,
-                                       max_time_s=MAX_ACCESS_EGRESS_S,
-                                       max_distance_m=max_walk)  # fmt: skip
-            w = back.time_s[stop_vertex[stops]] + link_t
-            reach = np.isfinite(w)
-            if not reach.any():
-                continue
-            ride = phase_from_vertices(graph, options[kind], seed, one, one, reverse=False,
-                                       max_time_s=MAX_ACCESS_EGRESS_S, costs=costs)  # fmt: skip
-            r = ride.time_s[drop] + pickup.time_s + dropoff.time_s
-            r[drop == k] = math.inf  # a vehicle is not returned where it was taken
-            r[r - dropoff.time_s - pickup.time_s > MAX_ACCESS_EGRESS_S] = math.inf
-            total = w[reach][:, None] + r[None, :]
-            rows = stops[reach]
-            to_station[rows] = np.minimum(to_station[rows], total)
-        for i, j in enumerate(drop):
-            out = phase_from_vertices(graph, walk, np.array([j], dtype=np.int64), one, one,
-                                      reverse=False, max_time_s=MAX_ACCESS_EGRESS_S,
-                                      max_distance_m=max_walk)  # fmt: skip
-            columns.append(to_station[:, i])
-            walks.append(tree_times(phase_tree(out), snaps).time_s)
+        modes = (walk, options[kind], costs)
+        stations = linked_rental_stations(network, state, kind, companies)
+        _docked_columns(graph, stations, modes, switches, ends, max_walk, snaps, columns, walks)
+        for name, vehicles in linked_free_vehicles(network, state, kind, companies).items():
+            snap = state.snapshots[name]
+            fence = geofence_masks(graph, snap.zones, region=snap.dropoff_region)
+            _floating_columns(
+                graph, vehicles, fence, modes, switches, ends, max_walk, snaps, columns, walks
+            )
     if not columns:
         return None
     to_all = np.stack(columns, axis=1)

@@ -3,7 +3,8 @@
 Every ``amenity=bicycle_rental`` node of the plan becomes a station (id
 ``station-<osm node id>``, the node's name, position and ``capacity``) holding
 ``capacity * 2 // 5`` bikes, the rest free docks.  ``router-config.json`` configures a
-``bike-rental`` updater on that folder (network ``DemoBike``) and the built-in ride-hail
+``bike-rental`` updater on that folder (network ``DemoBike``) and, as OTP 1.x's
+``transportation-network-company-updater`` entry of the same list, the built-in ride-hail
 estimator (company ``NOAPI``) with the fares of :data:`DEMO_TNC`.  Everything is
 deterministic (fixed ``last_updated``).
 """
@@ -16,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from otpa.mobility import TNC_UPDATER_TYPE
 from otpa.testing._demo_gtfs import TIMEZONE
 from otpa.testing._demo_model import CityPlan, to_latlon
 
@@ -28,7 +30,7 @@ DEMO_NETWORK = "DemoBike"
 #: 2026-01-01 00:00 UTC: every file's ``last_updated``.
 _LAST_UPDATED = 1767225600
 _BIKE_TYPE = "demo-bike"
-#: The built-in ride-hail estimator of the demo router (``transportationNetworkCompanies``).
+#: The demo router's built-in ride-hail estimator (a ``transportation-network-company-updater``).
 DEMO_TNC: dict[str, Any] = {
     "sourceType": "no-api",
     "defaultArrivalTimeSeconds": 240,
@@ -157,9 +159,9 @@ def write_gbfs(plan: CityPlan, directory: Path) -> tuple[Path, int]:
                 "file": GBFS_DIRNAME,
                 "frequencySec": 60,
                 "network": DEMO_NETWORK,
-            }
+            },
+            {"type": TNC_UPDATER_TYPE, **DEMO_TNC},
         ],
-        "transportationNetworkCompanies": [DEMO_TNC],
     }
     (directory / ROUTER_CONFIG_FILENAME).write_text(
         json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8"

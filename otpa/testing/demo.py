@@ -50,7 +50,7 @@ __all__ = [
 ]
 
 #: Bumped whenever the generated files change; part of the cache folder name.
-DEMO_CITY_VERSION = "2"
+DEMO_CITY_VERSION = "3"
 OSM_FILENAME = "demo-city.osm"
 GTFS_FILENAME = "demo-city-gtfs.zip"
 _MAX_SCALE = 100
@@ -278,7 +278,7 @@ def demo_city_dir(cache_root: PathLike | None = None) -> Path:
     ...     folder = demo_city_dir(tmp)
     ...     again = demo_city_dir(tmp)
     ...     print(folder.name, folder == again, (folder / "demo-city.osm").is_file())
-    demo-city-2 True True
+    demo-city-3 True True
     """
     root = Path(cache_root) if cache_root is not None else _default_cache_root()
     target = root / f"demo-city-{DEMO_CITY_VERSION}"

@@ -132,10 +132,10 @@ def served(tmp_path: Path, make_service: Any, demo: TransportNetwork) -> tuple[S
     _write_car_feed(router / "cars")
     config = json.loads((city / "router-config.json").read_text(encoding="utf-8"))
     config["updaters"][0]["frequencySec"] = 1
-    # the ride-hail estimator as OTP 1.x (ibi) configures it: an entry of the updaters list
-    (tnc,) = config.pop("transportationNetworkCompanies")
+    # the demo's ride-hail estimator is an entry of the updaters list, as OTP 1.x (ibi) has it
+    assert [u["type"] for u in config["updaters"]] == [
+        "bike-rental", "transportation-network-company-updater"]  # fmt: skip
     config["updaters"] += [
-        {"type": "transportation-network-company-updater", **tnc},
         {"type": "vehicle-rental", "sourceType": "gbfs", "file": "almere", "frequencySec": 1},
         {"type": "car-rental", "sourceType": "gbfs", "file": "cars/gbfs.json", "frequencySec": 1},
     ]

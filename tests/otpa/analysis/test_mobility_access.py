@@ -11,6 +11,7 @@ import dataclasses
 import datetime as dt
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -122,3 +123,61 @@ def test_renting_after_transit_in_a_matrix(net: TransportNetwork, targets: Point
     modes = [leg.mode for leg in best.legs]
     assert modes[modes.index("RAIL") + 1 :] == ["WALK", "BICYCLE", "WALK"]
     assert [leg.rented_bike for leg in best.legs if leg.mode == "BICYCLE"] == [True]
+
+
+def _scooter(net: TransportNetwork) -> None:
+    """One free-floating scooter by Central Station (no station: left anywhere)."""
+    from otpa.mobility import FreeVehicles, RentalSnapshot, SystemInformation, mobility_store_for
+
+    snap = RentalSnapshot(
+        network="TestScoot",
+        kind="vehicle-rental",
+        system=SystemInformation(system_id="scoot", name="Scoot"),
+        vehicles=FreeVehicles(
+            ids=("sc1",),
+            network=("TestScoot",),
+            vehicle_type_id=(None,),
+            lat=np.array([53.2995]),
+            lon=np.array([4.1998]),
+            form_factor=("SCOOTER",),
+            propulsion=("electric",),
+            current_range_m=np.array([np.nan]),
+            is_reserved=np.array([False]),
+            is_disabled=np.array([False]),
+        ),
+    )
+    mobility_store_for(net).publish("test-scooter", snap)
+
+
+def test_a_free_floating_scooter_after_transit_in_a_matrix(
+    net: TransportNetwork, targets: PointSet
+) -> None:
+    """Egress by a free-floating scooter: rail from Westgate to Central Station, take the
+    scooter there, leave it by the destination -- the plan's earliest arrival to every
+    target (target 4 leaves it at the destination's own street vertex)."""
+    from otpa.mobility import mobility_store_for
+
+    lat, lon = NEAR_WESTGATE
+    origins = PointSet.from_frame(pd.DataFrame({"id": ["o"], "lat": [lat], "lon": [lon]}))
+    modes = "MICROMOBILITY_RENT,TRANSIT"
+    try:
+        _scooter(net)
+        got = travel_time_matrix(net, origins, targets, DEP, modes=modes,
+                                 walk_connectors=False).sel(percentile=50)  # fmt: skip
+        got_list = got.to_numpy().ravel().tolist()
+        # walking from the station: [1425, 1504, 1331, 747, 1609, 850] (above)
+        assert got_list == [1006.0, 982.0, 956.0, 747.0, 1029.0, 850.0]
+        request = AnalysisRequest(departure=DEP, walk_connectors=False, modes=modes)
+        for j, (t_lat, t_lon) in enumerate(TARGETS):
+            preq = request.plan_request(Location(lat=lat, lon=lon), Location(lat=t_lat, lon=t_lon))
+            assert got_list[j] == _earliest(net, preq), j
+        preq = request.plan_request(
+            Location(lat=lat, lon=lon), Location(lat=TARGETS[0][0], lon=TARGETS[0][1])
+        )
+        best = otpa.plan(net, preq).itineraries[0]
+        modes_of = [leg.mode for leg in best.legs]
+        assert modes_of[modes_of.index("RAIL") + 1 :] == ["WALK", "MICROMOBILITY", "WALK"]
+        (ride,) = [leg for leg in best.legs if leg.rented_vehicle]
+        assert ride.from_place.name == "sc1"
+    finally:
+        mobility_store_for(net).remove("test-scooter")

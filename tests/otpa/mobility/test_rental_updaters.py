@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import tornado.web
 
-from otpa.mobility import current_rental, start_rental_updaters
+from otpa.mobility import current_rental, mobility_store_for, start_rental_updaters
 from otpa.network import BuildConfig, TransportNetwork, build_network
 from tests.conftest import require_data
 from tests.fixtures.loopback import serve_app
@@ -160,3 +160,32 @@ def test_v3_feed_with_absolute_http_urls(network: TransportNetwork, tmp_path: Pa
         )
     finally:
         stop()
+
+
+def test_the_ibi_region_of_a_feed_comes_from_the_updater_entry(
+    network: TransportNetwork, tmp_path: Path
+) -> None:
+    """``regionsGeoJson`` (the ibi fork's drop-off region) rides along with the snapshot;
+    a region that is not (Multi)Polygon GeoJSON fails the poll and says so."""
+    shutil.copytree(require_data("extras", "gbfs", "ridecheck", "almere"), tmp_path / "almere")
+    ring = [[5.0, 52.0], [5.5, 52.0], [5.5, 52.6], [5.0, 52.6], [5.0, 52.0]]
+    region = {"type": "Feature", "properties": {"name": "Almere"},
+              "geometry": {"type": "Polygon", "coordinates": [ring]}}  # fmt: skip
+    entry = {"type": "vehicle-rental", "sourceType": "gbfs", "file": "almere",
+             "frequencySec": 0, "regionsGeoJson": region}  # fmt: skip
+    (updater,) = start_rental_updaters(network, {"updaters": [entry]}, tmp_path, start=False)
+    try:
+        assert updater.poll_once(), updater.status().last_error
+        snap = current_rental(network, include_osm=False).snapshots["check_almere"]
+        assert snap.dropoff_region is not None
+        inside = snap.dropoff_region.contains(snap.vehicles.lat, snap.vehicles.lon)
+        assert inside.tolist() == [
+            5.0 <= lo <= 5.5 and 52.0 <= la <= 52.6
+            for la, lo in zip(snap.vehicles.lat, snap.vehicles.lon, strict=True)
+        ]
+        bad = {**entry, "regionsGeoJson": {"type": "Feature", "geometry": {"type": "Point"}}}
+        (broken,) = start_rental_updaters(network, {"updaters": [bad]}, tmp_path, start=False)
+        assert not broken.poll_once()
+        assert "regionsGeoJson" in (broken.status().last_error or "")
+    finally:
+        mobility_store_for(network).remove(f"updater-{updater.config.index}")

@@ -472,4 +472,9 @@ def test_gbfs_feed_holds_the_osm_bike_share_stations(city: DemoCity, osm: _Colle
     assert snap.pricing_plans[0].per_min == ((0.0, 0.1, 1.0, None),)
     config = json.loads((city.directory / "router-config.json").read_text(encoding="utf-8"))
     assert config["updaters"][0]["file"] == "gbfs"
-    assert config["transportationNetworkCompanies"][0]["sourceType"] == "no-api"
+    # ride-hail as OTP 1.x configures it: an updater entry (the old top-level
+    # transportationNetworkCompanies list still works, tests/otpa/routing/test_plan_ride_hail.py)
+    kind = "transportation-network-company-updater"
+    (tnc,) = [u for u in config["updaters"] if u["type"] == kind]
+    assert tnc["sourceType"] == "no-api"
+    assert "transportationNetworkCompanies" not in config
