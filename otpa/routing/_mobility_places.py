@@ -128,6 +128,22 @@ class LinkedPlaces:
         out.setflags(write=False)
         return out
 
+    def _first_at(self, selected: np.ndarray) -> dict[int, VehiclePlace]:
+        table: dict[int, VehiclePlace] = {}
+        for i, v in zip(selected.tolist(), self.vertex[selected].tolist(), strict=True):
+            table.setdefault(v, self.places[i])
+        return table
+
+    @cached_property
+    def pickup_at(self) -> dict[int, VehiclePlace]:
+        """Per street vertex, the first :attr:`pickup` place linked to it (do not modify)."""
+        return self._first_at(self.pickup)
+
+    @cached_property
+    def dropoff_at(self) -> dict[int, VehiclePlace]:
+        """Per street vertex, the first :attr:`dropoff` place linked to it (do not modify)."""
+        return self._first_at(self.dropoff)
+
 
 def link_places(network: TransportNetwork, places: Sequence[VehiclePlace]) -> LinkedPlaces:
     """Link places to the street vertex nearest to them along the nearest usable edge."""

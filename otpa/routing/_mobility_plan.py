@@ -383,18 +383,31 @@ class _Merged:
 def _merge(
     network: TransportNetwork, ctx: _Ctx, walk: Access | None, chains: list[Chain]
 ) -> _Merged:
-    """Per stop the cheapest of walking (``walk``) and each chain's last phase."""
-    best: dict[int, tuple[float, int, float, Chain | None]] = {}
-    if walk is not None:
-        for s, t, c, d in zip(walk.stops, walk.time_s, walk.cost, walk.distance_m, strict=True):
-            best[int(s)] = (float(c), int(t), float(d), None)
+    """Per stop the cheapest of walking (``walk``) and each chain's last phase.
+
+    Ties keep the earlier: walking, then the chains in order.
+    """
     stop_vertex = np.asarray(network.stop_vertex, dtype=np.int64)
+    n = stop_vertex.size
+    if walk is not None and walk.stops.size:
+        n = max(n, int(walk.stops.max()) + 1)
+    present = np.zeros(n, dtype=bool)
+    best_c = np.full(n, np.inf)
+    best_t = np.zeros(n)
+    best_d = np.zeros(n)
+    best_k = np.full(n, -1, dtype=np.int64)  # the chain's index (-1: walking)
+    if walk is not None:
+        ws = np.asarray(walk.stops, dtype=np.int64)
+        present[ws] = True
+        best_c[ws] = walk.cost
+        best_t[ws] = walk.time_s
+        best_d[ws] = walk.distance_m
     stops = np.flatnonzero(stop_vertex >= 0)
     sv = stop_vertex[stops]
     link = np.nan_to_num(np.asarray(network.stop_link_distance_m, dtype=np.float64)[stops])
     walk_opts = ctx.options["WALK"]
     link_t = link / walk_opts.speed_mps
-    for chain in chains:
+    for k, chain in enumerate(chains):
         last = chain.last
         cost = last.cost[sv] + link_t * walk_opts.reluctance
         cost = cost + _pre_transit_overage(ctx, chain, last.time_s[sv])
@@ -403,24 +416,31 @@ def _merge(
             cost = cost + ctx.hail.wait_s * ctx.request.transit.wait_reluctance
             time = time + ctx.hail.wait_s
         dist = last.distance_m[sv] + link
-        for i in np.flatnonzero(np.isfinite(cost)):
-            s = int(stops[i])
-            c = float(cost[i])
-            if s not in best or c < best[s][0]:
-                best[s] = (c, int(time[i]), float(dist[i]), chain)
-    if not best:
+        ok = np.isfinite(cost)
+        ok[ok] = ~present[stops[ok]] | (cost[ok] < best_c[stops[ok]])
+        s = stops[ok]
+        present[s] = True
+        best_c[s] = cost[ok]
+        best_t[s] = np.trunc(time[ok])
+        best_d[s] = dist[ok]
+        best_k[s] = k
+    keys = np.flatnonzero(present)
+    if keys.size == 0:
         return _Merged(Access.empty(), {})
-    keys = sorted(best)
-    arr = np.array(keys, dtype=np.int32)
+    arr = keys.astype(np.int32)
     access = Access(
         arr,
-        np.array([best[k][1] for k in keys], dtype=np.int32),
-        np.array([best[k][0] for k in keys], dtype=np.float64),
-        np.array([best[k][2] for k in keys], dtype=np.float64),
-        {k: i for i, k in enumerate(keys)},
+        best_t[keys].astype(np.int32),
+        best_c[keys],
+        best_d[keys],
+        {k: i for i, k in enumerate(arr.tolist())},
         None if walk is None else walk.paths,
     )
-    source = {k: v[3] for k, v in best.items() if v[3] is not None}
+    by_chain = best_k[keys]
+    source = {
+        int(s): chains[int(k)]
+        for s, k in zip(arr[by_chain >= 0], by_chain[by_chain >= 0], strict=True)
+    }
     return _Merged(access, source)
 
 

@@ -164,13 +164,17 @@ def _switch_seeds(
     places: LinkedPlaces,
     selected: np.ndarray,
     switch: Switch,
+    table: dict[int, VehiclePlace],
 ) -> tuple[np.ndarray, FloatArray, FloatArray, dict[int, VehiclePlace]]:
+    """Seeds at the ``selected`` places' vertices after ``switch``, and ``table``.
+
+    ``table`` maps each vertex to the first selected place there (the linked places'
+    cached :attr:`~LinkedPlaces.pickup_at` or :attr:`~LinkedPlaces.dropoff_at`: a subset
+    of those places maps its vertices alike).
+    """
     vertices = places.vertex[selected].astype(np.int64)
     w = previous.cost[vertices] + switch.cost
     t = previous.time_s[vertices] + switch.time_s
-    table: dict[int, VehiclePlace] = {}
-    for i, v in zip(selected, vertices, strict=True):
-        table.setdefault(int(v), places.places[int(i)])
     return vertices, w, t, table
 
 
@@ -252,7 +256,9 @@ def run_chain(
         a = phase_from_end(
             graph, where, walk, reverse=reverse, max_time_s=max_time_s, max_distance_m=max_walk_m
         )
-        v1, w1, t1, table1 = _switch_seeds(a, places, first, s1)
+        v1, w1, t1, table1 = _switch_seeds(
+            a, places, first, s1, places.dropoff_at if reverse else places.pickup_at
+        )
         targets, goal = None, None
         if toward is not None and not reverse:
             targets = _return_targets(graph, options[vehicle_mode], vehicle_costs, places,
@@ -269,7 +275,9 @@ def run_chain(
                 return None
             best_v = int(graph.edge_from[int(targets.edge[j])])
             second = second[places.vertex[second] == best_v]
-        v2, w2, t2, table2 = _switch_seeds(b, places, second, s2)
+        v2, w2, t2, table2 = _switch_seeds(
+            b, places, second, s2, places.pickup_at if reverse else places.dropoff_at
+        )
         # a bike is not returned where it was taken
         w2 = np.where(b.at_seed[v2], np.inf, w2)
         c = phase_from_vertices(
@@ -297,7 +305,7 @@ def run_chain(
             graph, where, options[mode], reverse=False,
             max_time_s=min(max_time_s, max_vehicle_time_s),
         )  # fmt: skip
-        v1, w1, t1, table1 = _switch_seeds(a, places, lots, switch)
+        v1, w1, t1, table1 = _switch_seeds(a, places, lots, switch, places.dropoff_at)
         c = phase_from_vertices(
             graph, walk, v1, w1, t1, reverse=False,
             max_time_s=max_time_s, max_distance_m=max_walk_m,
@@ -361,7 +369,7 @@ def _floating(
         table1: dict[int, VehiclePlace] | None = None
         s1 = dropoff
     else:
-        v1, w1, t1, table1 = _switch_seeds(a, places, pick, pickup)
+        v1, w1, t1, table1 = _switch_seeds(a, places, pick, pickup, places.pickup_at)
         s1 = pickup
     b = phase_from_vertices(
         graph, options[vehicle_mode], v1, w1, t1, reverse=reverse,
@@ -369,7 +377,7 @@ def _floating(
     )  # fmt: skip
     table2: dict[int, VehiclePlace] | None
     if reverse:
-        v2, w2, t2, table2 = _switch_seeds(b, places, pick, pickup)
+        v2, w2, t2, table2 = _switch_seeds(b, places, pick, pickup, places.pickup_at)
         w2 = np.where(b.at_seed[v2], np.inf, w2)  # not taken where it is left
         s2 = pickup
     else:
