@@ -177,6 +177,31 @@ def _shape_slice(
     return np.array(out_lat), np.array(out_lon)
 
 
+#: Per transit model: a ride's (distance, encoded geometry) by (shape id, stops ridden).
+_RIDE_GEOMETRY: OwnerCache[tuple[Any, tuple[int, ...]], tuple[float, EncodedPolyline]] = (
+    OwnerCache(max_entries=16384)
+)
+
+
+def _ride_points(network: TransportNetwork, shape_id: Any, sel: Any) -> tuple[Any, Any]:
+    """Points of a ride over the stops ``sel``: its shape's, or the stops' without a shape."""
+    m = network.transit
+    stop_cols = columns(m, "stops")
+    s_lat = np.asarray(stop_cols["lat"][sel], dtype=float)
+    s_lon = np.asarray(stop_cols["lon"][sel], dtype=float)
+    shape = shape_index(m).get(shape_id) if shape_id is not None else None
+    geom = _shape_slice(network, shape, s_lat, s_lon) if shape is not None else None
+    return geom if geom is not None else (s_lat, s_lon)
+
+
+def _ride_geometry(
+    network: TransportNetwork, shape_id: Any, sel: Any
+) -> tuple[float, EncodedPolyline]:
+    """A ride's length in metres (to the mm) and its encoded polyline."""
+    g_lat, g_lon = _ride_points(network, shape_id, sel)
+    return round(float(polyline_length_m(g_lat, g_lon)), 3), polyline(g_lat, g_lon)
+
+
 #: Per transit model: the attributes of each trip's legs that come from its trip, route
 #: and agency rows.
 _TRIP_LEGS: OwnerCache[str, dict[int, dict[str, Any]]] = OwnerCache()
@@ -285,22 +310,23 @@ def transit_leg(
     end = to_datetime(epoch + arr[alight_pos], tz)
     first = board_pos + 1 if onboard_from is not None else board_pos  # geometry from there
     sel = stops[first : alight_pos + 1]
-    stop_cols = columns(m, "stops")
-    s_lat = np.asarray(stop_cols["lat"][sel], dtype=float)
-    s_lon = np.asarray(stop_cols["lon"][sel], dtype=float)
-    geom: tuple[Any, Any] | None = None
     shape_id = trip_attrs["shape_id"]
-    shape = shape_index(m).get(shape_id) if shape_id is not None else None
-    if shape is not None:
-        geom = _shape_slice(network, shape, s_lat, s_lon)
-    g_lat, g_lon = geom if geom is not None else (s_lat, s_lon)
     from_place = at(board_pos, arrive=False, depart=True)
-    if onboard_from is not None:
+    if onboard_from is None:
+        # the same ride between the same stops has the same geometry: once per model
+        key = (shape_id, tuple(sel.tolist()))
+        distance, encoded = _RIDE_GEOMETRY.get_or_build(
+            m, key, lambda: _ride_geometry(network, shape_id, sel)
+        )
+    else:
+        g_lat, g_lon = _ride_points(network, shape_id, sel)
         # on board between two stops: the leg starts there, at the requested time
         g_lat = np.r_[onboard_from.lat, g_lat]
         g_lon = np.r_[onboard_from.lon, g_lon]
         from_place = onboard_from
         start = onboard_from.departure or start
+        distance = round(float(polyline_length_m(g_lat, g_lon)), 3)
+        encoded = polyline(g_lat, g_lon)
     intermediate = None
     if show_intermediate_stops:
         intermediate = tuple(
@@ -312,8 +338,8 @@ def transit_leg(
         end_time=end,
         from_place=from_place,
         to_place=at(alight_pos, arrive=True, depart=False),
-        distance=round(float(polyline_length_m(g_lat, g_lon)), 3),
-        leg_geometry=polyline(g_lat, g_lon),
+        distance=distance,
+        leg_geometry=encoded,
         agency_time_zone_offset=tz_offset_ms(start),
         transit_leg=True,
         intermediate_stops=intermediate,

@@ -2,8 +2,8 @@
 
 Snaps per coordinate, walking-transfer geometry per stop pair, an access search's leg
 geometry per stop, the walk-step builder's shortcut over edges that only lengthen a step,
-and a trip's cached leg attributes: each is compared with the value computed afresh
-(tiny Atlanta: MARTA rail and buses with OSM streets).
+a trip's cached leg attributes and a ride's geometry per stops ridden: each is compared
+with the value computed afresh (tiny Atlanta: MARTA rail and buses with OSM streets).
 """
 
 from __future__ import annotations
@@ -18,7 +18,13 @@ from otpa.network import TransportNetwork
 from otpa.routing import Location, PlanRequest
 from otpa.routing import _walk_steps as walk_steps_module
 from otpa.routing._access import find_access, leg_geometry, street_end, transfer_geometry
-from otpa.routing._legs import StreetLegGeometry, _ride_attributes, _trip_attributes
+from otpa.routing._legs import (
+    _RIDE_GEOMETRY,
+    StreetLegGeometry,
+    _ride_attributes,
+    _ride_geometry,
+    _trip_attributes,
+)
 from otpa.routing._places import Endpoint
 from otpa.routing._snap import snap, snap_many
 from otpa.routing._tables import row as table_row
@@ -194,3 +200,23 @@ def test_repeated_plan_is_identical(atlanta: TransportNetwork) -> None:
     second = plan(atlanta, request)
     assert any(leg.transit_leg for it in first.itineraries for leg in it.legs)
     assert first.itineraries == second.itineraries
+
+
+def test_ride_geometry_is_cached_per_shape_and_stops(atlanta: TransportNetwork) -> None:
+    """Each cached ride geometry is the one computed afresh, and the legs carry it."""
+    _RIDE_GEOMETRY.clear()
+    request = PlanRequest(
+        from_place=Location(lat=33.758491, lon=-84.404276),
+        to_place=Location(lat=33.748114, lon=-84.375885),
+        date_time=dt.datetime(2021, 9, 15, 8, 0),
+    )
+    legs = [leg for it in plan(atlanta, request).itineraries for leg in it.legs if leg.transit_leg]
+    assert legs
+    entries = _RIDE_GEOMETRY._entries(atlanta.transit)
+    assert entries
+    for (shape_id, stops), value in entries.items():
+        fresh = _ride_geometry(atlanta, shape_id, np.asarray(stops, dtype=np.int32))
+        assert value == fresh
+        assert value[1].length >= 2
+    cached = set(entries.values())
+    assert all((leg.distance, leg.leg_geometry) in cached for leg in legs)
