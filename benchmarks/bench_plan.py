@@ -561,7 +561,9 @@ def http_server(net: TransportNetwork, graph_file: Path, how: str) -> Iterator[s
         if m is None:
             msg = f"service did not start: {line!r}"
             raise RuntimeError(msg)
-        yield m.group(1)
+        # the service prints its landing page (``/``); the plans go to the router's path
+        parts = urllib.parse.urlsplit(m.group(1))
+        yield f"{parts.scheme}://{parts.netloc}/otp/routers/rnv"
     finally:
         proc.terminate()
         proc.wait(timeout=30)
