@@ -17,6 +17,7 @@ origins.  To compare two trees, run it twice with ``PYTHONPATH`` set to each.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import datetime as dt
 import functools
@@ -37,8 +38,7 @@ sys.path.insert(0, str(HERE))
 
 from bench_analysis import cached_network  # noqa: E402
 
-from otpa.analysis import AnalysisRequest, PointSet  # noqa: E402
-from otpa.analysis import _engine  # noqa: E402
+from otpa.analysis import AnalysisRequest, PointSet, _engine  # noqa: E402
 from otpa.routing.errors import OutsideBoundsError  # noqa: E402
 from otpa.transit.raptor import api as raptor_api  # noqa: E402
 
@@ -70,10 +70,8 @@ def _instrument() -> None:
 def _run(prep: _engine.Prepared, points: PointSet, order: np.ndarray) -> float:
     t = time.thread_time()
     for i in order:
-        try:
+        with contextlib.suppress(OutsideBoundsError):
             _engine.origin_times(prep, float(points.lat[i]), float(points.lon[i]))
-        except OutsideBoundsError:
-            pass
     return time.thread_time() - t
 
 

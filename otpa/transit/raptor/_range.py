@@ -52,22 +52,25 @@ def _push(flags: UInt8Array, items: Int32Array, n: int, s: int) -> int:
     return n
 
 
-@njit(cache=True, inline="always")  # type: ignore[misc]
-def _note(lab: RoundLabels, k: int, s: int) -> None:
-    """Note that a label of stop ``s`` changed in row ``k`` (read by the next copy forward)."""
-    if lab.changed[k, s] == 0:
-        lab.changed[k, s] = 1
-        lab.changed_list[k, lab.n_changed[k]] = s
-        lab.n_changed[k] += 1
+#: "Unreached" in the int32 labels of :func:`_times_rounds` (times stay far below it).
+INF32 = 1 << 30
 
 
 @njit(cache=True)  # type: ignore[misc]
-def _copy_times(lab: RoundLabels, k: int, any_arrival: bool) -> None:
+def _copy_times(
+    o_time: Int32Array,
+    r_time: Int32Array,
+    r_trip: Int32Array,
+    r_apos: Int32Array,
+    b_time: Int32Array,
+    changed: UInt8Array,
+    changed_list: Int32Array,
+    n_changed: IntArray,
+    k: int,
+    any_arrival: bool,
+) -> None:
     """Start row ``k`` from the labels of row ``k - 1`` that changed in this search."""
     km = k - 1
-    changed, changed_list, n_changed = lab.changed, lab.changed_list, lab.n_changed
-    o_time, r_time, b_time = lab.o_time, lab.r_time, lab.b_time
-    r_trip, r_apos = lab.r_trip, lab.r_apos
     for ii in range(n_changed[km]):
         s = changed_list[km, ii]
         changed[km, s] = 0
@@ -94,7 +97,6 @@ def _copy_times(lab: RoundLabels, k: int, any_arrival: bool) -> None:
 def _times_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcounting)
     tt: RaptorTimetable,
     q: SearchQuery,
-    lab: RoundLabels,
     ridden: Int32Array,
     times: IntArray,
     out: FloatArray,
@@ -116,11 +118,20 @@ def _times_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refc
     route_allowed, trip_allowed, bans = q.route_allowed, q.trip_allowed, q.trip_stop_bans
     stop_board, stop_alight = q.stop_board, q.stop_alight
     tr_offsets, tr_to, tr_time = q.tr_offsets, q.tr_to, q.tr_time
-    o_time, r_time, b_time = lab.o_time, lab.r_time, lab.b_time
-    r_trip, r_apos = lab.r_trip, lab.r_apos
     cap, alight_slack = q.cap, q.alight_slack
-    g = q.gap - q.alight_slack
+    g = np.int32(q.gap - q.alight_slack)
     n_routes = route_stop_offsets.shape[0] - 1
+    shape = (n_rounds + 1, n)
+    # labels as int32 seconds (half the memory of RoundLabels' int64: the walking-transfer
+    # loop gathers from a row that then stays in the first-level cache)
+    o_time = np.full(shape if any_arrival else (1, 1), INF32, dtype=np.int32)
+    r_time = np.full(shape, INF32, dtype=np.int32)
+    b_time = np.full(shape, INF32, dtype=np.int32)
+    r_trip = np.full(shape, -1, dtype=np.int32)
+    r_apos = np.full(shape, -1, dtype=np.int32)
+    changed = np.zeros(shape, dtype=np.uint8)
+    changed_list = np.empty(shape, dtype=np.int32)
+    n_changed = np.zeros(n_rounds + 1, dtype=np.int64)
     mark = np.zeros(n, dtype=np.uint8)
     mark_list = np.empty(n, dtype=np.int32)
     nxt = np.zeros(n, dtype=np.uint8)
@@ -136,18 +147,22 @@ def _times_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refc
         n_mark = 0
         for a in range(q.access_stops.shape[0]):
             s = q.access_stops[a]
-            t = np.int64(time) + q.access_time[a]
+            t = np.int32(time + q.access_time[a])
             if any_arrival and t < o_time[0, s]:
                 o_time[0, s] = t
-                _note(lab, 0, s)
-            if t + q.board_slack < b_time[0, s]:
-                b_time[0, s] = t + q.board_slack
-                _note(lab, 0, s)
+                n_changed[0] = _push(changed[0], changed_list[0], n_changed[0], s)
+            tb = np.int32(t + q.board_slack)
+            if tb < b_time[0, s]:
+                b_time[0, s] = tb
+                n_changed[0] = _push(changed[0], changed_list[0], n_changed[0], s)
                 n_mark = _push(mark, mark_list, n_mark, s)
         for k in range(1, n_rounds + 1):
             km = k - 1
             last = k == n_rounds
-            _copy_times(lab, k, any_arrival)
+            _copy_times(
+                o_time, r_time, r_trip, r_apos, b_time, changed, changed_list, n_changed, k,
+                any_arrival,
+            )  # fmt: skip
             if n_mark == 0:
                 continue
             nq = 0
@@ -169,6 +184,9 @@ def _times_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refc
                         last_pos[r] = p
             n_next = 0
             n_rimp = 0
+            ch_k, chl_k = changed[k], changed_list[k]
+            r_k, b_k, b_km = r_time[k], b_time[k], b_time[km]
+            trip_k, apos_k = r_trip[k], r_apos[k]
             for r in np.sort(queue[:nq]):
                 p0 = first_pos[r]
                 p1 = last_pos[r]
@@ -186,30 +204,30 @@ def _times_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refc
                     if stale and j > p1:
                         break
                     if cur >= 0 and not stale:
-                        if r_trip[k, s] == t0 + cur and r_apos[k, s] == j:
+                        if trip_k[s] == t0 + cur and apos_k[s] == j:
                             stale = True
                         elif route_alight[soff + j] != 0 and stop_alight[s] != 0:
-                            t = np.int64(arrival[base + cur * ns + j]) + alight_slack
-                            if t < r_time[k, s]:
-                                r_time[k, s] = t
-                                r_trip[k, s] = t0 + cur
-                                r_apos[k, s] = j
-                                _note(lab, k, s)
+                            t = np.int32(arrival[base + cur * ns + j] + alight_slack)
+                            if t < r_k[s]:
+                                r_k[s] = t
+                                trip_k[s] = t0 + cur
+                                apos_k[s] = j
+                                n_changed[k] = _push(ch_k, chl_k, n_changed[k], s)
                                 if any_arrival or not last:
                                     n_rimp = _push(rimp, rimp_list, n_rimp, s)
                                 if any_arrival and t < o_time[k, s]:
                                     o_time[k, s] = t
-                                if t + g < b_time[k, s]:
-                                    b_time[k, s] = t + g
+                                if t + g < b_k[s]:
+                                    b_k[s] = t + g
                                     n_next = _push(nxt, nxt_list, n_next, s)
                     if route_board[soff + j] == 0 or stop_board[s] == 0 or mark[s] == 0:
                         continue
                     k_hi = cur if cur >= 0 else nt
                     if k_hi == 0:
                         continue
-                    bt = b_time[km, s]
+                    bt = b_km[s]
                     # nothing to do when the latest candidate trip leaves before the label is ready
-                    if bt >= INF or departure[base + (k_hi - 1) * ns + j] < bt:
+                    if bt >= INF32 or departure[base + (k_hi - 1) * ns + j] < bt:
                         continue
                     if cur >= 0:
                         # mostly the current trip or one just before it
@@ -231,28 +249,36 @@ def _times_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refc
             for ii in range(n_rimp):
                 s = rimp_list[ii]
                 rimp[s] = 0
-                ts = r_time[k, s]
-                for e in range(tr_offsets[s], tr_offsets[s + 1]):
-                    u = tr_to[e]
-                    t = ts + tr_time[e]
-                    if any_arrival and t < o_time[k, u]:
-                        o_time[k, u] = t
-                        _note(lab, k, u)
-                    if not last and t + g < b_time[k, u]:
-                        b_time[k, u] = t + g
-                        _note(lab, k, u)
-                        n_next = _push(nxt, nxt_list, n_next, u)
+                ts = r_k[s]
+                e0, e1 = tr_offsets[s], tr_offsets[s + 1]
+                if any_arrival:
+                    o_k = o_time[k]
+                    for e in range(e0, e1):
+                        u = tr_to[e]
+                        t = ts + tr_time[e]
+                        if t < o_k[u]:
+                            o_k[u] = t
+                            n_changed[k] = _push(ch_k, chl_k, n_changed[k], u)
+                if not last:
+                    tg = ts + g
+                    for e in range(e0, e1):
+                        u = tr_to[e]
+                        t = tg + tr_time[e]
+                        if t < b_k[u]:
+                            b_k[u] = t
+                            n_changed[k] = _push(ch_k, chl_k, n_changed[k], u)
+                            n_next = _push(nxt, nxt_list, n_next, u)
             mark, nxt = nxt, mark
             mark_list, nxt_list = nxt_list, mark_list
             n_mark = n_next
         for ii in range(n_mark):
             mark[mark_list[ii]] = 0
-        for ii in range(lab.n_changed[n_rounds]):
-            lab.changed[n_rounds, lab.changed_list[n_rounds, ii]] = 0
-        lab.n_changed[n_rounds] = 0
+        for ii in range(n_changed[n_rounds]):
+            changed[n_rounds, changed_list[n_rounds, ii]] = 0
+        n_changed[n_rounds] = 0
         for s in range(n):
             v = labels[n_rounds, s]
-            out[i, s] = np.inf if v >= INF else np.float64(v)
+            out[i, s] = np.inf if v >= INF32 else np.float64(v)
 
 
 @njit(cache=True, nogil=True)  # type: ignore[misc]
@@ -281,7 +307,7 @@ def range_rounds(
         and ridden.shape[1] > 0
     )
     if simple:
-        _times_rounds(tt, q, lab, ridden, times, out, ride)
+        _times_rounds(tt, q, ridden, times, out, ride)
         return
     last = q.max_rounds
     labels = lab.r_time if ride else lab.o_time
