@@ -44,7 +44,13 @@ sys.path.insert(0, str(HERE))
 from bench_plan import largest_component, make_request, random_pairs  # noqa: E402
 
 from otpa.analysis import AnalysisRequest, PointSet  # noqa: E402
-from otpa.analysis._engine import _arrivals, _origin_end, origin_times, prepare  # noqa: E402
+from otpa.analysis._engine import (  # noqa: E402
+    _access,
+    _arrivals,
+    _origin_end,
+    origin_times,
+    prepare,
+)
 from otpa.network import TransportNetwork, build_network  # noqa: E402
 from otpa.routing.errors import OutsideBoundsError, PlanningError  # noqa: E402
 from otpa.routing.planner import plan  # noqa: E402
@@ -95,7 +101,7 @@ def matrix_part(net: TransportNetwork, points: PointSet, count: int | None) -> d
 
 def raptor_part(net: TransportNetwork, points: PointSet) -> dict[str, Any]:
     """Range-RAPTOR rows of 40 origins (ride arrivals and any arrivals)."""
-    from otpa.routing.engine import find_access, transit_request
+    from otpa.routing.engine import transit_request
     from otpa.transit.raptor.api import range_raptor
     from otpa.transit.raptor_data import raptor_timetable
 
@@ -109,13 +115,12 @@ def raptor_part(net: TransportNetwork, points: PointSet) -> dict[str, Any]:
             origin = _origin_end(prep, lat, lon)
         except OutsideBoundsError:
             continue
-        got = _arrivals(prep, origin, None)
+        access = _access(prep, origin, None)
+        got = _arrivals(prep, origin, access)
         if got is None:
             out[str(int(i))] = "none"
             continue
         rows, deps = got
-        max_dist = prep.plan_request.walk.effective_max_distance_m
-        access = find_access(net, origin, prep.options, max_distance_m=max_dist, reverse=False)
         first = dt.datetime.fromtimestamp(int(prep.departures[0]), prep.tz)
         tt = raptor_timetable(net.transit, first.date(), prep.tz.key)
         plan_req = dataclasses.replace(prep.plan_request, date_time=first)

@@ -19,7 +19,7 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from otpa.analysis._linkage import TargetLinks, link_targets
-from otpa.analysis._propagate import propagate
+from otpa.analysis._propagate import propagate, sort_links
 from otpa.analysis.request import AnalysisRequest
 from otpa.network import TransportNetwork
 from otpa.realtime import TimetableSnapshot, current_snapshot
@@ -69,6 +69,7 @@ class Prepared:
     links: TargetLinks
     connector_s: FloatArray  # per destination: time to walk from its street (0: free)
     link_time_s: np.ndarray  # egress link times, connector included
+    link_stop: np.ndarray  # the stop of each link of ``link_time_s``
     direct_allowed: bool
     transit: bool
     realtime: TimetableSnapshot | None = None  # taken once: every origin sees one timetable
@@ -126,11 +127,13 @@ def prepare(
         connector = np.ceil(off_street / _connector_speed(options))
     e = links.egress
     link_time = e.time_s + np.repeat(connector, np.diff(e.indptr)).astype(np.int32)
+    # each destination's links nearest first: the propagation skips most far ones
+    link_stop, link_time = sort_links(e.indptr, e.stop, link_time)
     rental, table = None, None
     if mobility and modes.transit and links.snaps is not None:
         rental = rental_egress(network, plan_req, links.snaps)
         if rental is not None:
-            table = _rental_table(rental, e.indptr, e.stop, link_time, connector)
+            table = _rental_table(rental, e.indptr, link_stop, link_time, connector)
     return Prepared(
         network=network,
         request=request,
@@ -141,6 +144,7 @@ def prepare(
         links=links,
         connector_s=connector,
         link_time_s=link_time,
+        link_stop=link_stop,
         direct_allowed=mode in modes.street and not plan_req.transit.only_transit_trips,
         transit=modes.transit,
         realtime=None if request.ignore_realtime_updates else current_snapshot(network),
@@ -315,7 +319,7 @@ def origin_times(
         stop, time = e.stop[:0], e.time_s[:0]
     else:
         rows, deps = arrivals
-        indptr, stop, time = e.indptr, e.stop, prep.link_time_s
+        indptr, stop, time = e.indptr, prep.link_stop, prep.link_time_s
         rental, table = prep.rental_egress, prep.rental_table
         same_stops = rental is not None and rental.stop_to_station.shape[0] == rows.shape[1]
         if rental is not None and table is not None and same_stops:
