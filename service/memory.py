@@ -113,6 +113,7 @@ class MemoryReleaser:
         self._last = -float("inf")
         self.trims = 0
         self._thread: threading.Thread | None = None
+        self._retired: weakref.WeakSet[object] = weakref.WeakSet()
 
     def release_soon(self) -> None:
         """Ask for a trim (within ``interval_s``); cheap, callable from any thread."""
@@ -130,6 +131,15 @@ class MemoryReleaser:
         """Trim soon after ``obj`` is freed (a network that stopped being served)."""
         with contextlib.suppress(TypeError):  # not weakly referenceable
             weakref.finalize(obj, self.release_soon)
+            self._retired.add(obj)
+
+    def stats(self) -> dict[str, int]:
+        """``trims`` done, and ``retiredAlive``: watched objects not freed yet.
+
+        A network that stopped being served stays in memory while requests that
+        started on it run (a reload under load can keep several alive).
+        """
+        return {"trims": self.trims, "retiredAlive": len(self._retired)}
 
     def _run(self) -> None:
         while self._wanted.wait():

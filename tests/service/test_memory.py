@@ -57,10 +57,15 @@ def test_a_dropped_network_is_followed_by_one_trim(tmp_path: Path) -> None:
     registry = RouterRegistry(tmp_path)
     registry.add_drop_listener(releaser.watch)
     try:
-        registry.register("a", Network(name="old"))
+        old = Network(name="old")
+        registry.register("a", old)
         registry.register("a", Network(name="new"))
+        # a request still running on the old network keeps it alive: no trim yet
+        assert releaser.stats() == {"trims": 0, "retiredAlive": 1}
+        del old
         gc.collect()  # the old network is gone: a trim follows
         _wait(trim, 1)
+        assert releaser.stats()["retiredAlive"] == 0
         for _ in range(5):  # requests within the interval share one trim
             releaser.release_soon()
         _wait(trim, 2)
