@@ -4,7 +4,7 @@ Usage::
 
     .venv/bin/python benchmarks/load_service.py [--graph FILE] [--clients 32] [--seconds 300]
         [--reload-every 10] [--realtime-every 5] [--plans-only] [--date 2026-03-04]
-        [--mix plan=4,index=3,graphql=2,isochrone=1] [--isochrone-modes WALK]
+        [--mix plan=4,index=3,graphql=2,isochrone=1] [--isochrone-modes "WALK,TRANSIT;WALK"]
 
 A server process (``python -m service``) serves one graph (``--graph``; default the RNV
 graph cached by ``bench_plan.py``, ``benchmarks/results/small_rnv.graph``) from a
@@ -14,8 +14,8 @@ send a mix of requests for ``--seconds``:
 * ``plan`` (42 %): WALK,TRANSIT between two random stops (``numItineraries=3``);
 * ``index`` (32 %): the stops within 500 m of a point, a stop's routes;
 * ``graphql`` (24 %): ``stopsByRadius`` around a point with each stop's routes;
-* ``isochrone`` (2 %): 10 and 20-minute walking isochrones from a random stop
-  (``--isochrone-modes WALK,TRANSIT``: transit isochrones, see below).
+* ``isochrone`` (2 %): 10 and 20-minute isochrones from a random stop, half of them
+  WALK,TRANSIT, half walking (``--isochrone-modes``; see below).
 
 ``--mix plan=4,index=3,graphql=2,isochrone=1`` gives other shares (the suite's smoke run
 uses 10 % isochrones on the demo city).
@@ -30,15 +30,13 @@ min/max and its trend (least-squares slope over the run, MB per minute) and the
 real-time updater's status at the end.
 ``--plans-only`` sends only plans (the throughput goal: >= 100 plans/s with 8 clients).
 
-Why the isochrones walk, and are 2 %: a 15/30-minute WALK,TRANSIT isochrone on RNV
-covers the whole network (a 47,000-cell grid, every stop linked to it) and costs
-~6.5 CPU-s, about 200 plans' worth, most of it in the stops' egress street searches
-(each runs ~85 minutes deep: the edge margin of the grid's longest snapped edge).  A
-walking isochrone runs the same pipeline (grid, street search, off-road limit, contours)
-at ~1 CPU-s, still ~10 s of wall time in a loaded server; the two analysis threads serve
-~0.2 of them a second, so one request in ten (of ~4 answered a second at load 15)
-queues the clients behind them (shed 503s by design, 504s at the 120-s limit) while one
-in fifty does not.
+Why isochrones are 2 % of the mix: a WALK,TRANSIT isochrone on RNV covers most of the
+network (a ~47,000-cell grid, every stop linked to it) and costs ~5 CPU-s, over 100
+plans' worth, most of it in the stops' egress street searches; a walking one runs the
+same pipeline (grid, street search, off-road limit, contours) at ~1 CPU-s.  At load 15
+the two analysis threads serve only a few a minute, so one request in ten (of ~4
+answered a second) queues the clients behind them (shed 503s by design, 504s at the
+120-s limit).  ``--mix plan=4,index=3,graphql=2,isochrone=1`` reproduces that.
 
 :func:`run_load` is also the suite's smoke run (``tests/service/test_load_smoke.py``).
 A JSON record goes to ``benchmarks/results/load_service.json``.
@@ -294,7 +292,7 @@ class Workload:
         plans_only: bool,
         seed: int,
         mix: tuple[tuple[str, float], ...] = MIX,
-        isochrone_modes: str = "WALK",
+        isochrone_modes: tuple[str, ...] = ("WALK,TRANSIT", "WALK"),
     ) -> None:
         conn = server.connection()
         status, _, body = _call(conn, "GET", f"/otp/routers/{server.router}/index/stops")
@@ -342,7 +340,7 @@ class Workload:
                 ("fromPlace", f"{lat:.6f},{lon:.6f}"),
                 ("date", self.date),
                 ("time", "8:00am"),
-                ("mode", self.isochrone_modes),
+                ("mode", rng.choice(self.isochrone_modes)),
                 ("cutoffSec", 600),
                 ("cutoffSec", 1200),
             ]
@@ -574,7 +572,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plans-only", action="store_true")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
-        "--isochrone-modes", default="WALK", help="modes of the isochrones (e.g. WALK,TRANSIT)"
+        "--isochrone-modes",
+        default="WALK,TRANSIT;WALK",
+        help="the isochrones' modes, one of these at random (';' between choices)",
     )
     parser.add_argument(
         "--mix", default=None, help="weights, e.g. plan=4,index=3,graphql=2,isochrone=1"
@@ -597,7 +597,7 @@ def main(argv: list[str] | None = None) -> int:
             plans_only=args.plans_only,
             seed=args.seed,
             mix=mix,
-            isochrone_modes=args.isochrone_modes,
+            isochrone_modes=tuple(args.isochrone_modes.split(";")),
         )
         result = run_load(
             server,

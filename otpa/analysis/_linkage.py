@@ -158,7 +158,6 @@ def _egress_streets(
     lat0 = float(np.mean(lat[usable]))
     point_tree = cKDTree(local_xy(lat[usable], lon[usable], lat0))
     v_xy = local_xy(graph.vertex_lat[vertices], graph.vertex_lon[vertices], lat0)
-    margin = edge_margin_s(graph, snaps, options)
     # snap connectors are free: a point may be that far from its street
     radius = max_dist + float(np.max(snaps.distance_m[usable], initial=0.0)) + 1.0
 
@@ -166,11 +165,14 @@ def _egress_streets(
         cand = usable[np.asarray(point_tree.query_ball_point(v_xy[i], r=radius), dtype=np.int64)]
         if cand.size == 0:
             return []
-        tree = street_tree(network, int(vertices[i]), options, max_time_s=max_time + margin)
         sub = SnapArrays(
             snaps.edge[cand], snaps.fraction[cand], snaps.snap_lat[cand], snaps.snap_lon[cand],
             snaps.distance_m[cand],
         )  # fmt: skip
+        # the margin of this stop's candidates' edges only: one long edge elsewhere in the
+        # grid (rural roads: up to the one-hour cap) must not deepen every stop's search
+        margin = edge_margin_s(graph, sub, options)
+        tree = street_tree(network, int(vertices[i]), options, max_time_s=max_time + margin)
         reading = tree_times(tree, sub)
         out = []
         for s in stops_at[i]:
