@@ -24,6 +24,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from otpa.network import TransportNetwork
+from otpa.routing.deadline import check_deadline, under_this_deadline
 from otpa.routing.engine import SnapArrays, snap_many
 from otpa.routing.street_router import StreetOptions
 from otpa.routing.street_tree import street_tree, tree_times
@@ -162,6 +163,7 @@ def _egress_streets(
     radius = max_dist + float(np.max(snaps.distance_m[usable], initial=0.0)) + 1.0
 
     def one(i: int) -> list[tuple[IntArray, IntArray, IntArray]]:
+        check_deadline("the stops' egress searches")  # the request's time limit, if any
         cand = usable[np.asarray(point_tree.query_ball_point(v_xy[i], r=radius), dtype=np.int64)]
         if cand.size == 0:
             return []
@@ -188,7 +190,8 @@ def _egress_streets(
 
     workers = max(1, min(os.cpu_count() or 1, 4))
     with ThreadPoolExecutor(workers) as pool:
-        parts = [r for rows in pool.map(one, range(vertices.size)) for r in rows]
+        jobs = pool.map(under_this_deadline(one), range(vertices.size))
+        parts = [r for rows in jobs for r in rows]
     return _csr(parts, n_points)
 
 

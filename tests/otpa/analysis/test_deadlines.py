@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from otpa.analysis import PointSet, compute_time_surface, indicator, isochrones
+from otpa.analysis import _linkage as linkage
 from otpa.analysis import matrix as matrix_module
 from otpa.analysis import surface as surface_module
 from otpa.analysis._layout import surface_dataset
@@ -106,8 +107,9 @@ def test_a_matrix_in_threads_sees_the_deadline(
     real_prepare = matrix_module.prepare
 
     def prepare(*args: Any, **kwargs: Any) -> Any:
+        prep = real_prepare(*args, **kwargs)
         clock.advance(2.0)  # the deadline passes while linking, before the first origin
-        return real_prepare(*args, **kwargs)
+        return prep
 
     monkeypatch.setattr(matrix_module, "prepare", prepare)
     monkeypatch.setattr(matrix_module, "_one", lambda *a: done.append(1.0))
@@ -123,8 +125,9 @@ def test_a_surface_stops_before_its_transit_search(
     searched: list[int] = []
 
     def prepare(*args: Any, **kwargs: Any) -> Any:
+        prep = real_prepare(*args, **kwargs)
         clock.advance(5.0)  # linking the destinations takes longer than the time left
-        return real_prepare(*args, **kwargs)
+        return prep
 
     monkeypatch.setattr(surface_module, "prepare", prepare)
     monkeypatch.setattr(surface_module, "origin_times", lambda *a, **k: searched.append(1))
@@ -149,3 +152,26 @@ def test_isochrones_and_indicators_stop_between_contours_and_columns(
     assert set(indicator(surface, points).histograms) == {"jobs"}
     with search_deadline(0.0), pytest.raises(SearchTimeoutError, match="histogram of jobs"):
         indicator(surface, points)
+
+
+def test_linking_stops_between_the_stops_egress_searches(
+    demo: TransportNetwork, city: Any, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    searches: list[int] = []
+    real_tree = linkage.street_tree
+
+    def street_tree(*args: Any, **kwargs: Any) -> Any:
+        searches.append(1)
+        clock.advance(1.0)  # each stop's search takes a second
+        return real_tree(*args, **kwargs)
+
+    monkeypatch.setattr(linkage, "street_tree", street_tree)
+    # destinations no earlier test linked (the links are cached per network and points)
+    grid = Grid.around(*city.places["Harbour"], 1500.0, cell_size_m=137.0)
+    with search_deadline(2.5), pytest.raises(SearchTimeoutError, match="egress searches"):
+        compute_time_surface(demo, city.places["Westgate"], _departure(city), target=grid)
+    stopped_after = len(searches)
+    searches.clear()
+    compute_time_surface(demo, city.places["Westgate"], _departure(city), target=grid)
+    # the searches that began before the deadline (at most one per worker thread past it)
+    assert 3 <= stopped_after < len(searches)
