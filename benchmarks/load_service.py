@@ -4,16 +4,21 @@ Usage::
 
     .venv/bin/python benchmarks/load_service.py [--graph FILE] [--clients 32] [--seconds 300]
         [--reload-every 10] [--realtime-every 5] [--plans-only] [--date 2026-03-04]
+        [--mix plan=4,index=3,graphql=2,isochrone=1] [--isochrone-modes "WALK,TRANSIT;WALK"]
 
 A server process (``python -m service``) serves one graph (``--graph``; default the RNV
 graph cached by ``bench_plan.py``, ``benchmarks/results/small_rnv.graph``) from a
 temporary graphs folder.  ``--clients`` threads, each with a keep-alive connection,
 send a mix of requests for ``--seconds``:
 
-* ``plan`` (40 %): WALK,TRANSIT between two random stops (``numItineraries=3``);
-* ``index`` (30 %): the stops within 500 m of a point, a stop's routes;
-* ``graphql`` (20 %): ``stopsByRadius`` around a point with each stop's routes;
-* ``isochrone`` (10 %): 15 and 30-minute isochrones from a random stop.
+* ``plan`` (42 %): WALK,TRANSIT between two random stops (``numItineraries=3``);
+* ``index`` (32 %): the stops within 500 m of a point, a stop's routes;
+* ``graphql`` (24 %): ``stopsByRadius`` around a point with each stop's routes;
+* ``isochrone`` (2 %): 10 and 20-minute isochrones from a random stop, half of them
+  WALK,TRANSIT, half walking (``--isochrone-modes``; see below).
+
+``--mix plan=4,index=3,graphql=2,isochrone=1`` gives other shares (the suite's smoke run
+uses 10 % isochrones on the demo city).
 
 Meanwhile the graph is reloaded from disk (``PUT /otp/routers/{id}``) every
 ``--reload-every`` seconds, a GTFS-RT trip-updates feed (a ``stop-time-updater`` of the
@@ -24,6 +29,14 @@ unexpected statuses), shed requests (503 with ``Retry-After``, counted apart), R
 min/max and its trend (least-squares slope over the run, MB per minute) and the
 real-time updater's status at the end.
 ``--plans-only`` sends only plans (the throughput goal: >= 100 plans/s with 8 clients).
+
+Why isochrones are 2 % of the mix: a WALK,TRANSIT isochrone on RNV covers most of the
+network (a ~47,000-cell grid, every stop linked to it) and costs ~5 CPU-s, over 100
+plans' worth, most of it in the stops' egress street searches; a walking one runs the
+same pipeline (grid, street search, off-road limit, contours) at ~1 CPU-s.  At load 15
+the two analysis threads serve only a few a minute, so one request in ten (of ~4
+answered a second) queues the clients behind them (shed 503s by design, 504s at the
+120-s limit).  ``--mix plan=4,index=3,graphql=2,isochrone=1`` reproduces that.
 
 :func:`run_load` is also the suite's smoke run (``tests/service/test_load_smoke.py``).
 A JSON record goes to ``benchmarks/results/load_service.json``.
@@ -57,7 +70,10 @@ import psutil
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 USER, PASSWORD = "loadtest", "load-test-password"
+#: The request kinds and their shares (the smoke run's mix).
 MIX = (("plan", 0.4), ("index", 0.3), ("graphql", 0.2), ("isochrone", 0.1))
+#: The 5-minute run's default mix: isochrones sized to the two analysis threads (see above).
+RUN_MIX = (("plan", 0.42), ("index", 0.32), ("graphql", 0.24), ("isochrone", 0.02))
 GRAPHQL = (
     "query ($lat: Float!, $lon: Float!) { stopsByRadius(lat: $lat, lon: $lon, radius: 500, "
     "first: 10) { edges { node { distance stop { gtfsId name routes { shortName } } } } } }"
@@ -85,6 +101,8 @@ class LoadResult:
     rss_series: list[tuple[float, float]] = dataclasses.field(default_factory=list)
     #: feed rewrites, and the updater's status at the end (None: no real-time updates)
     realtime: dict[str, Any] | None = None
+    #: reloaded networks still in memory (health's ``memory.retiredAlive``): max and last
+    retired_networks: dict[str, int] = dataclasses.field(default_factory=dict)
 
     @property
     def rss_slope_mb_per_min(self) -> float:
@@ -117,6 +135,11 @@ class LoadResult:
             f"{self.rss_mb['max']:.0f} MB (first {self.rss_mb['first']:.0f}, last "
             f"{self.rss_mb['last']:.0f}, trend {self.rss_slope_mb_per_min:+.2f} MB/min)"
         )
+        if self.retired_networks:
+            lines.append(
+                f"reloaded networks still alive (requests running on them): max "
+                f"{self.retired_networks['max']}, at the end {self.retired_networks['last']}"
+            )
         if self.realtime is not None:
             rt = self.realtime
             lines.append(
@@ -269,6 +292,7 @@ class Workload:
         plans_only: bool,
         seed: int,
         mix: tuple[tuple[str, float], ...] = MIX,
+        isochrone_modes: tuple[str, ...] = ("WALK,TRANSIT", "WALK"),
     ) -> None:
         conn = server.connection()
         status, _, body = _call(conn, "GET", f"/otp/routers/{server.router}/index/stops")
@@ -283,6 +307,7 @@ class Workload:
         self.plans_only = plans_only
         self.seed = seed
         self.mix = tuple((k, w) for k, w in mix if w > 0)
+        self.isochrone_modes = isochrone_modes
 
     def request(self, rng: random.Random) -> tuple[str, str, str, dict[str, Any]]:
         """(kind, method, path, extra http.client arguments) of one random request."""
@@ -315,9 +340,9 @@ class Workload:
                 ("fromPlace", f"{lat:.6f},{lon:.6f}"),
                 ("date", self.date),
                 ("time", "8:00am"),
-                ("mode", "WALK,TRANSIT"),
-                ("cutoffSec", 900),
-                ("cutoffSec", 1800),
+                ("mode", rng.choice(self.isochrone_modes)),
+                ("cutoffSec", 600),
+                ("cutoffSec", 1200),
             ]
         )
         return kind, "GET", f"{self.base}/isochrone?{query}", {}
@@ -369,6 +394,7 @@ def run_load(
     rss: list[float] = []
     rss_series: list[tuple[float, float]] = []
     writes = [0]
+    retired: list[int] = []
 
     def client(index: int) -> None:
         rng = random.Random(workload.seed * 1000 + index)
@@ -411,11 +437,14 @@ def run_load(
                 reloads[1] += status != 201
 
     def sampler() -> None:
+        conn = server.connection()
         while not stop.wait(1.0):
             with contextlib.suppress(psutil.Error):
                 mb = server.rss_mb()
                 rss.append(mb)
                 rss_series.append((time.perf_counter() - started, mb))
+            retired.extend(_retired_alive(conn))
+        conn.close()
 
     def realtime() -> None:
         _rewrite_feed(server, workload, realtime_every, stop, writes, trips)
@@ -454,7 +483,24 @@ def run_load(
         rss_mb={"min": min(rss), "max": max(rss), "first": rss[0], "last": rss[-1]},
         rss_series=rss_series,
         realtime=_realtime_report(server, writes[0]),
+        retired_networks=_max_and_last(retired),
     )
+
+
+def _max_and_last(values: list[int]) -> dict[str, int]:
+    return {"max": max(values), "last": values[-1]} if values else {}
+
+
+def _retired_alive(conn: http.client.HTTPConnection) -> list[int]:
+    """``[n]``: health's count of reloaded networks still in memory; ``[]`` when unreadable."""
+    try:
+        status, _, body = _call(conn, "GET", "/otp/health")
+    except (OSError, http.client.HTTPException):
+        conn.close()  # reconnects on the next request
+        return []
+    if status != 200:
+        return []
+    return [int(json.loads(body).get("memory", {}).get("retiredAlive", 0))]
 
 
 def _rewrite_feed(
@@ -526,6 +572,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plans-only", action="store_true")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
+        "--isochrone-modes",
+        default="WALK,TRANSIT;WALK",
+        help="the isochrones' modes, one of these at random (';' between choices)",
+    )
+    parser.add_argument(
         "--mix", default=None, help="weights, e.g. plan=4,index=3,graphql=2,isochrone=1"
     )
     args = parser.parse_args(argv)
@@ -536,11 +587,18 @@ def main(argv: list[str] | None = None) -> int:
         args.graph, args.router, heavy_workers=args.heavy_workers, realtime_every=realtime_every
     ) as server:
         date = args.date or _service_day(server)
-        mix = MIX
+        mix = RUN_MIX
         if args.mix:
             weights = dict(part.split("=") for part in args.mix.split(","))
             mix = tuple((k, float(weights.get(k, 0))) for k, _ in MIX)
-        workload = Workload(server, date, plans_only=args.plans_only, seed=args.seed, mix=mix)
+        workload = Workload(
+            server,
+            date,
+            plans_only=args.plans_only,
+            seed=args.seed,
+            mix=mix,
+            isochrone_modes=tuple(args.isochrone_modes.split(";")),
+        )
         result = run_load(
             server,
             workload,
@@ -558,6 +616,7 @@ def main(argv: list[str] | None = None) -> int:
         "throughput": result.throughput,
         "rss_slope_mb_per_min": result.rss_slope_mb_per_min,
         "date": date,
+        "isochrone_modes": args.isochrone_modes,
         "load_average": os.getloadavg(),
     }
     out.write_text(json.dumps(record, indent=1))

@@ -64,6 +64,7 @@ from service.handlers.server_info import ServerInfoHandler
 from service.handlers.tnc import tnc_urls
 from service.handlers.updaters import updater_urls
 from service.handlers.walk_comfort import WalkComfortHandler
+from service.memory import MemoryReleaser
 from service.otp1.server_info import read_cpu_info, server_info
 from service.registry import RouterRegistry
 from service.updaters import UpdaterManager
@@ -165,6 +166,9 @@ def make_app(
         from service.dashboard import dashboard_rules
 
         urls.extend(dashboard_rules(ctx, analyst))
+    # freed memory goes back to the system once a network stops being served
+    memory = MemoryReleaser()
+    registry.add_drop_listener(memory.watch)
     return tornado.web.Application(
         urls,
         log_function=log_request,
@@ -175,5 +179,6 @@ def make_app(
         otpa_updaters=updaters,
         otpa_pools=ctx.pools,
         otpa_inflight=InFlight(),  # requests in flight, drained on SIGTERM (service.drain)
+        otpa_memory=memory,
         **settings,
     )

@@ -248,6 +248,14 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                 "shed (503s), timedOut, stopped (at their deadline), completed",
                 "additionalProperties": {"type": "object", "additionalProperties": _INT},
             },
+            "memory": _object(
+                {"trims": _INT, "retiredAlive": _INT},
+                {},
+            )
+            | {
+                "description": "heap trims so far; networks no longer served but still "
+                "in memory (requests that started on them still run)"
+            },
         },
     ),
     "Error": _ERROR,

@@ -153,6 +153,7 @@ class RouterRegistry:
         self._lock = threading.Lock()
         self._id_locks: dict[str, threading.Lock] = {}
         self._listeners: list[Callable[[], None]] = []
+        self._drop_listeners: list[Callable[[TransportNetwork], None]] = []
 
     # -- read side ---------------------------------------------------------------------------
 
@@ -280,6 +281,18 @@ class RouterRegistry:
         """Call ``listener()`` after every change of the served networks (any thread)."""
         self._listeners.append(listener)
 
+    def add_drop_listener(self, listener: Callable[[TransportNetwork], None]) -> None:
+        """Call ``listener(network)`` for each network replaced or evicted (any thread)."""
+        self._drop_listeners.append(listener)
+
+    def _dropped(self, networks: Sequence[TransportNetwork]) -> None:
+        for network in networks:
+            for listener in list(self._drop_listeners):
+                try:
+                    listener(network)
+                except Exception:
+                    logger.exception("registry drop listener failed")
+
     def _changed(self) -> None:
         for listener in list(self._listeners):
             try:
@@ -293,10 +306,12 @@ class RouterRegistry:
 
     def _swap(self, router_id: str, network: TransportNetwork) -> bool:
         with self._lock:
-            replaced = router_id in self._networks
+            old = self._networks.get(router_id)
             self._networks[router_id] = network
         self._changed()
-        return replaced
+        if old is not None and old is not network:
+            self._dropped([old])
+        return old is not None
 
     def register(
         self, router_id: str, network: TransportNetwork, *, folder: Path | None = None
@@ -381,19 +396,22 @@ class RouterRegistry:
         """
         target, _ = self.lookup(router_id)
         with self._lock:
-            if self._networks.pop(target, None) is None:
+            old = self._networks.pop(target, None)
+            if old is None:
                 msg = f"Graph id '{router_id}' not registered."
                 raise UnknownRouterError(msg)
         self._changed()
+        self._dropped([old])
         return target
 
     def evict_all(self) -> int:
         """Stop serving every router; return how many there were."""
         with self._lock:
-            count = len(self._networks)
+            dropped = list(self._networks.values())
             self._networks.clear()
         self._changed()
-        return count
+        self._dropped(dropped)
+        return len(dropped)
 
     def reload_all(self, *, pre_evict: bool = True, force: bool = True) -> ReloadReport:
         """Load every router found on disk (blocking: call in a worker thread).
@@ -431,9 +449,11 @@ class RouterRegistry:
                 report.loaded.append(router_id)
         if pre_evict:
             keep = set(on_disk)
+            dropped = []
             with self._lock:
                 for router_id in [r for r in self._networks if r not in keep]:
-                    del self._networks[router_id]
+                    dropped.append(self._networks.pop(router_id))
                     report.evicted.append(router_id)
             self._changed()
+            self._dropped(dropped)
         return report

@@ -34,6 +34,7 @@ from service.config import ConfigError, ServiceConfig, load_config
 from service.drain import InFlight
 from service.handlers.base import Builder
 from service.http_limits import LimitedHTTPServer
+from service.memory import tune_malloc
 from service.registry import Loader, RouterRegistry
 
 if TYPE_CHECKING:
@@ -188,6 +189,7 @@ async def _run(
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(server.close_all_connections(), _SHUTDOWN_GRACE_S)
         app.settings["otpa_pools"].close()
+        app.settings["otpa_memory"].close()
         logger.info("otpa service stopped")
     return url
 
@@ -420,6 +422,7 @@ def serve_from_args(args: argparse.Namespace) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     logging.captureWarnings(True)
+    tune_malloc()  # large arrays are unmapped when freed (service.memory)
     try:
         config = config_from_args(args)
         registry = None

@@ -24,6 +24,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from otpa.network import TransportNetwork
+from otpa.routing.deadline import check_deadline, under_this_deadline
 from otpa.routing.engine import SnapArrays, snap_many
 from otpa.routing.street_router import StreetOptions
 from otpa.routing.street_tree import street_tree, tree_times
@@ -158,19 +159,22 @@ def _egress_streets(
     lat0 = float(np.mean(lat[usable]))
     point_tree = cKDTree(local_xy(lat[usable], lon[usable], lat0))
     v_xy = local_xy(graph.vertex_lat[vertices], graph.vertex_lon[vertices], lat0)
-    margin = edge_margin_s(graph, snaps, options)
     # snap connectors are free: a point may be that far from its street
     radius = max_dist + float(np.max(snaps.distance_m[usable], initial=0.0)) + 1.0
 
     def one(i: int) -> list[tuple[IntArray, IntArray, IntArray]]:
+        check_deadline("the stops' egress searches")  # the request's time limit, if any
         cand = usable[np.asarray(point_tree.query_ball_point(v_xy[i], r=radius), dtype=np.int64)]
         if cand.size == 0:
             return []
-        tree = street_tree(network, int(vertices[i]), options, max_time_s=max_time + margin)
         sub = SnapArrays(
             snaps.edge[cand], snaps.fraction[cand], snaps.snap_lat[cand], snaps.snap_lon[cand],
             snaps.distance_m[cand],
         )  # fmt: skip
+        # the margin of this stop's candidates' edges only: one long edge elsewhere in the
+        # grid (rural roads: up to the one-hour cap) must not deepen every stop's search
+        margin = edge_margin_s(graph, sub, options)
+        tree = street_tree(network, int(vertices[i]), options, max_time_s=max_time + margin)
         reading = tree_times(tree, sub)
         out = []
         for s in stops_at[i]:
@@ -186,7 +190,8 @@ def _egress_streets(
 
     workers = max(1, min(os.cpu_count() or 1, 4))
     with ThreadPoolExecutor(workers) as pool:
-        parts = [r for rows in pool.map(one, range(vertices.size)) for r in rows]
+        jobs = pool.map(under_this_deadline(one), range(vertices.size))
+        parts = [r for rows in jobs for r in rows]
     return _csr(parts, n_points)
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import dask.array as da
@@ -32,11 +31,13 @@ from otpa.analysis._engine import (
     unreachable,
 )
 from otpa.analysis._layout import matrix_array
+from otpa.analysis.matrix import run_rows
 from otpa.analysis.pointset import PointSet
 from otpa.analysis.request import AnalysisRequest
 from otpa.analysis.surface import analysis_request
 from otpa.errors import InvalidArgumentError
 from otpa.network import TransportNetwork
+from otpa.routing.deadline import check_deadline
 from otpa.routing.errors import OutsideBoundsError
 from otpa.types import Float32Array, FloatArray
 
@@ -185,6 +186,7 @@ def paired_travel_time_matrix(
     d_lat, d_lon = np.asarray(dest.lat), np.asarray(dest.lon)
     data: Any
     if chunks is None:
+        check_deadline("linking the destinations")
         preps, shared = _prepare_pair((network_a, network_b), req, d_lat, d_lon)
         data = np.empty((2, n_o, n_d, n_p), dtype=np.float32)
 
@@ -194,8 +196,7 @@ def paired_travel_time_matrix(
             )
 
         threads = n_threads if n_threads is not None else (os.cpu_count() or 1)
-        with ThreadPoolExecutor(max(1, threads)) as pool:
-            list(pool.map(row, range(n_o)))
+        run_rows(row, n_o, threads)
     else:
         if int(chunks) < 1:
             msg = "chunks must be a positive number of origins"

@@ -24,6 +24,7 @@ from otpa.analysis._layout import is_grid
 from otpa.analysis.pointset import PointSet
 from otpa.analysis.sampling import sample_surface
 from otpa.errors import InvalidArgumentError
+from otpa.routing.deadline import check_deadline
 from otpa.types import FloatArray, IntArray
 
 __all__ = ["Histogram", "Indicator", "histogram", "indicator", "point_travel_times"]
@@ -145,8 +146,9 @@ def indicator(surface: xr.Dataset, points: PointSet, *, percentile: int | None =
     Indicator
     """
     times = point_travel_times(surface, points, percentile=percentile)
-    histograms = {
-        str(column): histogram(times, points.opportunities[column].to_numpy(dtype=np.float64))
-        for column in points.opportunities.columns
-    }
+    histograms: dict[str, Histogram] = {}
+    for column in points.opportunities.columns:
+        check_deadline(f"the histogram of {column}")  # the request's time limit, if any
+        values = points.opportunities[column].to_numpy(dtype=np.float64)
+        histograms[str(column)] = histogram(times, values)
     return Indicator(times, histograms)

@@ -28,6 +28,7 @@ from contourpy import FillType, contour_generator
 from otpa.analysis._layout import grid_of, is_grid
 from otpa.analysis.grid import Grid
 from otpa.errors import InvalidArgumentError
+from otpa.routing.deadline import check_deadline
 from otpa.util.geo import EARTH_RADIUS_M
 
 if TYPE_CHECKING:
@@ -135,6 +136,7 @@ def _contours(
     previous: shapely.Geometry = shapely.MultiPolygon()
     lower = -np.inf
     for cutoff in cutoffs:
+        check_deadline(f"the {cutoff:g} s contour")  # the request's time limit, if any
         # the band between the previous cutoff and this one shares its inner boundary
         # with the previous isochrone exactly (the same contour points), so unioning the
         # two keeps the previous one covered without re-noding its edges

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextvars
 import datetime as dt
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +23,11 @@ from otpa.analysis.request import AnalysisRequest
 from otpa.analysis.surface import analysis_request
 from otpa.errors import InvalidArgumentError
 from otpa.network import TransportNetwork
+from otpa.routing.deadline import check_deadline
 from otpa.routing.errors import OutsideBoundsError
 from otpa.types import Float32Array, FloatArray
 
-__all__ = ["MAX_MATRIX_CELLS", "travel_time_matrix"]
+__all__ = ["MAX_MATRIX_CELLS", "run_rows", "travel_time_matrix"]
 
 #: Largest in-memory matrix (origins x destinations x percentiles); use ``chunks`` beyond.
 MAX_MATRIX_CELLS = 400_000_000
@@ -76,6 +79,40 @@ def _block(
     return out
 
 
+def run_rows(
+    row: Callable[[int], object], n: int, n_threads: int, *, progress: bool = False
+) -> None:
+    """Call ``row(i)`` for ``i < n`` in ``n_threads`` threads, under the caller's deadline.
+
+    Each row runs in a copy of the caller's :mod:`contextvars` context, so the search
+    deadline of :mod:`otpa.routing.deadline` applies in the threads too; a row that
+    starts after it raises :class:`~otpa.routing.errors.SearchTimeoutError`, the rows
+    not started yet are cancelled and the error is raised here (an origin's searches
+    themselves are not interrupted).
+    """
+
+    def checked(i: int) -> object:
+        check_deadline(f"origin {i + 1} of {n}")
+        return row(i)
+
+    with ThreadPoolExecutor(max(1, n_threads)) as pool:
+        futures: list[Future[object]] = [
+            pool.submit(contextvars.copy_context().run, checked, i) for i in range(n)
+        ]
+        done: Any = futures
+        if progress:
+            from tqdm.auto import tqdm
+
+            done = tqdm(futures, total=n, desc="origins", unit="origin")
+        try:
+            for future in done:
+                future.result()
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+
+
 def _in_memory(
     prep: Prepared, origins: PointSet, n_threads: int, progress: bool
 ) -> Float32Array:
@@ -83,18 +120,10 @@ def _in_memory(
     n_d = prep.links.lat.shape[0]
     out = np.empty((n_o, n_d, len(prep.request.percentiles)), dtype=np.float32)
 
-    def row(i: int) -> int:
+    def row(i: int) -> None:
         out[i] = _one(prep, float(origins.lat[i]), float(origins.lon[i]))
-        return i
 
-    with ThreadPoolExecutor(max(1, n_threads)) as pool:
-        done = pool.map(row, range(n_o))
-        if progress:
-            from tqdm.auto import tqdm
-
-            done = tqdm(done, total=n_o, desc="origins", unit="origin")
-        for _ in done:
-            pass
+    run_rows(row, n_o, n_threads, progress=progress)
     return out
 
 
@@ -173,6 +202,7 @@ def travel_time_matrix(
                 "pass chunks= to get a dask-backed result"
             )
             raise InvalidArgumentError(msg)
+        check_deadline("linking the destinations")
         prep = prepare(network, req, dest.lat, dest.lon)
         threads = n_threads if n_threads is not None else (os.cpu_count() or 1)
         data: Any = _in_memory(prep, origins, threads, progress)

@@ -16,6 +16,7 @@ from otpa.analysis.request import PREFERENCE_KEYWORDS, AnalysisRequest
 from otpa.errors import ArgumentTypeError
 from otpa.network import TransportNetwork
 from otpa.routing import Location
+from otpa.routing.deadline import check_deadline
 from otpa.routing.engine import resolve_location
 from otpa.routing.parse import parse_location
 
@@ -134,7 +135,10 @@ def compute_time_surface(
         grid_or_points.lat, grid_or_points.lon
     )  # fmt: skip
     o_lat, o_lon = origin_coordinate(network, origin)
+    # the time limit of the current request (otpa.routing.deadline), checked between steps
+    check_deadline("linking the destinations")
     prep = prepare(network, req, np.asarray(lat), np.asarray(lon))
+    check_deadline("the transit search")
     result = origin_times(prep, o_lat, o_lon, keep_by_departure=keep_departures)
     tz = network.time_zone
     local = [dt.datetime.fromtimestamp(int(t), prep.tz).replace(tzinfo=None)

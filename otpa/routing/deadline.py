@@ -25,11 +25,21 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import ParamSpec, TypeVar
 
 from otpa.routing.errors import SearchTimeoutError
 
-__all__ = ["check_deadline", "deadline_passed", "search_deadline", "seconds_left"]
+__all__ = [
+    "check_deadline",
+    "deadline_passed",
+    "search_deadline",
+    "seconds_left",
+    "under_this_deadline",
+]
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 #: time.monotonic() value after which searches stop; None: no deadline
 _DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar(
@@ -81,3 +91,28 @@ def check_deadline(step: str) -> None:
     if deadline_passed():
         msg = f"the search ran out of time before {step}"
         raise SearchTimeoutError(msg)
+
+
+def under_this_deadline(fn: Callable[P, T]) -> Callable[P, T]:
+    """``fn`` made to run under the current deadline in whatever thread calls it.
+
+    Worker threads (a ``ThreadPoolExecutor`` of the search) do not inherit the
+    caller's :mod:`contextvars`; wrap their jobs in the calling thread.
+
+    Examples
+    --------
+    >>> import concurrent.futures
+    >>> with search_deadline(0.0), concurrent.futures.ThreadPoolExecutor(1) as pool:
+    ...     pool.submit(under_this_deadline(deadline_passed)).result()
+    True
+    """
+    at = _DEADLINE.get()
+
+    def run(*args: P.args, **kwargs: P.kwargs) -> T:
+        token = _DEADLINE.set(at)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _DEADLINE.reset(token)
+
+    return run

@@ -16,11 +16,12 @@ from otpa.analysis.otp1.extent import TooManyTargetsError
 from otpa.analysis.otp1.tiles import check_tile
 from otpa.errors import InvalidArgumentError
 from otpa.network import TransportNetwork
-from otpa.routing.errors import OutsideBoundsError
+from otpa.routing.errors import OutsideBoundsError, SearchTimeoutError
 from service.analyst.limits import AnalystLimits
 from service.analyst.params import AnalysisQuery, Query, analysis_query
 from service.analyst.state import AnalystState
-from service.handlers.base import BaseHandler, ServiceContext
+from service.handlers.base import BaseHandler, RequestTimeLimitError, ServiceContext
+from service.memory import MemoryReleaser
 from service.openapi import Operation, Param
 from service.otp1.errors import ApiError
 
@@ -129,14 +130,46 @@ class AnalystHandler(BaseHandler):
         window_s: int = 0,
         step_s: int = 60,
     ) -> AnalysisQuery:
-        """Read the plan parameters of the query into an analysis request and an origin."""
+        """Read the plan parameters of the query into an analysis request and an origin.
+
+        A ``searchTimeout`` (milliseconds) becomes the analysis's own time limit when it
+        is shorter than the server's (:meth:`time_left_s`).
+        """
         try:
-            return analysis_query(
+            aq = analysis_query(
                 self.query, network, max_time_s=max_time_s, window_s=window_s, step_s=step_s
             )
         except OutsideBoundsError as exc:
             self.check_exposed(exc, "")
             raise
+        timeout_ms = aq.plan.itineraries.search_timeout_ms
+        if timeout_ms is not None:
+            self._search_timeout_s: float | None = timeout_ms / 1000.0
+        return aq
+
+    def _own_limit_s(self) -> float | None:
+        """The request's ``searchTimeout`` in seconds, when shorter than the server's limit."""
+        own: float | None = getattr(self, "_search_timeout_s", None)
+        if own is None or own >= self.ctx.config.request_time_limit_s:
+            return None
+        return own
+
+    def time_left_s(self) -> float:
+        """Seconds left of the server's limit, or of the request's ``searchTimeout``."""
+        left = super().time_left_s()
+        own = self._own_limit_s()
+        if own is not None:
+            left = min(left, max(own - self.request.request_time(), 0.0))
+        return left
+
+    def _time_limit_error(self, detail: str = "") -> ApiError:
+        """The 504 of an analysis stopped at its time limit (the server's or ``searchTimeout``)."""
+        own = self._own_limit_s()
+        if own is not None:
+            limit = f"its time limit of {own:g} s (searchTimeout)"
+        else:
+            limit = f"the server's limit of {self.ctx.config.request_time_limit_s:g} s"
+        return ApiError(504, f"The analysis took longer than {limit} and was stopped{detail}.")
 
     def check_exposed(self, exc: Exception, size_parameter: str) -> None:
         """Raise the client error a library exception stands for, if it stands for one."""
@@ -147,12 +180,26 @@ class AnalystHandler(BaseHandler):
     async def compute(
         self, fn: Callable[..., T], *args: Any, size_parameter: str = "", **kwargs: Any
     ) -> T:
-        """Run analysis in a worker thread; client-caused library errors become 400s."""
+        """Run analysis in a worker thread; client-caused library errors become 400s.
+
+        An analysis that reaches the request's time limit stops itself between its steps
+        (origins, contours, columns: :mod:`otpa.routing.deadline`), frees its thread and
+        is answered 504 (so is one that cannot stop in time).
+        """
         try:
             return await self.run_blocking(fn, *args, **kwargs)
         except (OutsideBoundsError, TooManyTargetsError, PointSetError) as exc:
             self.check_exposed(exc, size_parameter)
             raise
+        except SearchTimeoutError as exc:
+            step = str(exc).removeprefix("the search ran out of time")
+            raise self._time_limit_error(f" ({step.strip()})" if step else "") from None
+        except RequestTimeLimitError:
+            raise self._time_limit_error() from None
+        finally:  # an analysis frees large arrays: hand the memory back (service.memory)
+            memory = self.application.settings.get("otpa_memory")
+            if isinstance(memory, MemoryReleaser):
+                memory.release_soon()
 
     def write_bytes(
         self, data: bytes, content_type: str, *, cache_control: str | None = CACHE_AN_HOUR

@@ -93,7 +93,7 @@ def _isochrones(
     shp_name: str | None,
 ) -> Any:
     surface = compute_time_surface(network, aq.origin, target=grid, request=aq.request)
-    surface, _ = limit_offroad(surface, network, offroad_m)
+    surface, _ = limit_offroad(surface, network, offroad_m, all_distances=False)
     frame = isochrones(surface, cutoffs)
     if shp_name is not None:
         return isochrone_shapefile_zip(frame, name=shp_name)

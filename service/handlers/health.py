@@ -2,11 +2,13 @@
 
 Liveness answers 200 whenever the event loop runs, with the counters of the two work
 pools (``work``: threads, queue, pending now; requests shed with 503, timed out and
-completed so far; :mod:`service.workpools`).  Readiness answers 200 once every
-configured router is loaded (or, with none configured, at least one router is), and 503
-with the missing router ids otherwise, so a load balancer sends no traffic to a server
-that cannot plan yet; a server draining its requests before it stops (SIGTERM) answers
-503 with ``draining: true``.  Both are cheap and never touch a network.
+completed so far; :mod:`service.workpools`) and of memory (``memory``: heap trims, and
+retired networks -- reloaded or evicted -- still alive; :mod:`service.memory`).
+Readiness answers 200 once every configured router is loaded (or, with none configured,
+at least one router is), and 503 with the missing router ids otherwise, so a load
+balancer sends no traffic to a server that cannot plan yet; a server draining its
+requests before it stops (SIGTERM) answers 503 with ``draining: true``.  Both are cheap
+and never touch a network.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import ClassVar
 
 from service.drain import InFlight
 from service.handlers.base import BaseHandler
+from service.memory import MemoryReleaser
 from service.openapi import Operation
 
 __all__ = ["LivenessHandler", "ReadinessHandler"]
@@ -30,7 +33,11 @@ class LivenessHandler(BaseHandler):
     def get(self) -> None:
         """Answer 200 with the work pools' counters."""
         self.set_header("Cache-Control", "no-store")
-        self.write_json({"status": "UP", "work": self.ctx.pools.stats()})
+        body: dict[str, object] = {"status": "UP", "work": self.ctx.pools.stats()}
+        memory = self.application.settings.get("otpa_memory")
+        if isinstance(memory, MemoryReleaser):  # retired networks still alive, heap trims
+            body["memory"] = memory.stats()
+        self.write_json(body)
 
 
 class ReadinessHandler(BaseHandler):

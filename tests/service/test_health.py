@@ -19,6 +19,7 @@ def test_liveness_and_readiness_with_routers(service: Service) -> None:
     assert body["status"] == "UP"
     assert set(body["work"]) == {"light", "heavy", "analysis"}  # the work pools' counters
     assert body["work"]["heavy"]["shed"] == 0
+    assert body["memory"]["retiredAlive"] == 0  # no reloaded network still in memory
     assert resp.header("Cache-Control") == "no-store"
     resp = service.get("/otp/health/ready")
     assert resp.status == 200

@@ -17,7 +17,9 @@ import pytest
 from _fakes import Response, Service
 
 import otpa
+from otpa.analysis import surface as analysis_surface
 from otpa.routing import ItineraryPreferences, Location, PlanRequest, RequestModes, _transit_plan
+from otpa.routing.deadline import deadline_passed
 from otpa.routing.errors import PathNotFoundError
 from otpa.testing.demo import demo_network, write_demo_city
 from service.handlers import analyst_isochrones
@@ -281,3 +283,65 @@ def test_before_any_job_ends_the_running_ones_tell_how_long_jobs_take() -> None:
         assert pool.stats()["shed"] == 1
     finally:
         pool.close()
+
+
+@pytest.fixture
+def slow_linking(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """An analysis whose linking step lasts until its deadline; records the steps run."""
+    steps: list[str] = []
+    real_prepare = analysis_surface.prepare
+
+    def prepare(*args: Any, **kwargs: Any) -> Any:
+        steps.append("link")
+        prep = real_prepare(*args, **kwargs)
+        while not deadline_passed():  # the request's time limit passes meanwhile
+            time.sleep(0.01)
+        return prep
+
+    def origin_times(*args: Any, **kwargs: Any) -> Any:
+        steps.append("transit")
+        raise AssertionError("the analysis went on past its time limit")
+
+    monkeypatch.setattr(analysis_surface, "prepare", prepare)
+    monkeypatch.setattr(analysis_surface, "origin_times", origin_times)
+    return steps
+
+
+def _wait_idle(svc: Service, pool: str) -> dict[str, int]:
+    deadline = time.monotonic() + 10
+    while (work := _work(svc, pool))["pending"]:
+        assert time.monotonic() < deadline, "the analysis went on past its limit"
+        time.sleep(0.02)
+    return work
+
+
+def test_an_analysis_past_the_time_limit_stops_and_answers_504(
+    make_service: MakeService, demo: Any, slow_linking: list[str]
+) -> None:
+    svc = _start(make_service, demo, request_time_limit_s=1.0)
+    resp = svc.get(ISOCHRONE)
+    assert resp.status == 504
+    body = resp.json()
+    assert (body["status"], body["error"]) == (504, "Gateway Timeout")
+    assert body["message"].startswith(
+        "The analysis took longer than the server's limit of 1 s and was stopped"
+    )
+    assert "Traceback" not in resp.text
+    analysis = _wait_idle(svc, "analysis")  # the worker thread is free again...
+    assert analysis["stopped"] == 1  # ...because the analysis stopped itself at the limit
+    assert slow_linking == ["link"]  # before its transit search
+
+
+def test_search_timeout_limits_an_analysis(
+    make_service: MakeService, demo: Any, slow_linking: list[str]
+) -> None:
+    svc = _start(make_service, demo, request_time_limit_s=30)
+    started = time.monotonic()
+    resp = svc.get(ISOCHRONE + "&searchTimeout=300")
+    assert time.monotonic() - started < 10  # the request's own limit, not the server's
+    assert resp.status == 504
+    assert resp.json()["message"].startswith(
+        "The analysis took longer than its time limit of 0.3 s (searchTimeout) and was stopped"
+    )
+    assert _wait_idle(svc, "analysis")["stopped"] == 1
+    assert slow_linking == ["link"]

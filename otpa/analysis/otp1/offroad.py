@@ -69,7 +69,11 @@ def _index_of(network: TransportNetwork) -> _StreetIndex | None:
 
 
 def offroad_distance_m(
-    network: TransportNetwork, lat: npt.ArrayLike, lon: npt.ArrayLike
+    network: TransportNetwork,
+    lat: npt.ArrayLike,
+    lon: npt.ArrayLike,
+    *,
+    max_distance_m: float | None = None,
 ) -> FloatArray:
     """Straight-line distance in metres from each place to the nearest street segment.
 
@@ -79,6 +83,9 @@ def offroad_distance_m(
         The network (its street graph's segment geometries).
     lat, lon
         Places in degrees (same shape).
+    max_distance_m
+        Look no farther: places with no street this close get ``inf`` (a bounded
+        search, much faster where many places lie far from the streets).
 
     Returns
     -------
@@ -99,15 +106,24 @@ def offroad_distance_m(
         return out.reshape(lat_a.shape)
     xy = _project(index.lat0, index.cos0, flat_lat[finite], flat_lon[finite])
     points = shapely.points(xy)
-    (which, _), distance = index.tree.query_nearest(points, return_distance=True, all_matches=False)
+    bound = None if max_distance_m is None else max_distance_m * (1.0 + 1e-9) + 1e-6
+    (which, _), distance = index.tree.query_nearest(
+        points, max_distance=bound, return_distance=True, all_matches=False
+    )
     found = np.full(points.size, np.inf)
     found[which] = distance
+    if max_distance_m is not None:
+        found[found > max_distance_m] = np.inf
     out[np.flatnonzero(finite)] = found
     return out.reshape(lat_a.shape)
 
 
 def limit_offroad(
-    surface: xr.Dataset, network: TransportNetwork, max_distance_m: float | None
+    surface: xr.Dataset,
+    network: TransportNetwork,
+    max_distance_m: float | None,
+    *,
+    all_distances: bool = True,
 ) -> tuple[xr.Dataset, FloatArray]:
     """Make the cells of a grid surface farther than ``max_distance_m`` from a street unreachable.
 
@@ -122,6 +138,10 @@ def limit_offroad(
         Its network.
     max_distance_m
         The off-road limit; None keeps every cell.
+    all_distances
+        Measure every cell's distance (timegrids encode it); False: only the reached
+        cells', and only up to the limit (``inf`` otherwise) -- enough to limit the
+        surface (isochrones), and much faster on a large grid.
 
     Returns
     -------
@@ -131,7 +151,16 @@ def limit_offroad(
     """
     grid = grid_of(surface)
     lat, lon = grid.points()
-    distance = offroad_distance_m(network, lat, lon).reshape(grid.shape)
+    if all_distances or max_distance_m is None:
+        distance = offroad_distance_m(network, lat, lon).reshape(grid.shape)
+    else:
+        times = np.asarray(surface["travel_time"].transpose(..., "y", "x").values)
+        reached = np.isfinite(times.reshape(-1, *grid.shape)).any(axis=0).ravel()
+        flat = np.full(grid.shape[0] * grid.shape[1], np.inf)
+        flat[reached] = offroad_distance_m(
+            network, lat[reached], lon[reached], max_distance_m=max_distance_m
+        )
+        distance = flat.reshape(grid.shape)
     if max_distance_m is None:
         return surface, distance
     near = xr.DataArray(distance <= max_distance_m, dims=("y", "x"))

@@ -126,3 +126,12 @@ def test_limit_offroad_leaves_out_cells_far_from_streets(atlanta: TransportNetwo
     assert np.isfinite(before[far]).any()  # the limit removed reachable cells
     unchanged, _ = limit_offroad(ds, atlanta, None)
     assert unchanged is ds
+    # measuring only the reached cells, up to the limit, leaves out the very same cells
+    quick, bounded = limit_offroad(ds, atlanta, 50.0, all_distances=False)
+    assert quick["travel_time"].equals(limited["travel_time"])
+    near = distance <= 50.0
+    assert np.array_equal(bounded[near & np.isfinite(before)], distance[near & np.isfinite(before)])
+    assert np.isinf(bounded[far | np.isnan(before)]).all()
+    capped = offroad_distance_m(atlanta, [33.9, 33.76], [-84.0, -84.39], max_distance_m=5000.0)
+    assert np.isinf(capped[0])  # the far place: nothing within 5 km
+    assert capped[1] == offroad_distance_m(atlanta, [33.76], [-84.39])[0]
