@@ -407,6 +407,7 @@ def _plot(records: list[dict[str, Any]], fits: dict[str, float | None]) -> None:
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import FuncFormatter, NullFormatter
     except ImportError:
         print("(matplotlib not installed: no plots; `pip install .[benchmarks]`)")
         return
@@ -435,6 +436,8 @@ def _plot(records: list[dict[str, Any]], fits: dict[str, float | None]) -> None:
         ax.loglog([lo, hi], [1.0, hi / lo], "k--", lw=0.8, label="linear (k = 1)")
         ax.set_xlabel("stop times (synthetic regions 1x, 4x, 16x, 24x RNV)")
         ax.set_ylabel("cost relative to the smallest size")
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_title(title, fontsize=9)
         ax.grid(True, which="both", lw=0.3)
         ax.legend(fontsize=7)
