@@ -407,7 +407,7 @@ def _plot(records: list[dict[str, Any]], fits: dict[str, float | None]) -> None:
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        from matplotlib.ticker import FuncFormatter, NullFormatter
+        from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
     except ImportError:
         print("(matplotlib not installed: no plots; `pip install .[benchmarks]`)")
         return
@@ -436,6 +436,7 @@ def _plot(records: list[dict[str, Any]], fits: dict[str, float | None]) -> None:
         ax.loglog([lo, hi], [1.0, hi / lo], "k--", lw=0.8, label="linear (k = 1)")
         ax.set_xlabel("stop times (synthetic regions 1x, 4x, 16x, 24x RNV)")
         ax.set_ylabel("cost relative to the smallest size")
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
         ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_title(title, fontsize=9)
