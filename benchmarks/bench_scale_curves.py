@@ -2,8 +2,9 @@
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_scale_curves.py run --scales 1,4,16
+    .venv/bin/python benchmarks/bench_scale_curves.py run --scales 1,4,16,24
     .venv/bin/python benchmarks/bench_scale_curves.py run --scales 24 --skip surface,matrix
+    .venv/bin/python benchmarks/bench_scale_curves.py run --scales 16,24 --reuse-build
     .venv/bin/python benchmarks/bench_scale_curves.py report
 
 ``run`` generates each region with :func:`otpa.testing.scale.generate_scale_city` (``scale``
@@ -25,7 +26,10 @@ and measures, per size:
 Each size writes ``x<scale>.json``; ``report`` fits, for each cost, the exponent ``k`` of
 ``cost ~ stop_times^k`` (least squares on log-log) over the sizes present, and writes
 ``benchmarks/results/scale_curves.json`` and ``scale_curves.md`` (the table that
-``docs/performance.md`` quotes).  The machine is shared: each record holds the load average.
+``docs/performance.md`` quotes) and, with matplotlib, the log-log figures
+``docs/img/scale_{build,queries,analysis}.png``.  The machine is shared: each record holds
+the load average, and plans, surfaces, linking and the matrix are timed in CPU seconds
+(``time.process_time``, all threads) as well as wall seconds; fit exponents on the CPU rows.
 """
 
 from __future__ import annotations
@@ -151,21 +155,23 @@ def _plans(net: TransportNetwork, city: ScaleCity, n: int, rng: np.random.Genera
                         modes=mode, itineraries=ItineraryPreferences(num_itineraries=3))
             for a, b in zip(src, dst, strict=True)
         ]  # fmt: skip
-        times, found, rail = [], 0, 0
+        times, cpus, found, rail = [], [], 0, 0
         for i, req in enumerate(reqs):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             try:
                 res = plan(net, req)
             except PlanningError:
                 res = None
-            dt_s = time.perf_counter() - t
+            dt_s, dc_s = time.perf_counter() - t, time.process_time() - c
             if i < 3:  # warm-up
                 continue
             times.append(dt_s)
+            cpus.append(dc_s)
             if res is not None and res.itineraries:
                 found += 1
                 rail += any(leg.mode == "RAIL" for leg in res.itineraries[0].legs)
-        out[name] = {**_stats(times), "found": found, "first_uses_rail": rail}
+        out[name] = {**_stats(times), "cpu": _stats(cpus), "found": found,
+                     "first_uses_rail": rail}  # fmt: skip
     return out
 
 
@@ -180,23 +186,24 @@ def _surfaces(net: TransportNetwork, city: ScaleCity, n: int, rng: np.random.Gen
     out: dict[str, Any] = {"targets": int(g_lat.size)}
     single = AnalysisRequest(departure=when)
     if "surface" not in skip:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         prep1 = prepare(net, single, g_lat, g_lon)
         out["link_targets_s"] = time.perf_counter() - t
+        out["link_targets_cpu_s"] = time.process_time() - c  # all threads
+        out["egress_links"] = prep1.links.egress.n_links
         prep60 = prepare(net, single.replace(window_s=3600), g_lat, g_lon)
         origins, _ = _town_points(city, n + 1, rng, near=False)
         for prep in (prep1, prep60):
             origin_times(prep, float(origins[0, 0]), float(origins[0, 1]))
-        t1, t60 = [], []
+        t1, t60, c1, c60 = [], [], [], []
         for o_lat, o_lon in origins[1:]:
-            t = time.perf_counter()
-            origin_times(prep1, float(o_lat), float(o_lon))
-            t1.append(time.perf_counter() - t)
-            t = time.perf_counter()
-            origin_times(prep60, float(o_lat), float(o_lon))
-            t60.append(time.perf_counter() - t)
-        out["surface_single"] = _stats(t1)
-        out["surface_window60"] = _stats(t60)
+            for prep, wall, cpu in ((prep1, t1, c1), (prep60, t60, c60)):
+                t, c = time.perf_counter(), time.process_time()
+                origin_times(prep, float(o_lat), float(o_lon))
+                wall.append(time.perf_counter() - t)
+                cpu.append(time.process_time() - c)
+        out["surface_single"] = {**_stats(t1), "cpu": _stats(c1)}
+        out["surface_window60"] = {**_stats(t60), "cpu": _stats(c60)}
     if "matrix" not in skip:
         import dask
 
@@ -209,14 +216,15 @@ def _surfaces(net: TransportNetwork, city: ScaleCity, n: int, rng: np.random.Gen
         warm = travel_time_matrix(net, o_ps.subset(["o0"]), d_ps, departure=when)  # numba
         with dask.config.set(scheduler="sync"):
             warm.compute()
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         ttm = travel_time_matrix(net, o_ps, d_ps, departure=when,
                                  chunks=max(1, matrix_origins // 4))  # fmt: skip
         with dask.config.set(scheduler="threads", num_workers=os.cpu_count()):
             arr = ttm.compute().to_numpy()
-        wall = time.perf_counter() - t
+        wall, cpu = time.perf_counter() - t, time.process_time() - c
         out["matrix"] = {"origins": len(o_ps), "destinations": len(d_ps), "wall_s": wall,
-                         "origins_per_s": len(o_ps) / wall,
+                         "cpu_s": cpu, "origins_per_s": len(o_ps) / wall,
+                         "origins_per_cpu_s": len(o_ps) / cpu,
                          "reached_share": float(np.isfinite(arr).mean())}  # fmt: skip
     return out
 
@@ -299,24 +307,37 @@ def _save(scale: float, record: dict[str, Any]) -> dict[str, Any]:
 
 # ------------------------------------------------------------------------------ report
 
-#: (label, path in the record, unit); costs fitted against stop times.
-COSTS: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("build (in the child)", ("build", "build_s"), "s"),
-    ("build CPU (in the child)", ("build", "build_cpu_s"), "s"),
-    ("build + save, child wall", ("build", "wall_s"), "s"),
-    ("build peak RSS", ("build", "peak_rss_mb"), "MB"),
-    ("saved graph", ("graph_mb",), "MB"),
-    ("load", ("load_s",), "s"),
-    ("load CPU", ("load_cpu_s",), "s"),
-    ("plan WALK,TRANSIT p50", ("plan", "WALK,TRANSIT", "p50_ms"), "ms"),
-    ("plan WALK,TRANSIT p95", ("plan", "WALK,TRANSIT", "p95_ms"), "ms"),
-    ("plan BICYCLE p50", ("plan", "BICYCLE", "p50_ms"), "ms"),
-    ("plan BICYCLE p95", ("plan", "BICYCLE", "p95_ms"), "ms"),
-    ("plan CAR p50", ("plan", "CAR", "p50_ms"), "ms"),
-    ("plan CAR p95", ("plan", "CAR", "p95_ms"), "ms"),
-    ("surface, 1 departure p50", ("analysis", "surface_single", "p50_ms"), "ms"),
-    ("surface, 60-min window p50", ("analysis", "surface_window60", "p50_ms"), "ms"),
-    ("matrix origins/s", ("analysis", "matrix", "origins_per_s"), "1/s"),
+#: (label, path in the record, unit, plot); costs fitted against stop times.  ``plot``
+#: names the figure (``docs/img/scale_<plot>.png``) that shows the cost, "" none.
+#: CPU-time rows are the ones to read on a shared machine (wall times carry its load).
+COSTS: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
+    ("build (in the child)", ("build", "build_s"), "s", ""),
+    ("build CPU (in the child)", ("build", "build_cpu_s"), "s", "build"),
+    ("build + save, child wall", ("build", "wall_s"), "s", ""),
+    ("build peak RSS", ("build", "peak_rss_mb"), "MB", "build"),
+    ("saved graph", ("graph_mb",), "MB", "build"),
+    ("load", ("load_s",), "s", ""),
+    ("load CPU", ("load_cpu_s",), "s", "build"),
+    ("load peak RSS", ("load_peak_rss_mb",), "MB", ""),
+    ("plan WALK,TRANSIT p50", ("plan", "WALK,TRANSIT", "p50_ms"), "ms", ""),
+    ("plan WALK,TRANSIT p95", ("plan", "WALK,TRANSIT", "p95_ms"), "ms", ""),
+    ("plan WALK,TRANSIT CPU p50", ("plan", "WALK,TRANSIT", "cpu", "p50_ms"), "ms", "queries"),
+    ("plan WALK,TRANSIT CPU p95", ("plan", "WALK,TRANSIT", "cpu", "p95_ms"), "ms", ""),
+    ("plan BICYCLE p50", ("plan", "BICYCLE", "p50_ms"), "ms", ""),
+    ("plan BICYCLE CPU p50", ("plan", "BICYCLE", "cpu", "p50_ms"), "ms", "queries"),
+    ("plan BICYCLE CPU p95", ("plan", "BICYCLE", "cpu", "p95_ms"), "ms", ""),
+    ("plan CAR p50", ("plan", "CAR", "p50_ms"), "ms", ""),
+    ("plan CAR CPU p50", ("plan", "CAR", "cpu", "p50_ms"), "ms", "queries"),
+    ("plan CAR CPU p95", ("plan", "CAR", "cpu", "p95_ms"), "ms", ""),
+    ("link grid targets (first prepare), CPU", ("analysis", "link_targets_cpu_s"), "s", "analysis"),
+    ("surface, 1 departure p50", ("analysis", "surface_single", "p50_ms"), "ms", ""),
+    ("surface, 1 departure CPU p50", ("analysis", "surface_single", "cpu", "p50_ms"), "ms",
+     "analysis"),
+    ("surface, 60-min window p50", ("analysis", "surface_window60", "p50_ms"), "ms", ""),
+    ("surface, 60-min window CPU p50", ("analysis", "surface_window60", "cpu", "p50_ms"), "ms",
+     "analysis"),
+    ("matrix origins/s (dask threads)", ("analysis", "matrix", "origins_per_s"), "1/s", ""),
+    ("matrix origins per CPU s", ("analysis", "matrix", "origins_per_cpu_s"), "1/s", "analysis"),
 )
 
 
@@ -350,7 +371,7 @@ def report(fit_scales: set[float] | None) -> dict[str, Any]:
     for label, key in zip(sizes, ("stop_times", "stops", "osm_nodes"), strict=True):
         lines.append(f"| {label} | " + " | ".join(f"{r['size'][key]:,}" for r in records) + " | |")
     fits: dict[str, float | None] = {}
-    for label, path, unit in COSTS:
+    for label, path, unit, _ in COSTS:
         vals = [_get(r, path) for r in records]
         pts = [(r["size"]["stop_times"], v) for r, v in zip(records, vals, strict=True)
                if v is not None and v > 0 and (fit_scales is None or r["scale"] in fit_scales)]
@@ -370,25 +391,62 @@ def report(fit_scales: set[float] | None) -> dict[str, Any]:
     return summary
 
 
+#: Figure titles of the plot groups of :data:`COSTS`.
+PLOTS = {
+    "build": "Build, graph and load (CPU time, memory, size)",
+    "queries": "Plan, CPU time p50 per request (same local trip mix at every size)",
+    "analysis": "Analysis: linking a 1 km grid, surfaces per origin, matrix throughput",
+}
+
+
 def _plot(records: list[dict[str, Any]], fits: dict[str, float | None]) -> None:
+    """One log-log figure per group: each cost relative to its smallest size, with its
+    fitted exponent, and the linear reference (``k = 1``)."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
     except ImportError:
-        print("(matplotlib not installed: no plot)")
+        print("(matplotlib not installed: no plots; `pip install .[benchmarks]`)")
         return
-    x = [r["size"]["stop_times"] for r in records]
-    fig, ax = plt.subplots(figsize=(8, 5))
-    for label, path, _ in COSTS:
-        y = [_get(r, path) for r in records]
-        if all(v is not None for v in y) and "p95" not in label:
+    out = ROOT / "docs" / "img"
+    out.mkdir(parents=True, exist_ok=True)
+    for group, title in PLOTS.items():
+        fig, ax = plt.subplots(figsize=(6.4, 4.2))
+        x_all: list[float] = []
+        for label, path, unit, plot in COSTS:
+            if plot != group:
+                continue
+            pts = [(r["size"]["stop_times"], v) for r in records
+                   if (v := _get(r, path)) is not None and v > 0]  # fmt: skip
+            if len(pts) < 2:
+                continue
+            x = np.array([p[0] for p in pts], dtype=float)
+            y = np.array([p[1] for p in pts], dtype=float)
+            x_all.extend(x)
             k = fits.get(label)
-            ax.loglog(x, y, "o-", label=f"{label} (k={k:.2f})" if k is not None else label)
-    ax.set_xlabel("stop times")
-    ax.legend(fontsize=7)
-    fig.savefig(ROOT / "docs" / "scale_curves.png", dpi=100)
+            name = f"{label} [{unit}], k = {k:.2f}" if k is not None else label
+            ax.loglog(x, y / y[0], "o-", label=name)
+        if not x_all:
+            plt.close(fig)
+            continue
+        lo, hi = min(x_all), max(x_all)
+        ax.loglog([lo, hi], [1.0, hi / lo], "k--", lw=0.8, label="linear (k = 1)")
+        ax.set_xlabel("stop times (synthetic regions 1x, 4x, 16x, 24x RNV)")
+        ax.set_ylabel("cost relative to the smallest size")
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.yaxis.set_minor_formatter(NullFormatter())
+        ax.set_title(title, fontsize=9)
+        ax.grid(True, which="both", lw=0.3)
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        path = out / f"scale_{group}.png"
+        fig.savefig(path, dpi=90)
+        plt.close(fig)
+        print(f"wrote {path.relative_to(ROOT)}")
 
 
 def main() -> None:

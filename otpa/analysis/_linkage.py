@@ -1,7 +1,8 @@
 """Destinations linked to the network: snaps and stop-to-point egress tables (cached).
 
 For every stop, one street search from its street vertex (R5's "stop trees") is read
-at the destinations within reach (a k-d tree on the points picks the candidates), so
+at the destinations within reach (a k-d tree on the points picks the candidates; the
+searches run in one compiled loop, :mod:`otpa.routing.vertex_trees`), so
 an egress time is the one the planner's egress search would give: the street time
 from the stop's vertex plus the stop's link walked at the mode's speed, kept when
 within the access time and distance limits.  The result is a CSR table over points:
@@ -15,19 +16,17 @@ streets and stops (removed routes, new frequencies or speeds) reuse their base's
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.spatial import cKDTree
 
 from otpa.network import TransportNetwork
-from otpa.routing.deadline import check_deadline, under_this_deadline
 from otpa.routing.engine import SnapArrays, snap_many
 from otpa.routing.street_router import StreetOptions
-from otpa.routing.street_tree import street_tree, tree_times
+from otpa.routing.vertex_trees import vertex_tree_readings
 from otpa.street import StreetGraph
 from otpa.types import FloatArray, Int32Array, IntArray
 from otpa.util.cache import OwnerCache
@@ -144,6 +143,13 @@ def _egress_streets(
     max_time: float,
     max_dist: float,
 ) -> Egress:
+    """One street tree per stop vertex, read at the usable points within reach of it.
+
+    The trees run in one compiled loop (:func:`~otpa.routing.vertex_trees.vertex_tree_readings`,
+    label buffers reused from stop to stop), so linking costs the searches, not
+    ``stops x edges``; the candidates of all stops come from one k-d tree query and
+    the stops sharing a vertex are expanded with array operations.
+    """
     graph = network.street
     assert graph is not None
     stop_vertex = np.asarray(network.stop_vertex, dtype=np.int64)
@@ -155,44 +161,44 @@ def _egress_streets(
     link_m = np.nan_to_num(np.asarray(network.stop_link_distance_m, dtype=np.float64))
     link_speed = options.walk_speed_mps if options.mode == "CAR" else options.speed_mps
     vertices, inverse = np.unique(stop_vertex[linked_stops], return_inverse=True)
-    stops_at = [linked_stops[inverse == i] for i in range(vertices.size)]
     lat0 = float(np.mean(lat[usable]))
     point_tree = cKDTree(local_xy(lat[usable], lon[usable], lat0))
     v_xy = local_xy(graph.vertex_lat[vertices], graph.vertex_lon[vertices], lat0)
     # snap connectors are free: a point may be that far from its street
     radius = max_dist + float(np.max(snaps.distance_m[usable], initial=0.0)) + 1.0
-
-    def one(i: int) -> list[tuple[IntArray, IntArray, IntArray]]:
-        check_deadline("the stops' egress searches")  # the request's time limit, if any
-        cand = usable[np.asarray(point_tree.query_ball_point(v_xy[i], r=radius), dtype=np.int64)]
-        if cand.size == 0:
-            return []
-        sub = SnapArrays(
-            snaps.edge[cand], snaps.fraction[cand], snaps.snap_lat[cand], snaps.snap_lon[cand],
-            snaps.distance_m[cand],
-        )  # fmt: skip
-        # the margin of this stop's candidates' edges only: one long edge elsewhere in the
-        # grid (rural roads: up to the one-hour cap) must not deepen every stop's search
-        margin = edge_margin_s(graph, sub, options)
-        tree = street_tree(network, int(vertices[i]), options, max_time_s=max_time + margin)
-        reading = tree_times(tree, sub)
-        out = []
-        for s in stops_at[i]:
-            link_t = link_m[s] / link_speed
-            t = reading.time_s + math.ceil(link_t)
-            d = reading.distance_m + link_m[s]
-            keep = (t <= max_time) & (d <= max_dist)
-            if keep.any():
-                out.append(
-                    (cand[keep], np.full(int(keep.sum()), s, np.int64), t[keep].astype(np.int64))
-                )
-        return out
-
-    workers = max(1, min(os.cpu_count() or 1, 4))
-    with ThreadPoolExecutor(workers) as pool:
-        jobs = pool.map(under_this_deadline(one), range(vertices.size))
-        parts = [r for rows in jobs for r in rows]
-    return _csr(parts, n_points)
+    found = point_tree.query_ball_point(v_xy, r=radius)
+    counts = np.fromiter((len(c) for c in found), dtype=np.int64, count=vertices.size)
+    indptr = np.zeros(vertices.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    cand = usable[
+        np.fromiter(itertools.chain.from_iterable(found), dtype=np.int64, count=int(indptr[-1]))
+    ]
+    # each stop tree reaches past the limit by the longest edge of ITS candidates only: one
+    # long edge elsewhere in the grid (rural roads: up to the one-hour cap) must not deepen
+    # every stop's search (the per-vertex form of ``edge_margin_s``)
+    cand_edge = snaps.edge[cand]
+    cand_len = np.where(
+        cand_edge >= 0, np.asarray(graph.edge_length_m, dtype=np.float64)[cand_edge], 0.0
+    )
+    longest = np.zeros(vertices.size, dtype=np.float64)
+    has = counts > 0
+    if cand_len.size:
+        longest[has] = np.maximum.reduceat(cand_len, indptr[:-1][has])
+    slowest = 0.8 * min(options.speed_mps, options.walk_speed_mps)
+    margin = np.minimum(1.5 * longest / slowest, 3600.0) + 1.0
+    reading = vertex_tree_readings(
+        network, vertices, options, max_time_s=max_time + margin, point_indptr=indptr,
+        point_edge=snaps.edge[cand], point_fraction=snaps.fraction[cand],
+    )  # fmt: skip
+    # every (stop, candidate of its vertex) pair
+    per_stop = counts[inverse]
+    stop = np.repeat(linked_stops, per_stop)
+    first = np.repeat(indptr[inverse] - (np.cumsum(per_stop) - per_stop), per_stop)
+    row = first + np.arange(int(per_stop.sum()), dtype=np.int64)
+    t = reading.time_s[row] + np.ceil(link_m[stop] / link_speed)
+    d = reading.distance_m[row] + link_m[stop]
+    keep = (t <= max_time) & (d <= max_dist)
+    return _csr([(cand[row[keep]], stop[keep], t[keep].astype(np.int64))], n_points)
 
 
 def link_targets(

@@ -129,7 +129,21 @@ def is_walkable_multipolygon(tags: dict[str, str]) -> bool:
     return tags.get("type") == "multipolygon" and routable_kind(tags) in AREA_KINDS
 
 
-def _add_way(data: RawData, obj: osmium.osm.Way) -> RawWay:
+def _tag_pairs(obj: osmium.osm.Way) -> list[osmium.osm.Tag]:
+    """The way's tags as ``(key, value)`` pairs in file order.
+
+    One call into libosmium per tag: iterating ``obj.tags`` goes through two Python
+    layers of pyosmium per tag, and ``tags.get`` is one call per lookup; reading a
+    way's tags once and looking them up in a dict costs about half (the scan runs
+    once per way of the file).
+    """
+    raw = obj._pyosmium_data
+    it = raw.tags_begin()
+    nxt = raw.tags_next
+    return [nxt(it) for _ in range(raw.tags_size())]
+
+
+def _add_way(data: RawData, obj: osmium.osm.Way, tags: dict[str, str]) -> RawWay:
     refs, xs, ys = data.node_refs, data.node_x, data.node_y
     start = len(refs)
     for node in obj.nodes:
@@ -137,7 +151,7 @@ def _add_way(data: RawData, obj: osmium.osm.Way) -> RawWay:
         loc = node.location
         xs.append(loc.x)
         ys.append(loc.y)
-    return RawWay(obj.id, dict(obj.tags), start, len(refs) - start)
+    return RawWay(obj.id, tags, start, len(refs) - start)
 
 
 def _scan_area_members(
@@ -187,16 +201,20 @@ def _keep_place_node(data: RawData, obj: osmium.osm.Node) -> None:
 
 def _keep_way(data: RawData, obj: osmium.osm.Way) -> None:
     """Keep a routable way, a feature way (parking, bike rental) or a named place way."""
-    tags = obj.tags
+    pairs = _tag_pairs(obj)
+    tags = dict(pairs)
+    # lookups see the first of repeated keys (as pyosmium's ``TagList.get``); the kept
+    # dict keeps the last (as ``dict(obj.tags)``)
+    first = tags if len(tags) == len(pairs) else dict(reversed(pairs))
     way_id = obj.id
-    street = routable_kind(tags) is not None
-    feature = tags.get("amenity") in FEATURE_AMENITIES
-    place = "name" in tags and place_kind(tags) is not None
+    street = routable_kind(first) is not None
+    feature = first.get("amenity") in FEATURE_AMENITIES
+    place = "name" in first and place_kind(first) is not None
     if not (street or feature or place) or way_id in data.ways:
         return
     if way_id in data.feature_ways or way_id in data.place_ways:
         return
-    raw = _add_way(data, obj)
+    raw = _add_way(data, obj, tags)
     if street:
         data.ways[way_id] = raw
     if feature:

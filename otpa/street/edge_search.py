@@ -54,6 +54,7 @@ __all__ = [
     "SearchInputs",
     "SearchResult",
     "Seeds",
+    "edge_search",
     "path_turn_costs",
     "run_search",
 ]
