@@ -15,13 +15,12 @@ import pandas as pd
 import pytest
 
 from otpa.analysis import PointSet, compute_time_surface, indicator, isochrones
-from otpa.analysis import _linkage as linkage
 from otpa.analysis import matrix as matrix_module
 from otpa.analysis import surface as surface_module
 from otpa.analysis._layout import surface_dataset
 from otpa.analysis.grid import Grid
 from otpa.network import TransportNetwork
-from otpa.routing import deadline
+from otpa.routing import deadline, vertex_trees
 from otpa.routing.deadline import search_deadline
 from otpa.routing.errors import SearchTimeoutError
 from otpa.testing.demo import demo_network, write_demo_city
@@ -158,14 +157,14 @@ def test_linking_stops_between_the_stops_egress_searches(
     demo: TransportNetwork, city: Any, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     searches: list[int] = []
-    real_tree = linkage.street_tree
+    real_chunk = vertex_trees._run_chunk
 
-    def street_tree(*args: Any, **kwargs: Any) -> Any:
+    def run_chunk(*args: Any, **kwargs: Any) -> Any:
         searches.append(1)
-        clock.advance(1.0)  # each stop's search takes a second
-        return real_tree(*args, **kwargs)
+        clock.advance(1.0)  # each chunk of stop trees takes a second
+        return real_chunk(*args, **kwargs)
 
-    monkeypatch.setattr(linkage, "street_tree", street_tree)
+    monkeypatch.setattr(vertex_trees, "_run_chunk", run_chunk)
     # destinations no earlier test linked (the links are cached per network and points)
     grid = Grid.around(*city.places["Harbour"], 1500.0, cell_size_m=137.0)
     with search_deadline(2.5), pytest.raises(SearchTimeoutError, match="egress searches"):
@@ -173,5 +172,5 @@ def test_linking_stops_between_the_stops_egress_searches(
     stopped_after = len(searches)
     searches.clear()
     compute_time_surface(demo, city.places["Westgate"], _departure(city), target=grid)
-    # the searches that began before the deadline (at most one per worker thread past it)
+    # the chunks that began before the deadline (at most one per worker thread past it)
     assert 3 <= stopped_after < len(searches)
