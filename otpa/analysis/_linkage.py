@@ -76,8 +76,13 @@ def edge_margin_s(graph: StreetGraph, snaps: SnapArrays, options: StreetOptions)
     """
     on = snaps.edge[snaps.edge >= 0]
     longest = float(np.max(np.asarray(graph.edge_length_m, dtype=np.float64)[on], initial=0.0))
+    return float(_margin_for(np.array([longest]), options)[0])
+
+
+def _margin_for(longest_m: FloatArray, options: StreetOptions) -> FloatArray:
+    """``edge_margin_s`` for edges of the given longest lengths (elementwise)."""
     slowest = 0.8 * min(options.speed_mps, options.walk_speed_mps)
-    return min(1.5 * longest / slowest, 3600.0) + 1.0
+    return np.minimum(1.5 * longest_m / slowest, 3600.0) + 1.0
 
 
 def local_xy(lat: FloatArray, lon: FloatArray, lat0: float) -> FloatArray:
@@ -184,8 +189,7 @@ def _egress_streets(
     has = counts > 0
     if cand_len.size:
         longest[has] = np.maximum.reduceat(cand_len, indptr[:-1][has])
-    slowest = 0.8 * min(options.speed_mps, options.walk_speed_mps)
-    margin = np.minimum(1.5 * longest / slowest, 3600.0) + 1.0
+    margin = _margin_for(longest, options)
     reading = vertex_tree_readings(
         network, vertices, options, max_time_s=max_time + margin, point_indptr=indptr,
         point_edge=snaps.edge[cand], point_fraction=snaps.fraction[cand],
