@@ -8,16 +8,19 @@ Usage::
 Two ``python -m service`` processes serve the same saved RNV graph
 (``results/small_rnv.graph``, built by ``bench_plan.py`` when missing): one imports the
 code of ``--old`` (``PYTHONPATH=<old>``, e.g. a ``git worktree`` of the commit before a
-speed change), the other this checkout.  Every request goes to both; the two JSON
-bodies must be equal after parsing (``debugOutput``'s timings, which measure the run,
-are the only values left out), and the XML bodies byte for byte.
+speed change), the other this checkout.  Every request goes to both; the status and
+``Content-Type`` must be equal and the bodies equal byte for byte, JSON and XML
+(``debugOutput``'s timings, which measure the run, are the only values left out).
 
 Requests: ``--pairs`` random origin/destination vertex pairs (seed ``--seed``) of the WALK
 component in each *mix* of parameters (:data:`MIXES`): WALK,TRANSIT with the bench's 3
 itineraries and with the server's defaults, ``arriveBy``, ``wheelchair``,
 ``showIntermediateStops`` with 5 itineraries, a short ``maxWalkDistance``,
 ``optimize=TRANSFERS``, BICYCLE,TRANSIT, and street-only WALK (short pairs), BICYCLE and
-CAR; plus a few XML answers.
+CAR; plus a few XML answers; plus refused and impossible requests in JSON and XML
+(mix ``refusals``, :data:`REFUSALS`: unknown and unsupported modes, bad dates and times,
+a missing ``toPlace``, a place outside the map, an unknown place name, an incomplete
+triangle, ignored and unreadable values, an unknown router).
 
 Then the cost: the server's CPU time (user + system of the process, from ``/proc``) for the
 WALK,TRANSIT requests of the bench (``--cpu-rounds`` passes, one client, old and new
@@ -77,9 +80,27 @@ MIXES: dict[str, tuple[str, dict[str, str]]] = {
 #: Mixes also asked for as XML (the first few pairs).
 XML_MIXES = ("transit-3", "walk")
 XML_PAIRS = 3
+#: Refused and impossible requests (mix ``refusals``, JSON and XML): the query of the
+#: first transit pair with these changes (None removes the parameter), and an unknown router.
+REFUSALS: tuple[dict[str, str | None], ...] = (
+    {"mode": "FOO"},
+    {"mode": "MICROMOBILITY"},
+    {"date": "13-45-2016"},
+    {"time": "99:99"},
+    {"numItineraries": "abc"},
+    {"toPlace": None},
+    {"fromPlace": "0,0"},
+    {"fromPlace": "Nowhere-At-All Strasse 999"},
+    {"mode": "BICYCLE", "optimize": "TRIANGLE"},
+    {"maxWalkDistance": "-5", "walkReluctance": "0"},
+    {"bannedRoutes": "nope_1", "wheelchair": "maybe"},
+)
 #: ``debugOutput`` fields that time the run (differ between any two runs).
 _TIMINGS = ("precalculationTime", "pathCalculationTime", "pathTimes", "renderingTime", "totalTime")
 _XML_TIMINGS = re.compile(rb"<(%s)>[^<]*</\1>" % b"|".join(t.encode() for t in _TIMINGS))
+_JSON_TIMINGS = re.compile(
+    rb'"(?:%s)":(?:\[[^\]]*\]|[-+0-9.eE]+)' % b"|".join(t.encode() for t in _TIMINGS)
+)
 
 
 def _log(msg: str) -> None:
@@ -145,14 +166,28 @@ def requests(args: argparse.Namespace, net: Any, when: dt.datetime) -> list[tupl
             out.append((mix, path, False))
             if mix in XML_MIXES and i < XML_PAIRS:
                 out.append((mix, path, True))
+    a, b = pairs["transit"][0]
+    base: dict[str, str | None] = {**_query(xy(a), xy(b), when), "mode": "WALK,TRANSIT"}
+    for change in REFUSALS:
+        q = {k: v for k, v in {**base, **change}.items() if v is not None}
+        path = f"/otp/routers/rnv/plan?{urllib.parse.urlencode(q)}"
+        out += [("refusals", path, False), ("refusals", path, True)]
+    unknown = f"/otp/routers/nope/plan?{urllib.parse.urlencode(_query(xy(a), xy(b), when))}"
+    out += [("refusals", unknown, False), ("refusals", unknown, True)]
     return out
 
 
 def _get(conn: http.client.HTTPConnection, path: str, xml: bool) -> tuple[int, bytes]:
+    status, _, body = _get_typed(conn, path, xml)
+    return status, body
+
+
+def _get_typed(conn: http.client.HTTPConnection, path: str, xml: bool) -> tuple[int, str, bytes]:
+    """Status, ``Content-Type`` and body."""
     accept = "application/xml" if xml else "application/json"
     conn.request("GET", path, headers={"Accept": accept})
     resp = conn.getresponse()
-    return resp.status, resp.read()
+    return resp.status, resp.getheader("Content-Type", ""), resp.read()
 
 
 def _conn(url: str) -> http.client.HTTPConnection:
@@ -199,12 +234,14 @@ def compare(
         rec = per_mix.setdefault(
             mix, {"identical": 0, "different": 0, "itineraries": 0, "errors": 0, "examples": []}
         )
-        s_old, b_old = _get(old, path, xml)
-        s_new, b_new = _get(new, path, xml)
+        s_old, t_old, b_old = _get_typed(old, path, xml)
+        s_new, t_new, b_new = _get_typed(new, path, xml)
         a, b = _normal(b_old, xml), _normal(b_new, xml)
-        if s_old == s_new and a == b:
+        # byte for byte, the timings masked (the parsed documents compare key order too)
+        same_bytes = xml or _JSON_TIMINGS.sub(b"", b_old) == _JSON_TIMINGS.sub(b"", b_new)
+        if s_old == s_new and t_old == t_new and a == b and same_bytes:
             rec["identical"] += 1
-            if not xml:
+            if not xml and isinstance(a, dict):
                 rec["itineraries"] += len((a.get("plan") or {}).get("itineraries") or [])
                 rec["errors"] += "error" in a
             continue
@@ -213,6 +250,10 @@ def compare(
             why = f"HTTP {s_old} vs {s_new}" if s_old != s_new else _first_difference(a, b)
             if xml and s_old == s_new:
                 why = "XML bodies differ"
+            elif s_old == s_new and t_old != t_new:
+                why = f"Content-Type {t_old!r} vs {t_new!r}"
+            elif s_old == s_new and a == b:
+                why = "JSON bytes differ (same document: key order or number format)"
             rec["examples"].append({"path": path, "xml": xml, "difference": why})
     old.close()
     new.close()
