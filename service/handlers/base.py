@@ -21,8 +21,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import hashlib
 import logging
+import os
 import re
+import threading
 import time
 import uuid
 import weakref
@@ -30,7 +33,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar
 
 import tornado.web
 
@@ -52,11 +55,13 @@ if TYPE_CHECKING:
 __all__ = [
     "RETRY_AFTER_S",
     "STOP_GRACE_S",
+    "Answer",
     "BaseHandler",
     "Builder",
     "NotFoundHandler",
     "RequestTimeLimitError",
     "ServiceContext",
+    "encode_answer",
     "pools_from_config",
     "request_done",
 ]
@@ -85,6 +90,89 @@ def _within_deadline(deadline: float, job: Callable[[], T]) -> T:
     """Run ``job`` in this worker thread with the searches' deadline at ``deadline``."""
     with search_deadline(deadline - time.monotonic()):
         return job()
+
+
+class _RequestIds:
+    """Random ids as ``uuid.uuid4().hex``, with one ``os.urandom`` call per ``batch`` ids.
+
+    ``os.urandom`` is a system call that lets go of the GIL; on the event loop, while
+    plans hold the GIL, taking it back costs up to a switch interval (5 ms) per request.
+    Drawing the random bytes of 256 ids at once makes that once per 256 requests; the
+    ids are the same kind of version-4 UUIDs.
+    """
+
+    def __init__(self, batch: int = 256) -> None:
+        self._batch = batch
+        self._lock = threading.Lock()
+        self._random = b""
+        self._next = 0
+
+    def new(self) -> str:
+        """A new random id (32 hexadecimal digits)."""
+        with self._lock:
+            if self._next >= len(self._random):
+                self._random, self._next = os.urandom(16 * self._batch), 0
+            start = self._next
+            self._next = start + 16
+            raw = self._random[start : start + 16]
+        return uuid.UUID(bytes=raw, version=4).hex
+
+
+_REQUEST_IDS = _RequestIds()
+
+
+class Answer(NamedTuple):
+    """An encoded response body, ready to be written (:func:`encode_answer`).
+
+    Attributes
+    ----------
+    media_type
+        The ``Content-Type``: ``application/json``, or the negotiated XML type.
+    body
+        The encoded document.
+    etag
+        Tornado's ``Etag`` of ``body`` (the SHA-1 it would compute when finishing).
+    """
+
+    media_type: str
+    body: bytes
+    etag: str
+
+
+def encode_answer(
+    root: str,
+    value: Mapping[str, Any],
+    xml: Callable[[], Mapping[str, Any]] | None,
+    accept: str | None,
+) -> Answer:
+    """Encode a response body as :meth:`BaseHandler.respond` writes it; safe in any thread.
+
+    JSON (null fields omitted), or XML when the ``Accept`` header prefers it (OTP's
+    ``qs=0.5``).  A handler whose body is large encodes it in its worker thread with
+    this and finishes with :meth:`BaseHandler.finish_answer`, so the event loop only
+    writes bytes (``/plan``: ``docs/performance.md``).
+
+    Parameters
+    ----------
+    root
+        XML root element name (``"RouterInfo"``...).
+    value
+        The object to serialize.
+    xml
+        Builds an XML-specific variant of ``value`` (only called for XML).
+    accept
+        The request's ``Accept`` header.
+
+    Returns
+    -------
+    Answer
+    """
+    if prefers_xml(accept):
+        body = to_xml(root, xml() if xml is not None else value)
+        media_type = xml_media_type(accept)
+    else:
+        body, media_type = dumps_json(value), "application/json"
+    return Answer(media_type, body, f'"{hashlib.sha1(body).hexdigest()}"')  # tornado's Etag
 
 
 class RequestTimeLimitError(ApiError):
@@ -158,6 +246,8 @@ class BaseHandler(tornado.web.RequestHandler):
     time_limited: ClassVar[bool] = True
     #: Methods whose work is administration (graph loads): the heavy pool, no time limit.
     admin_methods: ClassVar[frozenset[str]] = frozenset()
+    #: The body written by :meth:`finish_answer`, whose hash is the ``Etag``.
+    _otpa_answer: Answer | None = None
 
     def __init__(self, application: tornado.web.Application, request: Any, **kwargs: Any) -> None:
         """Create the handler and count its request as in flight (:mod:`service.drain`)."""
@@ -191,7 +281,7 @@ class BaseHandler(tornado.web.RequestHandler):
         rid: str | None = getattr(self, "_request_id", None)
         if rid is None:
             given = self.request.headers.get("X-Request-Id", "")
-            rid = given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
+            rid = given if _REQUEST_ID.fullmatch(given) else _REQUEST_IDS.new()
             self._request_id = rid
         return rid
 
@@ -268,13 +358,25 @@ class BaseHandler(tornado.web.RequestHandler):
         xml
             Builds an XML-specific variant of ``value`` (only called for XML).
         """
+        self.finish_answer(encode_answer(root, value, xml, self.request.headers.get("Accept")))
+
+    def finish_answer(self, answer: Answer) -> None:
+        """Finish with a body encoded by :func:`encode_answer` (in a worker thread or here)."""
         self.vary_on("Accept")
-        accept = self.request.headers.get("Accept")
-        if prefers_xml(accept):
-            self.set_header("Content-Type", xml_media_type(accept))
-            self.finish(to_xml(root, xml() if xml is not None else value))
-        else:
-            self.write_json(value)
+        self.set_header("Content-Type", answer.media_type)
+        self._otpa_answer = answer
+        self.finish(answer.body)
+
+    def compute_etag(self) -> str | None:
+        """Tornado's ``Etag``, the SHA-1 of the body: the :class:`Answer`'s when it is the body.
+
+        The answer's hash is computed where it was encoded (for ``/plan``, the worker
+        thread), so the event loop does not hash large bodies; the value is the same.
+        """
+        answer, written = self._otpa_answer, self._write_buffer
+        if answer is not None and len(written) == 1 and written[0] is answer.body:
+            return answer.etag
+        return super().compute_etag()
 
     # -- helpers ------------------------------------------------------------------------------
 

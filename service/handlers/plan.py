@@ -1,8 +1,11 @@
 """``GET /otp/routers/{routerId}/plan``: plan a trip, OTP 1.x style.
 
-Parse the query (:mod:`service.otp1.plan_params`) → run the planner in a
-worker thread → write the OTP 1.x response (:mod:`service.otp1.plan_response`),
-as JSON, or XML when the ``Accept`` header asks for it.
+Parse the query (:mod:`service.otp1.plan_params`) → run the planner →
+encode the OTP 1.x response (:mod:`service.otp1.plan_response`), as JSON, or
+XML when the ``Accept`` header asks for it.  All three run in one job of the
+heavy work pool (:func:`plan_answer`): the event loop only reads the request,
+hands the job over and writes the encoded bytes, so it stays free for the other
+connections while plans hold the GIL (``docs/performance.md``).
 
 Status codes: planning outcomes are 200 with a PlannerError in the body, as in
 OTP 1.x (no path, outside bounds, no transit times, too close).  So is every
@@ -21,14 +24,20 @@ import dataclasses
 import datetime as dt
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 from zoneinfo import ZoneInfo
 
 import otpa
 from otpa.routing.errors import InvalidRequestError, PlanningError
 from otpa.routing.model import DebugOutput, TripPlan
 from otpa.routing.request import PlanRequest
-from service.handlers.base import BaseHandler, RequestTimeLimitError, ServiceContext
+from service.handlers.base import (
+    Answer,
+    BaseHandler,
+    RequestTimeLimitError,
+    ServiceContext,
+    encode_answer,
+)
 from service.handlers.scenarios import scenario_network
 from service.openapi import Operation, Param
 from service.otp1.geocode_places import geocode_places
@@ -43,11 +52,11 @@ from service.otp1.plan_response import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from otpa.network import TransportNetwork
 
-__all__ = ["PlanHandler", "Planner"]
+__all__ = ["PlanAnswer", "PlanHandler", "Planner", "plan_answer"]
 
 Planner = Callable[["TransportNetwork", PlanRequest], TripPlan]
 _MAX_SEARCH_TIMEOUT_MS = 3_600_000  # searchTimeout's range
@@ -96,23 +105,16 @@ class PlanHandler(BaseHandler):
             for name, values in self.request.query_arguments.items()
         }
         parameters = request_parameters(query)
-        time_zone = str(network.time_zone)
         try:
-            query = geocode_places(network, query)  # place names -> coordinates (GEOCODE_*)
-            request = plan_request_from_query(
+            answer = await self.run_blocking(
+                plan_answer,
+                self._planner or otpa.plan,
+                network,
                 query,
-                time_zone=time_zone,
-                now=dt.datetime.now(ZoneInfo(time_zone)),
+                parameters=parameters,
                 defaults=self._routing_defaults.get(canonical),
-                feed_ids=_feed_ids(network),
-            )
-        except InvalidRequestError as exc:
-            self._write_planner_error(exc, parameters, planning=False)
-            return
-        planner = self._planner or otpa.plan
-        try:
-            plan = await self.run_blocking(
-                planner, network, _time_capped(request, self.time_left_s())
+                time_left_s=self.time_left_s(),
+                accept=self.request.headers.get("Accept"),
             )
         except (PlanningError, InvalidRequestError) as exc:
             self._write_planner_error(exc, parameters, planning=True)
@@ -121,12 +123,9 @@ class PlanHandler(BaseHandler):
             timeout = planner_error("REQUEST_TIMEOUT")
             self._write(error_response(timeout, parameters=parameters, debug_output=DebugOutput()))
             return
-        snapshot = getattr(plan, "realtime_snapshot", None)
-        if snapshot is not None:  # the real-time timetable version every leg comes from
-            self.set_header("X-Otpa-Realtime-Snapshot", str(snapshot))
-        self._write(
-            plan_response(plan, request=request, parameters=parameters, time_zone=time_zone)
-        )
+        if answer.snapshot is not None:  # the real-time timetable version every leg comes from
+            self.set_header("X-Otpa-Realtime-Snapshot", answer.snapshot)
+        self.finish_answer(answer.answer)
 
     def _write_planner_error(
         self, exc: Exception, parameters: Mapping[str, str], *, planning: bool
@@ -141,6 +140,85 @@ class PlanHandler(BaseHandler):
 
     def _write(self, body: Mapping[str, Any]) -> None:
         self.respond("response", body, lambda: response_xml(body))
+
+
+class PlanAnswer(NamedTuple):
+    """What :func:`plan_answer` hands back to the event loop.
+
+    Attributes
+    ----------
+    answer
+        The encoded response.
+    snapshot
+        The plan's real-time snapshot version (``X-Otpa-Realtime-Snapshot``), or None.
+    """
+
+    answer: Answer
+    snapshot: str | None
+
+
+def plan_answer(
+    planner: Planner,
+    network: TransportNetwork,
+    query: Mapping[str, Sequence[str]],
+    *,
+    parameters: Mapping[str, str],
+    defaults: RoutingDefaults | None,
+    time_left_s: float,
+    accept: str | None,
+) -> PlanAnswer:
+    """Parse, plan and encode one ``/plan`` request: the job of the heavy work pool.
+
+    A refused parameter is answered here too (OTP's PlannerError, no ``debugOutput``).
+    The planner's own errors (:class:`PlanningError`, :class:`InvalidRequestError`)
+    propagate, so the work pool sees a search that stopped at its deadline; the
+    handler answers them.
+
+    Parameters
+    ----------
+    planner
+        (network, request) → TripPlan.
+    network
+        The network to plan on.
+    query
+        Every query parameter with all its values.
+    parameters
+        ``requestParameters`` (:func:`request_parameters` of ``query``).
+    defaults
+        The router's ``routingDefaults``, or None.
+    time_left_s
+        The request's time left when it was handed over: the plan's ``searchTimeout``
+        is capped to it.
+    accept
+        The request's ``Accept`` header (JSON, or XML when it prefers XML).
+
+    Returns
+    -------
+    PlanAnswer
+    """
+    time_zone = str(network.time_zone)
+    try:
+        query = geocode_places(network, query)  # place names -> coordinates (GEOCODE_*)
+        request = plan_request_from_query(
+            query,
+            time_zone=time_zone,
+            now=dt.datetime.now(ZoneInfo(time_zone)),
+            defaults=defaults,
+            feed_ids=_feed_ids(network),
+        )
+    except InvalidRequestError as exc:
+        error = planner_error_for(exc)
+        assert error is not None  # every InvalidRequestError is a PlannerError
+        body = error_response(error, parameters=parameters)
+        return PlanAnswer(_encode(body, accept), None)
+    plan = planner(network, _time_capped(request, time_left_s))
+    body = plan_response(plan, request=request, parameters=parameters, time_zone=time_zone)
+    snapshot = getattr(plan, "realtime_snapshot", None)
+    return PlanAnswer(_encode(body, accept), None if snapshot is None else str(snapshot))
+
+
+def _encode(body: Mapping[str, Any], accept: str | None) -> Answer:
+    return encode_answer("response", body, lambda: response_xml(body), accept)
 
 
 #: The feed ids of each served network (a pandas column read: once per network).
