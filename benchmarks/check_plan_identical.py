@@ -25,7 +25,9 @@ triangle, ignored and unreadable values, an unknown router).
 Then the cost: the server's CPU time (user + system of the process, from ``/proc``) for the
 WALK,TRANSIT requests of the bench (``--cpu-rounds`` passes, one client, old and new
 alternating), and, with ``--http-seconds``, plans/s with ``--http-clients`` clients for each
-server in turn (old, new, old, new).  Ratios are new / old, measured in the same run.
+server in turn (old, new, old, new: ``--http-rounds``), with each server's CPU per answer
+(whole process and event-loop thread) over those seconds.  Ratios are new / old,
+measured in the same run.
 Exit status 1 when any response differs.
 """
 
@@ -285,6 +287,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--cpu-pairs", type=int, default=100, help="WALK,TRANSIT pairs it uses")
     p.add_argument("--http-seconds", type=float, default=0.0, help="per server and pass")
     p.add_argument("--http-clients", type=int, default=8)
+    p.add_argument("--http-rounds", type=int, default=2, help="old, new passes of the load")
     p.add_argument("--out", type=Path, help="JSON record (default results/plan_identical.json)")
     return p.parse_args(argv)
 
@@ -347,16 +350,22 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _log(f"server CPU per WALK,TRANSIT plan: {record['server_cpu_ms_per_plan']}")
             if args.http_seconds > 0:
                 http: dict[str, list[dict[str, Any]]] = {"old": [], "new": []}
-                for _ in range(2):
-                    for name, url in (("old", old_url), ("new", new_url)):
+                for _ in range(args.http_rounds):
+                    for name, url, pid in (("old", old_url, old_pid), ("new", new_url, new_pid)):
                         res = bench_plan.http_load(
-                            url, cpu_paths, clients=args.http_clients, seconds=args.http_seconds
+                            url,
+                            cpu_paths,
+                            clients=args.http_clients,
+                            seconds=args.http_seconds,
+                            server_pid=pid,
                         )
                         http[name].append(res)
                         _log(
                             f"HTTP {name}: {res.get('plans_per_s')} plans/s, "
                             f"p50 {res.get('latency_ms', {}).get('p50')} ms, "
-                            f"p95 {res.get('latency_ms', {}).get('p95')} ms"
+                            f"p95 {res.get('latency_ms', {}).get('p95')} ms, server CPU "
+                            f"{res.get('server_cpu_ms_per_plan')} ms/plan (event loop "
+                            f"{res.get('loop_cpu_ms_per_plan')})"
                         )
                 record["http"] = http
     out = args.out or bench_plan.RESULTS / "plan_identical.json"
