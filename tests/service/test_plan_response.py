@@ -8,6 +8,7 @@ reference, sections 2.1-2.11.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
@@ -560,6 +561,37 @@ def test_xml_planner_error(plan_service: Service, planner: RecordingPlanner) -> 
 def test_json_stays_the_default(plan_service: Service) -> None:
     for accept in ("*/*", "application/json", "application/json, application/xml;q=0.9"):
         assert plan_service.get(QUERY, Accept=accept).header("Content-Type") == "application/json"
+
+
+@http
+def test_etag_is_the_hash_of_the_body_written(plan_service: Service) -> None:
+    # the answer is encoded and hashed in the worker thread; the Etag must still be
+    # Tornado's (SHA-1 of the body sent), per representation, and If-None-Match works
+    resp = plan_service.get(QUERY)
+    etag = resp.header("Etag")
+    assert etag == f'"{hashlib.sha1(resp.body).hexdigest()}"'
+    xml = plan_service.get(QUERY, Accept="application/xml")
+    assert xml.header("Etag") == f'"{hashlib.sha1(xml.body).hexdigest()}"' != etag
+    again = plan_service.get(QUERY, If_None_Match=str(etag))
+    assert (again.status, again.body) == (304, b"")
+    refused = plan_service.get(QUERY + "&numItineraries=abc")  # a PlannerError body too
+    assert refused.header("Etag") == f'"{hashlib.sha1(refused.body).hexdigest()}"'
+
+
+@http
+def test_the_query_is_read_in_the_heavy_pool(plan_service: Service) -> None:
+    # parsing, planning and encoding are one job of the heavy pool (the event loop only
+    # moves bytes): a parameter refused while parsing is answered by a heavy job too
+    def heavy_jobs() -> int:
+        work: dict[str, Any] = plan_service.get("/otp/health").json()["work"]["heavy"]
+        return int(work["completed"])
+
+    before = heavy_jobs()
+    body = plan_service.get(QUERY + "&numItineraries=abc").json()
+    assert body["error"]["message"] == "BOGUS_PARAMETER"
+    assert body["error"]["details"]["parameter"] == "numItineraries"
+    assert "debugOutput" not in body  # refused before planning started, as before
+    assert heavy_jobs() == before + 1
 
 
 # -- the real planner on the demo city ----------------------------------------------------------

@@ -7,12 +7,14 @@ import logging
 import time
 import urllib.error
 import urllib.request
+import uuid
 from collections.abc import Iterator
 
 import pytest
 from _fakes import ALPHA, FakeNetwork
 
 from service.config import ServiceConfig
+from service.handlers.base import _RequestIds
 from service.server import start_in_thread
 
 pytestmark = pytest.mark.http
@@ -99,3 +101,12 @@ def test_client_errors_carry_no_request_id_in_the_body(root: str) -> None:
     status, _, body = _fetch(root + "routers/nothere")
     assert status == 404
     assert "requestId" not in json.loads(body)
+
+
+def test_new_ids_are_distinct_version_4_uuids_across_batches() -> None:
+    ids = _RequestIds(batch=2)  # the random bytes of 2 ids per os.urandom call
+    drawn = [ids.new() for _ in range(7)]
+    assert len(set(drawn)) == 7
+    for rid in drawn:
+        parsed = uuid.UUID(rid)
+        assert (parsed.hex, parsed.version, parsed.variant) == (rid, 4, uuid.RFC_4122)
