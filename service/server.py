@@ -17,11 +17,13 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import queue
 import signal
 import sys
 import threading
 import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
+from logging.handlers import QueueHandler, QueueListener
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -48,6 +50,7 @@ __all__ = [
     "demo_networks",
     "demo_registry",
     "landing_url",
+    "log_to_stderr",
     "main",
     "serve",
     "serve_from_args",
@@ -58,6 +61,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 _SHUTDOWN_GRACE_S = 5.0  # closing idle connections, after the drain
+_LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 _START_TIMEOUT_S = 300.0
 
 
@@ -401,6 +405,38 @@ def demo_registry(config: ServiceConfig) -> RouterRegistry:
     return registry
 
 
+def log_to_stderr(level: str) -> QueueListener | None:
+    """Configure the root logger, writing to stderr from a thread of its own.
+
+    The same lines as ``logging.basicConfig`` with :data:`_LOG_FORMAT` (nothing changes when
+    the root logger already has handlers), but the event loop only queues its records
+    (the access log's line per request): the write to stderr, a system call that lets go
+    of the GIL, happens in the listener's thread, so the loop does not wait to take the
+    GIL back from the plans after each answer.
+
+    Parameters
+    ----------
+    level
+        The root logger's level (``INFO``, ``WARNING``...).
+
+    Returns
+    -------
+    QueueListener or None
+        The started listener (stop it to flush), or None when logging was configured before.
+    """
+    root = logging.getLogger()
+    if root.handlers:
+        return None
+    stream = logging.StreamHandler()
+    stream.setFormatter(logging.Formatter(_LOG_FORMAT))
+    records: queue.SimpleQueue[logging.LogRecord] = queue.SimpleQueue()
+    root.setLevel(level)
+    root.addHandler(QueueHandler(records))
+    listener = QueueListener(records, stream)
+    listener.start()
+    return listener
+
+
 def serve_from_args(args: argparse.Namespace) -> int:
     """Serve as the command line asked; with no graphs folder anywhere, the demo city.
 
@@ -417,10 +453,7 @@ def serve_from_args(args: argparse.Namespace) -> int:
     int
         The exit status.
     """
-    logging.basicConfig(
-        level=str(args.log_level).upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    listener = log_to_stderr(str(args.log_level).upper())
     logging.captureWarnings(True)
     tune_malloc()  # large arrays are unmapped when freed (service.memory)
     try:
@@ -430,7 +463,14 @@ def serve_from_args(args: argparse.Namespace) -> int:
             registry = demo_registry(config)
         serve(config, registry=registry)
     except (ConfigError, ServiceStartError, OtpaError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        failure: str | None = f"error: {exc}"
+    else:
+        failure = None
+    finally:
+        if listener is not None:  # every queued line is written before the process ends
+            listener.stop()
+    if failure is not None:
+        print(failure, file=sys.stderr)
         return 2
     return 0
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -11,13 +13,20 @@ import sys
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
+from logging.handlers import QueueHandler
 from pathlib import Path
 
 import pytest
 from _fakes import ALPHA, BETA, FakeNetwork
 
 from service.config import ServiceConfig
-from service.server import ServiceStartError, build_registry, service_url, start_in_thread
+from service.server import (
+    ServiceStartError,
+    build_registry,
+    log_to_stderr,
+    service_url,
+    start_in_thread,
+)
 
 pytestmark = pytest.mark.http
 
@@ -223,3 +232,32 @@ def test_otpa_serve_without_graphs_serves_the_demo_city_and_greets_a_person() ->
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_log_lines_go_to_stderr_through_a_queue(capsys: pytest.CaptureFixture[str]) -> None:
+    # the event loop only queues its records; a listener thread writes them, same format
+    root = logging.getLogger()
+    saved_handlers, saved_level = root.handlers[:], root.level
+    root.handlers.clear()
+    try:
+        listener = log_to_stderr("INFO")
+        assert listener is not None
+        assert [type(h) for h in root.handlers] == [QueueHandler]
+        logging.getLogger("otpa.access").info("status=%d path=%s", 200, "/otp")
+        logging.getLogger("otpa.test").debug("below the level")
+        try:
+            raise ValueError("boom")
+        except ValueError:
+            logging.getLogger("otpa.test").exception("request failed")
+        listener.stop()  # writes what is queued
+    finally:
+        root.handlers[:] = saved_handlers
+        root.setLevel(saved_level)
+    lines = capsys.readouterr().err.splitlines()
+    stamp = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}"
+    assert re.fullmatch(stamp + " INFO otpa.access: status=200 path=/otp", lines[0])
+    assert re.fullmatch(stamp + " ERROR otpa.test: request failed", lines[1])
+    assert lines[2] == "Traceback (most recent call last):"
+    assert lines[-1] == "ValueError: boom"
+    assert not any("below the level" in line for line in lines)
+    assert log_to_stderr("INFO") is None  # logging configured already: left alone
