@@ -192,11 +192,29 @@ def _egress_streets(
     radius = max_dist + float(np.max(snaps.distance_m[usable], initial=0.0)) + 1.0
     found = point_tree.query_ball_point(v_xy, r=radius)
     counts = np.fromiter((len(c) for c in found), dtype=np.int64, count=vertices.size)
+    near = np.fromiter(itertools.chain.from_iterable(found), dtype=np.int64, count=counts.sum())
+    # a point is kept only within ``max_dist`` walked from the stop, and that walk runs to
+    # an end of the point's edge (no shorter than the straight line to it), then along
+    # the edge to the point (``fraction`` of its length; a point within 1 mm of an end is
+    # read at that end): points that fail this for both ends (the middle of a country
+    # road, snapped from 1 km away) cannot be kept, and left out they do not deepen the
+    # stop's search (great-circle metres, as the edges' lengths; 0.1 % + 1 m of slack)
+    owner = np.repeat(np.arange(vertices.size), counts)
+    pts = usable[near]
+    edge = snaps.edge[pts]
+    along = np.asarray(graph.edge_length_m, dtype=np.float64)[edge]
+    frac = np.asarray(snaps.fraction, dtype=np.float64)[pts]
+    v_lat, v_lon = graph.vertex_lat[vertices][owner], graph.vertex_lon[vertices][owner]
+    shortest = np.full(pts.shape[0], np.inf)
+    for end, share in ((graph.edge_from, frac), (graph.edge_to, 1.0 - frac)):
+        w = np.asarray(end)[edge]
+        to_end = haversine_m(v_lat, v_lon, graph.vertex_lat[w], graph.vertex_lon[w])
+        shortest = np.minimum(shortest, np.asarray(to_end, dtype=np.float64) + share * along)
+    close = shortest <= max_dist * 1.001 + 1.0
+    counts = np.bincount(owner[close], minlength=vertices.size).astype(np.int64)
     indptr = np.zeros(vertices.size + 1, dtype=np.int64)
     np.cumsum(counts, out=indptr[1:])
-    cand = usable[
-        np.fromiter(itertools.chain.from_iterable(found), dtype=np.int64, count=int(indptr[-1]))
-    ]
+    cand = usable[near[close]]
     # each stop tree reaches past the limit by the longest edge of ITS candidates only: one
     # long edge elsewhere in the grid (rural roads: up to the one-hour cap) must not deepen
     # every stop's search (the per-vertex form of ``edge_margin_s``)
