@@ -31,12 +31,13 @@ real-time updater's status at the end.
 ``--plans-only`` sends only plans (the throughput goal: >= 100 plans/s with 8 clients).
 
 Why isochrones are 2 % of the mix: a WALK,TRANSIT isochrone on RNV covers most of the
-network (a ~47,000-cell grid, every stop linked to it) and costs ~5 CPU-s, over 100
-plans' worth, most of it in the stops' egress street searches; a walking one runs the
-same pipeline (grid, street search, off-road limit, contours) at ~1 CPU-s.  At load 15
-the two analysis threads serve only a few a minute, so one request in ten (of ~4
-answered a second) queues the clients behind them (shed 503s by design, 504s at the
-120-s limit).  ``--mix plan=4,index=3,graphql=2,isochrone=1`` reproduces that.
+network (a ~47,000-cell grid).  Until session 8 every stop was linked to that grid
+(~3.4-5 CPU-s, over 100 plans' worth; a walking one ~0.2-1 CPU-s); now only the stops
+the origin's transit search reaches are (~0.5 CPU-s, a walking one ~0.02 CPU-s; see
+``docs/performance.md``).  At load 15 with the old cost, the two analysis threads served
+only a few a minute, so one request in ten (of ~4 answered a second) queued the clients
+behind them (shed 503s by design, 504s at the 120-s limit).
+``--mix plan=4,index=3,graphql=2,isochrone=1`` reproduces that mix.
 
 :func:`run_load` is also the suite's smoke run (``tests/service/test_load_smoke.py``).
 A JSON record goes to ``benchmarks/results/load_service.json``.

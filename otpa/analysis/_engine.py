@@ -14,6 +14,7 @@ import dataclasses
 import datetime as dt
 import math
 from dataclasses import dataclass, field
+from typing import Literal
 from zoneinfo import ZoneInfo
 
 import numpy as np
@@ -83,6 +84,9 @@ class Prepared:
     requests: dict[int, tuple[RaptorTimetable, RaptorRequest]] = field(
         default_factory=dict, repr=False
     )
+    #: the egress is linked per origin, for the stops its transit search reaches
+    #: (``links`` holds the snaps only; see :func:`prepare`'s ``egress``)
+    egress_per_origin: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -108,32 +112,47 @@ class OriginStreets:
 
 
 def prepare(
-    network: TransportNetwork, request: AnalysisRequest, lat: FloatArray, lon: FloatArray
+    network: TransportNetwork,
+    request: AnalysisRequest,
+    lat: FloatArray,
+    lon: FloatArray,
+    *,
+    egress: Literal["all", "reached"] = "all",
 ) -> Prepared:
-    """Link the destinations and fix the parameters of an analysis."""
+    """Link the destinations and fix the parameters of an analysis.
+
+    ``egress="all"`` links every stop to the destinations at once (the table every origin
+    reads: matrices); ``"reached"`` links, per origin, only the stops its transit search
+    reached within the time limit (a single-origin surface: the stops it never reaches
+    cost nothing; the times are the same, as every stop's rows are those of the full
+    table).  Street-only requests link no stops.
+    """
     plan_req = request.plan_request()
     modes = plan_req.modes
     mobility = uses_mobility(plan_req)
     mode = "WALK" if mobility else modes.access_mode
     options = street_options(plan_req, mode)
     max_dist = plan_req.walk.effective_max_distance_m
+    # renting after transit reads the whole table (its return stations' extra rows)
+    per_origin = egress == "reached" and modes.transit and not mobility
+    stops = None if modes.transit and not per_origin else np.zeros(0, dtype=np.int64)
     links = link_targets(
-        network, lat, lon, options, max_time_s=max_dist / options.speed_mps, max_distance_m=max_dist
-    )
+        network, lat, lon, options, max_time_s=max_dist / options.speed_mps,
+        max_distance_m=max_dist, stops=stops,
+    )  # fmt: skip
     tz = network.time_zone
     connector = np.zeros(lat.shape[0])
     if request.walk_connectors and links.snaps is not None:
         off_street = np.nan_to_num(links.snaps.distance_m, posinf=0.0)
         connector = np.ceil(off_street / _connector_speed(options))
-    e = links.egress
-    link_time = e.time_s + np.repeat(connector, np.diff(e.indptr)).astype(np.int32)
-    # each destination's links nearest first: the propagation skips most far ones
-    link_stop, link_time = sort_links(e.indptr, e.stop, link_time)
+    link_stop, link_time = _link_arrays(links, connector)
     rental, table = None, None
     if mobility and modes.transit and links.snaps is not None:
         rental = rental_egress(network, plan_req, links.snaps)
         if rental is not None:
-            table = _rental_table(rental, e.indptr, link_stop, link_time, connector)
+            table = _rental_table(
+                rental, links.egress.indptr, link_stop, link_time, connector
+            )
     return Prepared(
         network=network,
         request=request,
@@ -151,7 +170,30 @@ def prepare(
         mobility=mobility,
         rental_egress=rental,
         rental_table=table,
+        egress_per_origin=per_origin,
     )
+
+
+def _link_arrays(links: TargetLinks, connector: FloatArray) -> tuple[np.ndarray, np.ndarray]:
+    """The egress table's stops and times, connectors added, each destination's nearest first."""
+    e = links.egress
+    link_time = e.time_s + np.repeat(connector, np.diff(e.indptr)).astype(np.int32)
+    # each destination's links nearest first: the propagation skips most far ones
+    return sort_links(e.indptr, e.stop, link_time)
+
+
+def _with_egress(prep: Prepared, rows: FloatArray, deps: np.ndarray) -> Prepared:
+    """``prep`` with the egress of the stops reached within the time limit (per origin)."""
+    # a stop arrived at later than the limit after every departure reaches no destination
+    reached = np.flatnonzero(((rows - deps[:, None]) <= prep.request.max_time_s).any(axis=0))
+    max_dist = prep.plan_request.walk.effective_max_distance_m
+    links = link_targets(
+        prep.network, prep.links.lat, prep.links.lon, prep.options,
+        max_time_s=max_dist / prep.options.speed_mps, max_distance_m=max_dist,
+        stops=reached,
+    )  # fmt: skip
+    link_stop, link_time = _link_arrays(links, prep.connector_s)
+    return dataclasses.replace(prep, links=links, link_stop=link_stop, link_time_s=link_time)
 
 
 def _connector_speed(options: StreetOptions) -> float:
@@ -319,7 +361,12 @@ def origin_times(
         stop, time = e.stop[:0], e.time_s[:0]
     else:
         rows, deps = arrivals
-        indptr, stop, time = e.indptr, prep.link_stop, prep.link_time_s
+        if prep.egress_per_origin:
+            linked = _with_egress(prep, rows, deps)
+            e = linked.links.egress
+            indptr, stop, time = e.indptr, linked.link_stop, linked.link_time_s
+        else:
+            indptr, stop, time = e.indptr, prep.link_stop, prep.link_time_s
         rental, table = prep.rental_egress, prep.rental_table
         same_stops = rental is not None and rental.stop_to_station.shape[0] == rows.shape[1]
         if rental is not None and table is not None and same_stops:

@@ -11,6 +11,11 @@ within the access time and distance limits.  The result is a CSR table over poin
 The tables are cached on the street graph (keyed by the points, the options and a
 digest of the stops' street links), so the networks of scenarios that keep the
 streets and stops (removed routes, new frequencies or speeds) reuse their base's.
+
+``stops=`` links a part of the stops only (each stop's rows are those of the full
+table: its search depends on its own vertex and candidate points alone): no stops for
+street-only analyses, the stops one origin's transit search reached for a single-origin
+surface.  The snaps are cached apart, so an analysis can snap first and link later.
 """
 
 from __future__ import annotations
@@ -104,18 +109,27 @@ def _key(
 
 
 def _egress_streetless(
-    network: TransportNetwork, lat: FloatArray, lon: FloatArray, speed: float, max_dist: float
+    network: TransportNetwork,
+    lat: FloatArray,
+    lon: FloatArray,
+    speed: float,
+    max_dist: float,
+    only: IntArray | None = None,
 ) -> Egress:
-    """Straight-line egress for networks without streets (as the planner's ``stops_near``)."""
+    """Straight-line egress for networks without streets (as the planner's ``stops_near``).
+
+    ``only``: these stops only (default all).
+    """
     stops = network.transit.stops
     s_lat = stops.lat.to_numpy(float)
     s_lon = stops.lon.to_numpy(float)
+    ids = np.arange(s_lat.shape[0]) if only is None else np.asarray(only, dtype=np.int64)
     lat0 = float(np.nanmean(lat)) if lat.size else 0.0
-    tree = cKDTree(local_xy(s_lat, s_lon, lat0))
+    tree = cKDTree(local_xy(s_lat[ids], s_lon[ids], lat0))
     rows: list[tuple[IntArray, IntArray, IntArray]] = []
     pts = local_xy(lat, lon, lat0)
     for p, cand in enumerate(tree.query_ball_point(pts, r=max_dist * 1.01 + 1.0)):
-        c = np.asarray(cand, dtype=np.int64)
+        c = ids[np.asarray(cand, dtype=np.int64)]
         if c.size == 0:
             continue
         d = np.asarray(haversine_m(lat[p], lon[p], s_lat[c], s_lon[c]), dtype=np.float64)
@@ -147,8 +161,11 @@ def _egress_streets(
     options: StreetOptions,
     max_time: float,
     max_dist: float,
+    stops: IntArray | None = None,
 ) -> Egress:
     """One street tree per stop vertex, read at the usable points within reach of it.
+
+    ``stops``: link these stops only (default every stop with a street vertex).
 
     The trees run in one compiled loop (:func:`~otpa.routing.vertex_trees.vertex_tree_readings`,
     label buffers reused from stop to stop), so linking costs the searches, not
@@ -159,6 +176,8 @@ def _egress_streets(
     assert graph is not None
     stop_vertex = np.asarray(network.stop_vertex, dtype=np.int64)
     linked_stops = np.flatnonzero(stop_vertex >= 0)
+    if stops is not None:
+        linked_stops = np.intersect1d(linked_stops, np.asarray(stops, dtype=np.int64))
     n_points = lat.shape[0]
     usable = np.flatnonzero(snaps.edge >= 0)
     if linked_stops.size == 0 or usable.size == 0:
@@ -173,11 +192,29 @@ def _egress_streets(
     radius = max_dist + float(np.max(snaps.distance_m[usable], initial=0.0)) + 1.0
     found = point_tree.query_ball_point(v_xy, r=radius)
     counts = np.fromiter((len(c) for c in found), dtype=np.int64, count=vertices.size)
+    near = np.fromiter(itertools.chain.from_iterable(found), dtype=np.int64, count=counts.sum())
+    # a point is kept only within ``max_dist`` walked from the stop, and that walk runs to
+    # an end of the point's edge (no shorter than the straight line to it), then along
+    # the edge to the point (``fraction`` of its length; a point within 1 mm of an end is
+    # read at that end): points that fail this for both ends (the middle of a country
+    # road, snapped from 1 km away) cannot be kept, and left out they do not deepen the
+    # stop's search (great-circle metres, as the edges' lengths; 0.1 % + 1 m of slack)
+    owner = np.repeat(np.arange(vertices.size), counts)
+    pts = usable[near]
+    edge = snaps.edge[pts]
+    along = np.asarray(graph.edge_length_m, dtype=np.float64)[edge]
+    frac = np.asarray(snaps.fraction, dtype=np.float64)[pts]
+    v_lat, v_lon = graph.vertex_lat[vertices][owner], graph.vertex_lon[vertices][owner]
+    shortest = np.full(pts.shape[0], np.inf)
+    for end, share in ((graph.edge_from, frac), (graph.edge_to, 1.0 - frac)):
+        w = np.asarray(end)[edge]
+        to_end = haversine_m(v_lat, v_lon, graph.vertex_lat[w], graph.vertex_lon[w])
+        shortest = np.minimum(shortest, np.asarray(to_end, dtype=np.float64) + share * along)
+    close = shortest <= max_dist * 1.001 + 1.0
+    counts = np.bincount(owner[close], minlength=vertices.size).astype(np.int64)
     indptr = np.zeros(vertices.size + 1, dtype=np.int64)
     np.cumsum(counts, out=indptr[1:])
-    cand = usable[
-        np.fromiter(itertools.chain.from_iterable(found), dtype=np.int64, count=int(indptr[-1]))
-    ]
+    cand = usable[near[close]]
     # each stop tree reaches past the limit by the longest edge of ITS candidates only: one
     # long edge elsewhere in the grid (rural roads: up to the one-hour cap) must not deepen
     # every stop's search (the per-vertex form of ``edge_margin_s``)
@@ -213,6 +250,7 @@ def link_targets(
     *,
     max_time_s: float,
     max_distance_m: float,
+    stops: IntArray | None = None,
 ) -> TargetLinks:
     """Snap destinations and compute their egress tables (cached per street graph and inputs).
 
@@ -226,6 +264,10 @@ def link_targets(
         Street mode and costs of the egress (as the planner's).
     max_time_s, max_distance_m
         Egress limits (the planner's ``maxWalkDistance / speed`` and ``maxWalkDistance``).
+    stops
+        Link only these stops (their rows are those of the full table; the others have
+        none).  Default: every stop.  An empty array links none (street-only analyses);
+        a table of some stops only is not cached (one origin's reached stops).
     """
     lat = np.ascontiguousarray(lat, dtype=np.float64)
     lon = np.ascontiguousarray(lon, dtype=np.float64)
@@ -237,9 +279,14 @@ def link_targets(
         # the base's table here instead of running every stop's street search again
         owner = network.street
         key = (*key, _stop_links_key(network))
-    return _CACHE.get_or_build(
-        owner, key, lambda: _link(network, lat, lon, options, max_time_s, max_distance_m)
-    )
+    subset = None if stops is None else np.unique(np.asarray(stops, dtype=np.int64))
+
+    def build() -> TargetLinks:
+        return _link(network, lat, lon, options, max_time_s, max_distance_m, subset)
+
+    if subset is not None and subset.size:
+        return build()
+    return _CACHE.get_or_build(owner, (*key, "all" if subset is None else "none"), build)
 
 
 def _stop_links_key(network: TransportNetwork) -> str:
@@ -256,17 +303,39 @@ def _link(
     options: StreetOptions,
     max_time_s: float,
     max_distance_m: float,
+    stops: IntArray | None,
 ) -> TargetLinks:
     if network.street is None:
         speed = options.speed_mps
-        links = TargetLinks(
-            lat,
-            lon,
-            None,
-            _egress_streetless(network, lat, lon, speed, max_distance_m),
+        egress = (
+            _csr([], lat.shape[0])
+            if stops is not None and stops.size == 0
+            else _egress_streetless(network, lat, lon, speed, max_distance_m, stops)
         )
+        return TargetLinks(lat, lon, None, egress)
+    graph = network.street
+    h = _key(lat, lon, options, (0.0, 0.0))[0]
+    # the snaps and their edge margin, cached apart: a single-origin surface snaps its
+    # points before its transit search and links the reached stops after it
+    snaps, margin = _SNAPS.get_or_build(
+        graph, (h, options), lambda: _snap(graph, lat, lon, options)
+    )
+    if stops is not None and stops.size == 0:
+        egress = _csr([], lat.shape[0])
     else:
-        snaps = snap_many(network.street, lat, lon, options.mode, LINK_RADIUS_M)
-        egress = _egress_streets(network, snaps, lat, lon, options, max_time_s, max_distance_m)
-        links = TargetLinks(lat, lon, snaps, egress, edge_margin_s(network.street, snaps, options))
-    return links
+        egress = _egress_streets(
+            network, snaps, lat, lon, options, max_time_s, max_distance_m, stops
+        )
+    return TargetLinks(lat, lon, snaps, egress, margin)
+
+
+_SNAPS: OwnerCache[tuple[object, ...], tuple[SnapArrays, float]] = OwnerCache(
+    max_entries=_CACHE_PER_NETWORK
+)
+
+
+def _snap(
+    graph: StreetGraph, lat: FloatArray, lon: FloatArray, options: StreetOptions
+) -> tuple[SnapArrays, float]:
+    snaps = snap_many(graph, lat, lon, options.mode, LINK_RADIUS_M)
+    return snaps, edge_margin_s(graph, snaps, options)

@@ -137,7 +137,8 @@ def compute_time_surface(
     o_lat, o_lon = origin_coordinate(network, origin)
     # the time limit of the current request (otpa.routing.deadline), checked between steps
     check_deadline("linking the destinations")
-    prep = prepare(network, req, np.asarray(lat), np.asarray(lon))
+    # one origin: only the stops its transit search reaches are linked to the targets
+    prep = prepare(network, req, np.asarray(lat), np.asarray(lon), egress="reached")
     check_deadline("the transit search")
     result = origin_times(prep, o_lat, o_lon, keep_by_departure=keep_departures)
     tz = network.time_zone
