@@ -8,6 +8,7 @@ with the value computed afresh (tiny Atlanta: MARTA rail and buses with OSM stre
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from typing import Any
 
@@ -145,11 +146,6 @@ def test_access_leg_geometry_is_built_once_per_stop(atlanta: TransportNetwork) -
         assert built[1] == fresh[1]
 
 
-def _all_edges_full(*args: Any) -> list[bool]:
-    flags = args[2]
-    return [False] * int(np.asarray(flags).size)
-
-
 def test_walk_steps_shortcut_gives_the_edge_by_edge_steps(
     atlanta: TransportNetwork, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -164,20 +160,15 @@ def test_walk_steps_shortcut_gives_the_edge_by_edge_steps(
                 paths.append(path)
     assert len(paths) > 10
     fast = [walk_steps(atlanta, p) for p in paths]
-    plain = sum(
-        sum(
-            walk_steps_module._plain_edges(
-                graph,
-                np.asarray(graph.edge_name)[p.edges],
-                np.asarray(graph.edge_flags)[p.edges],
-                np.asarray(walk_steps_module.graph_geometry(graph).first_angle)[p.edges],
-                np.asarray(walk_steps_module.graph_geometry(graph).last_angle)[p.edges],
-            )
-        )
-        for p in paths
-    )
+    columns = walk_steps_module._edges
+    plain = sum(sum(columns(graph, p, None).plain) for p in paths)
     assert plain > 0  # the shortcut is taken
-    monkeypatch.setattr(walk_steps_module, "_plain_edges", _all_edges_full)
+
+    def all_edges_full(*args: Any) -> Any:  # no edge marked plain: every edge in full
+        cols = columns(*args)
+        return dataclasses.replace(cols, plain=[False] * len(cols.plain))
+
+    monkeypatch.setattr(walk_steps_module, "_edges", all_edges_full)
     assert [walk_steps(atlanta, p) for p in paths] == fast
 
 
