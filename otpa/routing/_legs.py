@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -21,7 +22,7 @@ from otpa.types import Int32Array
 from otpa.util.cache import OwnerCache
 from otpa.util.geo import haversine_m, polyline_length_m
 
-__all__ = ["StreetLegGeometry", "stop_place", "street_leg", "transit_leg"]
+__all__ = ["StreetLegGeometry", "stop_coords", "stop_place", "street_leg", "transit_leg"]
 
 _RULES = {1: "impossible", 2: "mustPhone", 3: "coordinateWithDriver"}
 
@@ -91,6 +92,12 @@ def _stop_attributes(network: TransportNetwork, stop: int) -> dict[str, Any]:
     return attrs
 
 
+def stop_coords(network: TransportNetwork, stop: int) -> tuple[float, float]:
+    """``(lat, lon)`` of a stop (from its cached :class:`Place` attributes)."""
+    attrs = _stop_attributes(network, int(stop))
+    return attrs["lat"], attrs["lon"]
+
+
 def stop_place(
     network: TransportNetwork,
     stop: int,
@@ -121,6 +128,11 @@ class StreetLegGeometry:
     elevation_gained: float = 0.0
     elevation_lost: float = 0.0
 
+    @cached_property
+    def encoded(self) -> EncodedPolyline:
+        """The encoded polyline of ``lat``/``lon`` (once per geometry: legs share them)."""
+        return polyline(self.lat, self.lon)
+
 
 def straight_geometry(lat0: float, lon0: float, lat1: float, lon1: float) -> StreetLegGeometry:
     """A straight-line leg (networks without streets)."""
@@ -144,7 +156,7 @@ def street_leg(
         from_place=from_place,
         to_place=to_place,
         distance=round(float(geometry.distance_m), 3),
-        leg_geometry=polyline(geometry.lat, geometry.lon),
+        leg_geometry=geometry.encoded,
         agency_time_zone_offset=tz_offset_ms(start),
         route="",
         transit_leg=False,
@@ -240,6 +252,19 @@ def _trip_attributes(m: TransitModel, trip: int) -> dict[str, Any]:
     if attrs is None:  # (a race stores equal values)
         attrs = known[trip] = _ride_attributes(m, table_row(m, "trips", trip))
     return attrs
+
+
+_SERVICE_DATES: dict[dt.date, str] = {}
+
+
+def _service_date(date: dt.date) -> str:
+    """``YYYYMMDD`` of a service date (strftime once per date)."""
+    text = _SERVICE_DATES.get(date)
+    if text is None:
+        text = date.strftime("%Y%m%d")
+        if len(_SERVICE_DATES) < 4096:
+            _SERVICE_DATES[date] = text
+    return text
 
 
 def transit_leg(
@@ -343,7 +368,7 @@ def transit_leg(
         agency_time_zone_offset=tz_offset_ms(start),
         transit_leg=True,
         intermediate_stops=intermediate,
-        service_date=date.strftime("%Y%m%d"),
+        service_date=_service_date(date),
         board_rule=_RULES.get(pickup),
         alight_rule=_RULES.get(dropoff),
         interline_with_previous_leg=interline,
