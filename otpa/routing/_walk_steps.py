@@ -50,7 +50,7 @@ from otpa.osm.model import (
     WALK,
 )
 from otpa.routing._path_kernel import edge_part
-from otpa.routing._street_geometry import _line_angles, graph_geometry
+from otpa.routing._street_geometry import GraphGeometry, _line_angles, graph_geometry
 from otpa.routing.model import AbsoluteDirection, RelativeDirection, WalkStep
 from otpa.street import StreetGraph
 from otpa.types import BoolArray, FloatArray, Int32Array, IntArray, UInt8Array, UInt16Array
@@ -221,6 +221,7 @@ class _PathEdges:
     """The path's edges as columns (plain lists); :meth:`at` makes one :class:`_Edge`."""
 
     graph: StreetGraph
+    geo: GraphGeometry
     edge: list[int]
     name_index: list[int]
     key: list[int]
@@ -329,14 +330,15 @@ def _edges(graph: StreetGraph, path: StreetPath, profiles: SegmentProfiles | Non
     geo = graph_geometry(graph)
     edges = np.asarray(path.edges, dtype=np.int64)
     n = edges.size
+    name_keys = _name_keys(graph)
     first, last, lat, lon, plain = _edge_columns(
         edges, float(path.start_fraction), float(path.end_fraction), geo.first_angle,
-        geo.last_angle, graph.edge_from, graph.vertex_lat, graph.vertex_lon, _name_keys(graph),
+        geo.last_angle, graph.edge_from, graph.vertex_lat, graph.vertex_lon, name_keys,
         graph.edge_name, graph.edge_flags, graph.seg_geom_offsets, graph.geom_lat,
         graph.geom_lon, graph.edge_segment, graph.edge_backward, geo.cum_m, geo.seg_len_m,
     )  # fmt: skip
     name_index = np.asarray(graph.edge_name)[edges]
-    keys = _name_keys(graph)[name_index]
+    keys = name_keys[name_index]
     flags = np.asarray(graph.edge_flags)[edges]
     length = path.edge_distance_m.tolist() if path.edge_distance_m.size else [0.0] * n
     walking = path.walking.tolist() if path.walking.size else [False] * n
@@ -353,7 +355,7 @@ def _edges(graph: StreetGraph, path: StreetPath, profiles: SegmentProfiles | Non
                 for i, e in enumerate(edges)
             ]
     return _PathEdges(
-        graph, edges.tolist(), name_index.tolist(), keys.tolist(), flags.tolist(), length,
+        graph, geo, edges.tolist(), name_index.tolist(), keys.tolist(), flags.tolist(), length,
         first.tolist(),
         last.tolist(), lat.tolist(), lon.tolist(), walking, profile, plain.tolist(),
     )  # fmt: skip
@@ -400,9 +402,10 @@ def _is_exit(graph: StreetGraph, prev: int, nxt: int, bit: int) -> bool:
     return False
 
 
-def _should_continue(graph: StreetGraph, edge: _Edge, last_angle: float) -> bool:
+def _should_continue(
+    graph: StreetGraph, geo: GraphGeometry, edge: _Edge, last_angle: float
+) -> bool:
     """OTP's test for a "turn to stay on the same street" step at the edge's start vertex."""
-    geo = graph_geometry(graph)
     v = int(graph.edge_from[edge.edge])
     angle_diff = _abs_angle_diff(edge.first, last_angle)
     for f in range(int(graph.out_indptr[v]), int(graph.out_indptr[v + 1])):
@@ -508,7 +511,7 @@ def build_steps(
             circle.follow(prev, edge, _is_exit(graph, prev.edge, edge.edge, bit))
         elif relative_direction(
             last_angle, edge.first, False
-        ) != RelativeDirection.CONTINUE and _should_continue(graph, edge, last_angle):
+        ) != RelativeDirection.CONTINUE and _should_continue(graph, cols.geo, edge, last_angle):
             # a turn to stay on the same street
             step = _new_step(edge)
             created = True
@@ -519,7 +522,7 @@ def build_steps(
             merged = _remove_zag(steps)
             if merged is not None:
                 step = merged
-        elif not created:
+        elif not created and edge.profile:
             step.elevation.extend((d + step.distance, h) for d, h in edge.profile)
         step.distance += edge.length
         last_angle = edge.last
