@@ -254,6 +254,29 @@ def _trip_attributes(m: TransitModel, trip: int) -> dict[str, Any]:
     return attrs
 
 
+#: Per transit model: each trip's position among its pattern's trips.
+_TRIP_POSITIONS: OwnerCache[str, Int32Array] = OwnerCache()
+
+
+def _trip_position(m: TransitModel, pattern: int, trip: int) -> int:
+    """Position of model trip ``trip`` among the trips of ``pattern``."""
+
+    def build() -> Int32Array:
+        offsets = np.asarray(m.pattern_trip_offsets, dtype=np.int64)
+        trips = np.asarray(m.pattern_trips, dtype=np.int64)
+        pos = np.zeros(max(m.n_trips, int(trips.max(initial=-1)) + 1), dtype=np.int32)
+        counts = np.diff(offsets)
+        pos[trips] = np.arange(trips.size) - np.repeat(offsets[:-1], counts)
+        return pos
+
+    k = int(_TRIP_POSITIONS.get_or_build(m, "positions", build)[trip])
+    a = int(m.pattern_trip_offsets[pattern])
+    if a + k < int(m.pattern_trip_offsets[pattern + 1]) and int(m.pattern_trips[a + k]) == trip:
+        return k
+    ptrips = np.asarray(m.pattern_trip_indices(pattern))  # (a trip in several patterns)
+    return int(np.flatnonzero(ptrips == trip)[0])
+
+
 _SERVICE_DATES: dict[dt.date, str] = {}
 
 
@@ -306,8 +329,7 @@ def transit_leg(
     dep = np.asarray(timetable.departure[base : base + n_stops], dtype=np.int64) + delay_s
     if added is None:
         # stop_sequence of the model trip: locate the trip's block in the pattern
-        ptrips = np.asarray(m.pattern_trip_indices(pattern))
-        k_model = int(np.flatnonzero(ptrips == model_trip)[0])
+        k_model = _trip_position(m, pattern, model_trip)
         seq_base = int(m.pattern_time_offsets[pattern]) + k_model * n_stops
         seq = np.asarray(m.stop_sequence[seq_base : seq_base + n_stops])
         trip_attrs = _trip_attributes(m, model_trip)
