@@ -107,9 +107,11 @@ def pairwise_sum(a: FloatArray) -> float:
 def _interp(x: float, xp: FloatArray, fp: FloatArray) -> float:
     """``numpy.interp(x, xp, fp)`` for non-decreasing ``xp`` (its arithmetic and ends)."""
     n = xp.shape[0]
+    if n == 1:
+        return fp[0]  # type: ignore[no-any-return]
     if math.isnan(x):
         return x
-    if n == 1 or x < xp[0]:
+    if x < xp[0]:
         return fp[0]  # type: ignore[no-any-return]
     if x > xp[n - 1]:
         return fp[n - 1]  # type: ignore[no-any-return]
