@@ -50,6 +50,7 @@ from otpa.osm.model import (
     WALK,
 )
 from otpa.routing._path_kernel import edge_part
+from otpa.routing._step_kernel import RELATIVE, build_step_columns
 from otpa.routing._street_geometry import GraphGeometry, _line_angles, graph_geometry
 from otpa.routing.model import AbsoluteDirection, RelativeDirection, WalkStep
 from otpa.street import StreetGraph
@@ -468,7 +469,87 @@ def build_steps(
     profiles: SegmentProfiles | None = None,
     initial_angle: float | None = None,
 ) -> tuple[WalkStep, ...]:
-    """The walk steps of a path (see the module docstring)."""
+    """The walk steps of a path (see the module docstring).
+
+    Without elevation profiles the compiled builder
+    (:func:`~otpa.routing._step_kernel.build_step_columns`) makes them.
+    """
+    if profiles is None and graph.vertex_elevation_m is None:
+        return _compiled_steps(graph, path, initial_angle)
+    return _python_steps(graph, path, profiles, initial_angle)
+
+
+_EXACT_IDS: OwnerCache[str, np.ndarray] = OwnerCache()  # type: ignore[type-arg]
+
+
+def _exact_ids(graph: StreetGraph) -> np.ndarray:  # type: ignore[type-arg]
+    """Per name index, one integer per distinct name (cached per graph)."""
+
+    def build() -> np.ndarray:  # type: ignore[type-arg]
+        ids: dict[str, int] = {}
+        return np.array([ids.setdefault(n, len(ids)) for n in graph.names], dtype=np.int64)
+
+    return _EXACT_IDS.get_or_build(graph, "exact_ids", build)
+
+
+def _compiled_steps(
+    graph: StreetGraph, path: StreetPath, initial_angle: float | None
+) -> tuple[WalkStep, ...]:
+    """:func:`build_steps` of a path without elevation, by the compiled builder."""
+    geo = graph_geometry(graph)
+    edges = np.asarray(path.edges, dtype=np.int64)
+    n = edges.size
+    name_keys = _name_keys(graph)
+    first, last, lat, lon, plain = _edge_columns(
+        edges, float(path.start_fraction), float(path.end_fraction), geo.first_angle,
+        geo.last_angle, graph.edge_from, graph.vertex_lat, graph.vertex_lon, name_keys,
+        graph.edge_name, graph.edge_flags, graph.seg_geom_offsets, graph.geom_lat,
+        graph.geom_lon, graph.edge_segment, graph.edge_backward, geo.cum_m, geo.seg_len_m,
+    )  # fmt: skip
+    name_index = np.asarray(graph.edge_name)[edges]
+    flags = np.asarray(graph.edge_flags)[edges]
+    lengths = path.edge_distance_m if path.edge_distance_m.size else np.zeros(n)
+    walking = path.walking if path.walking.size else np.zeros(n, dtype=bool)
+    graph_arrays = (
+        graph.edge_from, graph.edge_to, graph.edge_reverse, graph.out_indptr, graph.ban_indptr,
+        graph.ban_to, graph.ban_modes, graph.edge_perm, _exact_ids(graph), graph.edge_name,
+        geo.first_angle,
+    )  # fmt: skip
+    columns = build_step_columns(
+        edges, name_keys[name_index], flags, np.asarray(lengths, dtype=np.float64), first,
+        last, np.asarray(walking, dtype=np.bool_), plain,
+        0.0 if initial_angle is None else float(initial_angle), initial_angle is not None,
+        _MODE_BIT.get(path.mode, int(WALK)), graph_arrays,
+    )  # fmt: skip
+    names, index, flag = graph.names, name_index.tolist(), flags.tolist()
+    lat_l, lon_l = lat.tolist(), lon.tolist()
+    return tuple(
+        WalkStep(
+            distance=dist,
+            relative_direction=RELATIVE[rel],
+            street_name=names[index[i]],
+            absolute_direction=_ABSOLUTE[absolute],
+            lon=lon_l[i],
+            lat=lat_l[i],
+            stay_on=stay,
+            area=bool(flag[i] & FLAG_AREA),
+            bogus_name=bool(flag[i] & FLAG_BOGUS_NAME),
+            exit=None if out < 0 else str(out),
+            elevation=(),
+        )
+        for i, rel, absolute, dist, stay, out in zip(
+            *(c.tolist() for c in columns), strict=True
+        )
+    )
+
+
+def _python_steps(
+    graph: StreetGraph,
+    path: StreetPath,
+    profiles: SegmentProfiles | None,
+    initial_angle: float | None,
+) -> tuple[WalkStep, ...]:
+    """:func:`build_steps` edge by edge in Python (paths with elevation profiles)."""
     cols = _edges(graph, path, profiles)
     bit = _MODE_BIT.get(path.mode, int(WALK))
     steps: list[_Step] = []
