@@ -3,7 +3,7 @@
 :func:`otpa.routing._street_core.assemble` turns the edges of a search's path into a
 :class:`~otpa.routing._street_types.StreetPath`.  Written with numpy it took some
 thirty small array operations per path (a plan assembles several); this kernel does
-the same arithmetic, in the same order, in one call without the GIL:
+the same arithmetic, in the same order, in one call:
 
 * the share ``used`` of each edge (partial first and last edge), its weight (the
   exit cost paid on every edge but the first), time (whole seconds; a partial edge
@@ -15,6 +15,10 @@ the same arithmetic, in the same order, in one call without the GIL:
 * the polyline: the used part of the first and last edge (interpolated ends, as
   ``numpy.interp`` computes them), the whole edges between, the given head and
   tail points, consecutive repeated points once.
+
+The kernels here (and in :mod:`otpa.routing._step_kernel`) run for microseconds: they
+keep the GIL (``nogil`` would hand it to a waiting thread on every call, and getting
+it back can take a whole switch interval, 5 ms, under load).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ __all__ = ["assemble_path", "edge_part", "pairwise_sum"]
 _BLOCK = 128
 
 
-@njit(cache=True, nogil=True)  # type: ignore[misc]
+@njit(cache=True)  # type: ignore[misc]
 def _block_sum(a: FloatArray, lo: int, n: int) -> float:
     """numpy's ``pairwise_sum`` of ``a[lo:lo + n]`` for ``n <= 128`` (8 partial sums)."""
     if n < 8:
@@ -61,7 +65,7 @@ def _block_sum(a: FloatArray, lo: int, n: int) -> float:
     return res  # type: ignore[no-any-return]
 
 
-@njit(cache=True, nogil=True)  # type: ignore[misc]
+@njit(cache=True)  # type: ignore[misc]
 def pairwise_sum(a: FloatArray) -> float:
     """``float(numpy.sum(a))`` of a 1-D float64 array, bit for bit (its summation order).
 
@@ -103,7 +107,7 @@ def pairwise_sum(a: FloatArray) -> float:
     return 0.0 + vals[0]  # type: ignore[no-any-return]
 
 
-@njit(cache=True, nogil=True)  # type: ignore[misc]
+@njit(cache=True)  # type: ignore[misc]
 def _interp(x: float, xp: FloatArray, fp: FloatArray) -> float:
     """``numpy.interp(x, xp, fp)`` for non-decreasing ``xp`` (its arithmetic and ends)."""
     n = xp.shape[0]
@@ -129,7 +133,7 @@ def _interp(x: float, xp: FloatArray, fp: FloatArray) -> float:
     return res  # type: ignore[no-any-return]
 
 
-@njit(cache=True, nogil=True)  # type: ignore[misc]
+@njit(cache=True)  # type: ignore[misc]
 def edge_part(
     out_lat: FloatArray,
     out_lon: FloatArray,
@@ -187,7 +191,7 @@ def edge_part(
     return n + 1
 
 
-@njit(cache=True, nogil=True)  # type: ignore[misc]
+@njit(cache=True)  # type: ignore[misc]
 def _edge_values(
     edges: Int32Array,
     start: float,
@@ -222,7 +226,7 @@ def _edge_values(
     return used, w, t, d
 
 
-@njit(cache=True, nogil=True)  # type: ignore[misc]
+@njit(cache=True)  # type: ignore[misc]
 def _polyline(
     kept: Int32Array,
     start: float,
@@ -278,7 +282,7 @@ def _polyline(
     return lat[:r].copy(), lon[:r].copy()
 
 
-@njit(cache=True, nogil=True)  # type: ignore[misc]
+@njit(cache=True)  # type: ignore[misc]
 def assemble_path(
     edges: Int32Array,
     start: float,

@@ -3,8 +3,9 @@
 The same state machine as :func:`otpa.routing._walk_steps.build_steps` (new steps on
 a name change, a roundabout or a link, relative and absolute directions, roundabout
 exits and sense, "stay on" turns, zag removal), edge by edge in the same order and
-with the same arithmetic, without the GIL.  It returns the steps as columns; the
-caller makes the :class:`~otpa.routing.model.WalkStep` objects.  Paths with elevation
+with the same arithmetic (holding the GIL: see :mod:`otpa.routing._path_kernel`).  It
+returns the steps as columns; the caller makes the :class:`~otpa.routing.model.WalkStep`
+objects.  Paths with elevation
 profiles keep the Python builder (their per-step profiles are lists).
 
 Relative directions are indices into :data:`RELATIVE`, absolute ones into the
@@ -50,7 +51,7 @@ _MIN_CIRCLE_TURN = 0.5
 _NO_KEY = -2
 
 
-@njit(cache=True, nogil=True)  # type: ignore[misc]
+@njit(cache=True)  # type: ignore[misc]
 def _relative(last: float, this: float, roundabout: bool) -> int:
     """``relative_direction`` as a code."""
     diff = this - last
@@ -74,12 +75,12 @@ def _relative(last: float, this: float, roundabout: bool) -> int:
     return _H_LEFT
 
 
-@njit(cache=True, nogil=True)  # type: ignore[misc]
+@njit(cache=True)  # type: ignore[misc]
 def _absolute(angle: float) -> int:
     return (8 + math.floor(angle * 8 / _TWO_PI + 0.5)) % 8  # type: ignore[no-any-return]
 
 
-@njit(cache=True, nogil=True)  # type: ignore[misc]
+@njit(cache=True)  # type: ignore[misc]
 def _abs_angle_diff(a: float, b: float) -> float:
     diff = a - b
     if diff < 0:
@@ -87,12 +88,12 @@ def _abs_angle_diff(a: float, b: float) -> float:
     return min(diff, _TWO_PI - diff)
 
 
-@njit(cache=True, nogil=True)  # type: ignore[misc]
+@njit(cache=True)  # type: ignore[misc]
 def _wrap(angle: float) -> float:
     return angle - _TWO_PI * math.ceil((angle - math.pi) / _TWO_PI)  # type: ignore[no-any-return]
 
 
-@njit(cache=True, nogil=True)  # type: ignore[misc]
+@njit(cache=True)  # type: ignore[misc]
 def _is_exit(
     prev: int,
     nxt: int,
@@ -120,7 +121,7 @@ def _is_exit(
     return False
 
 
-@njit(cache=True, nogil=True)  # type: ignore[misc]
+@njit(cache=True)  # type: ignore[misc]
 def _should_continue(
     e: int,
     this: float,
@@ -144,7 +145,7 @@ def _should_continue(
     return False
 
 
-@njit(cache=True, nogil=True)  # type: ignore[misc]
+@njit(cache=True)  # type: ignore[misc]
 def build_step_columns(
     edges: IntArray,
     keys: IntArray,
@@ -247,7 +248,7 @@ def build_step_columns(
     return s_edge[:ns], s_rel[:ns], s_abs[:ns], s_dist[:ns], s_stay[:ns], s_exit[:ns]
 
 
-@njit(cache=True, nogil=True)  # type: ignore[misc]
+@njit(cache=True)  # type: ignore[misc]
 def _start(
     step: int, i: int, s_edge: IntArray, s_dist: FloatArray, s_stay: BoolArray, s_exit: IntArray
 ) -> None:
@@ -255,7 +256,7 @@ def _start(
     s_edge[step], s_dist[step], s_stay[step], s_exit[step] = i, 0.0, False, -1
 
 
-@njit(cache=True, nogil=True)  # type: ignore[misc]
+@njit(cache=True)  # type: ignore[misc]
 def _changes_step(
     step_edge: int, prev: int, i: int, roundabout: bool, on: bool, keys: IntArray,
     flags: UInt16Array,
@@ -268,7 +269,7 @@ def _changes_step(
     return renamed or roundabout != on or link
 
 
-@njit(cache=True, nogil=True)  # type: ignore[misc]
+@njit(cache=True)  # type: ignore[misc]
 def _leave(
     c_step: int, exits: int, before: int, turned: float, key: int, s_rel: IntArray,
     s_stay: BoolArray, s_exit: IntArray,
@@ -288,7 +289,7 @@ def _leave(
         s_rel[c_step] = _CW if turned > 0 else _CCW
 
 
-@njit(cache=True, nogil=True)  # type: ignore[misc]
+@njit(cache=True)  # type: ignore[misc]
 def _remove_zag(
     ns: int,
     c_step: int,

@@ -109,7 +109,7 @@ def _stop_links(network: TransportNetwork) -> _Links:
     return known[1] if known[0] is link_m else build()[1]  # (links replaced: not cached)
 
 
-@njit(cache=True, nogil=True)  # type: ignore[misc]
+@njit(cache=True)  # type: ignore[misc]
 def _reached_stops(
     stops: IntArray,
     stop_v: IntArray,

@@ -246,7 +246,7 @@ class _PathEdges:
         )  # fmt: skip
 
 
-@njit(cache=True, nogil=True)  # type: ignore[misc]
+@njit(cache=True)  # type: ignore[misc]
 def _edge_columns(
     edges: IntArray,
     start: float,
