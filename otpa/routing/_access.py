@@ -8,9 +8,8 @@ from typing import Any, cast
 import numpy as np
 
 from otpa.network import TransportNetwork
-from otpa.routing._legs import StreetLegGeometry, straight_geometry
+from otpa.routing._legs import StreetLegGeometry, stop_coords, straight_geometry
 from otpa.routing._places import Endpoint
-from otpa.routing._tables import row as table_row
 from otpa.routing._transfers import transfer_times, transfers_from, transfers_to
 from otpa.routing.errors import OutsideBoundsError
 from otpa.routing.preferences import DEFAULT_MAX_WALK_M
@@ -173,6 +172,16 @@ def find_access(
             max_distance_m=max_distance_m,
             reverse=reverse,
         )
+    if ep.stop is None and res is not None and len(res.stops):  # the search's stops as they are
+        s = np.asarray(res.stops, dtype=np.int32)
+        return Access(
+            s,
+            np.asarray(res.time_s, dtype=np.int32),
+            np.asarray(res.cost, dtype=np.float64),
+            np.asarray(res.distance_m, dtype=np.float64),
+            dict(zip(s.tolist(), range(s.size), strict=True)),
+            res.paths,
+        )
     stops: list[Any] = []
     times: list[Any] = []
     costs: list[Any] = []
@@ -195,7 +204,7 @@ def find_access(
     c = np.concatenate(costs).astype(np.float64)
     d = np.concatenate(dists).astype(np.float64)
     paths = None if res is None else res.paths
-    return Access(s, t, c, d, {int(x): i for i, x in enumerate(s)}, paths)
+    return Access(s, t, c, d, dict(zip(s.tolist(), range(s.size), strict=True)), paths)
 
 
 def leg_geometry(
@@ -215,7 +224,8 @@ def leg_geometry(
     """
     if paths is not None and network.street is not None:
         stop = b if isinstance(b, int) else a if isinstance(a, int) else -1
-        key = ("leg", stop, isinstance(b, int), options)
+        # the search's own options (the usual case) need no hashing in the key
+        key = ("leg", stop, isinstance(b, int), None if options is paths.options else options)
         known = paths.derived.get(key)
         if known is not None:  # this stop's leg of another itinerary of the plan
             return cast("tuple[StreetLegGeometry, bool]", known)
@@ -282,13 +292,12 @@ def with_stop_link(
     link = float(network.stop_link_distance_m[stop])
     if not np.isfinite(link) or link <= 0.0:
         return geometry
-    row = table_row(network.transit, "stops", stop)
-    s_lat, s_lon = float(row["lat"]), float(row["lon"])
-    lat, lon = np.asarray(geometry.lat, dtype=float), np.asarray(geometry.lon, dtype=float)
-    if stop == b:
-        lat, lon = np.r_[lat, s_lat], np.r_[lon, s_lon]
-    else:
-        lat, lon = np.r_[s_lat, lat], np.r_[s_lon, lon]
+    s_lat, s_lon = stop_coords(network, stop)
+    n = len(geometry.lat)
+    lat, lon = np.empty(n + 1), np.empty(n + 1)
+    at, rest = (n, slice(0, n)) if stop == b else (0, slice(1, n + 1))
+    lat[at], lon[at] = s_lat, s_lon
+    lat[rest], lon[rest] = geometry.lat, geometry.lon
     return replace(geometry, lat=lat, lon=lon, distance_m=geometry.distance_m + link)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -21,7 +22,7 @@ from otpa.types import Int32Array
 from otpa.util.cache import OwnerCache
 from otpa.util.geo import haversine_m, polyline_length_m
 
-__all__ = ["StreetLegGeometry", "stop_place", "street_leg", "transit_leg"]
+__all__ = ["StreetLegGeometry", "stop_coords", "stop_place", "street_leg", "transit_leg"]
 
 _RULES = {1: "impossible", 2: "mustPhone", 3: "coordinateWithDriver"}
 
@@ -91,6 +92,12 @@ def _stop_attributes(network: TransportNetwork, stop: int) -> dict[str, Any]:
     return attrs
 
 
+def stop_coords(network: TransportNetwork, stop: int) -> tuple[float, float]:
+    """``(lat, lon)`` of a stop (from its cached :class:`Place` attributes)."""
+    attrs = _stop_attributes(network, int(stop))
+    return attrs["lat"], attrs["lon"]
+
+
 def stop_place(
     network: TransportNetwork,
     stop: int,
@@ -121,6 +128,11 @@ class StreetLegGeometry:
     elevation_gained: float = 0.0
     elevation_lost: float = 0.0
 
+    @cached_property
+    def encoded(self) -> EncodedPolyline:
+        """The encoded polyline of ``lat``/``lon`` (once per geometry: legs share them)."""
+        return polyline(self.lat, self.lon)
+
 
 def straight_geometry(lat0: float, lon0: float, lat1: float, lon1: float) -> StreetLegGeometry:
     """A straight-line leg (networks without streets)."""
@@ -144,7 +156,7 @@ def street_leg(
         from_place=from_place,
         to_place=to_place,
         distance=round(float(geometry.distance_m), 3),
-        leg_geometry=polyline(geometry.lat, geometry.lon),
+        leg_geometry=geometry.encoded,
         agency_time_zone_offset=tz_offset_ms(start),
         route="",
         transit_leg=False,
@@ -242,6 +254,42 @@ def _trip_attributes(m: TransitModel, trip: int) -> dict[str, Any]:
     return attrs
 
 
+#: Per transit model: each trip's position among its pattern's trips.
+_TRIP_POSITIONS: OwnerCache[str, Int32Array] = OwnerCache()
+
+
+def _trip_position(m: TransitModel, pattern: int, trip: int) -> int:
+    """Position of model trip ``trip`` among the trips of ``pattern``."""
+
+    def build() -> Int32Array:
+        offsets = np.asarray(m.pattern_trip_offsets, dtype=np.int64)
+        trips = np.asarray(m.pattern_trips, dtype=np.int64)
+        pos = np.zeros(max(m.n_trips, int(trips.max(initial=-1)) + 1), dtype=np.int32)
+        counts = np.diff(offsets)
+        pos[trips] = np.arange(trips.size) - np.repeat(offsets[:-1], counts)
+        return pos
+
+    k = int(_TRIP_POSITIONS.get_or_build(m, "positions", build)[trip])
+    a = int(m.pattern_trip_offsets[pattern])
+    if a + k < int(m.pattern_trip_offsets[pattern + 1]) and int(m.pattern_trips[a + k]) == trip:
+        return k
+    ptrips = np.asarray(m.pattern_trip_indices(pattern))  # (a trip in several patterns)
+    return int(np.flatnonzero(ptrips == trip)[0])
+
+
+_SERVICE_DATES: dict[dt.date, str] = {}
+
+
+def _service_date(date: dt.date) -> str:
+    """``YYYYMMDD`` of a service date (strftime once per date)."""
+    text = _SERVICE_DATES.get(date)
+    if text is None:
+        text = date.strftime("%Y%m%d")
+        if len(_SERVICE_DATES) < 4096:
+            _SERVICE_DATES[date] = text
+    return text
+
+
 def transit_leg(
     network: TransportNetwork,
     timetable: RaptorTimetable,
@@ -281,8 +329,7 @@ def transit_leg(
     dep = np.asarray(timetable.departure[base : base + n_stops], dtype=np.int64) + delay_s
     if added is None:
         # stop_sequence of the model trip: locate the trip's block in the pattern
-        ptrips = np.asarray(m.pattern_trip_indices(pattern))
-        k_model = int(np.flatnonzero(ptrips == model_trip)[0])
+        k_model = _trip_position(m, pattern, model_trip)
         seq_base = int(m.pattern_time_offsets[pattern]) + k_model * n_stops
         seq = np.asarray(m.stop_sequence[seq_base : seq_base + n_stops])
         trip_attrs = _trip_attributes(m, model_trip)
@@ -343,7 +390,7 @@ def transit_leg(
         agency_time_zone_offset=tz_offset_ms(start),
         transit_leg=True,
         intermediate_stops=intermediate,
-        service_date=date.strftime("%Y%m%d"),
+        service_date=_service_date(date),
         board_rule=_RULES.get(pickup),
         alight_rule=_RULES.get(dropoff),
         interline_with_previous_leg=interline,

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
+from numba import njit
 
 from otpa.routing._street_core import (
     assemble,
@@ -24,6 +25,8 @@ from otpa.routing._street_costs import EdgeCosts, edge_costs
 from otpa.routing._street_search import SearchInputs, SearchResult, run_search
 from otpa.routing._street_types import AccessResult, Snap, StreetOptions, StreetPath
 from otpa.street import StreetGraph
+from otpa.types import FloatArray, Int32Array, IntArray
+from otpa.util.cache import OwnerCache
 from otpa.util.geo import haversine_m
 
 if TYPE_CHECKING:
@@ -86,6 +89,66 @@ class AccessPaths:
         )  # fmt: skip
 
 
+_Links = tuple[IntArray, IntArray, FloatArray]
+#: Per ``stop_vertex`` array: its link array, the stops with a street vertex, their
+#: vertices and stop links (NaN: 0).
+_STOP_LINKS: OwnerCache[str, tuple[object, _Links]] = OwnerCache()
+
+
+def _stop_links(network: TransportNetwork) -> _Links:
+    """``(stops, their street vertices, link metres)`` of the linked stops (once per network)."""
+    link_m = network.stop_link_distance_m
+
+    def build() -> tuple[object, _Links]:
+        stop_vertex = np.asarray(network.stop_vertex, dtype=np.int64)
+        stops = np.flatnonzero(stop_vertex >= 0)
+        links = np.asarray(link_m, dtype=np.float64)[stops]
+        return link_m, (stops, stop_vertex[stops], np.nan_to_num(links))
+
+    known = _STOP_LINKS.get_or_build(network.stop_vertex, "links", build)
+    return known[1] if known[0] is link_m else build()[1]  # (links replaced: not cached)
+
+
+@njit(cache=True)  # type: ignore[misc]
+def _reached_stops(
+    stops: IntArray,
+    stop_v: IntArray,
+    link: FloatArray,
+    cost_v: FloatArray,
+    time_v: FloatArray,
+    dist_v: FloatArray,
+    link_speed: float,
+    link_rel: float,
+    max_time_s: float,
+    max_distance_m: float,
+) -> tuple[Int32Array, Int32Array, FloatArray, FloatArray]:
+    """Stops whose vertex the search reached within the limits, the link included.
+
+    Time: the vertex's plus the link's at ``link_speed`` rounded up to whole seconds;
+    cost: plus the link's time x ``link_rel``; distance: plus the link.
+    """
+    n = stops.shape[0]
+    out_s = np.empty(n, dtype=np.int32)
+    out_t = np.empty(n, dtype=np.int32)
+    out_c = np.empty(n)
+    out_d = np.empty(n)
+    k = 0
+    for i in range(n):
+        v = stop_v[i]
+        if not np.isfinite(cost_v[v]):
+            continue
+        link_t = link[i] / link_speed
+        t = time_v[v] + np.ceil(link_t)
+        d = dist_v[v] + link[i]
+        if t <= max_time_s and d <= max_distance_m:
+            out_s[k] = stops[i]
+            out_t[k] = np.int32(t)
+            out_c[k] = cost_v[v] + link_t * link_rel
+            out_d[k] = d
+            k += 1
+    return out_s[:k].copy(), out_t[:k].copy(), out_c[:k].copy(), out_d[:k].copy()
+
+
 def access_stops(
     network: TransportNetwork,
     origin: Snap | int,
@@ -141,29 +204,16 @@ def access_stops(
     if not isinstance(origin, Snap):
         v = int(origin)
         cost_v[v] = time_v[v] = dist_v[v] = 0.0
-    stop_vertex = np.asarray(network.stop_vertex, dtype=np.int64)
-    stops = np.flatnonzero(stop_vertex >= 0)
-    sv = stop_vertex[stops]
-    reached = np.isfinite(cost_v[sv])
-    stops, sv = stops[reached], sv[reached]
-    link = np.nan_to_num(np.asarray(network.stop_link_distance_m, dtype=np.float64)[stops])
     if options.mode == "CAR":
         link_speed, link_rel = options.walk_speed_mps, options.walk_reluctance
     else:
         link_speed, link_rel = options.speed_mps, options.reluctance
-    link_t = link / link_speed
-    time = time_v[sv] + np.ceil(link_t)
-    dist = dist_v[sv] + link
-    cost = cost_v[sv] + link_t * link_rel
-    keep = (time <= max_time_s) & (dist <= max_d)
+    stops, times, costs_s, dists = _reached_stops(
+        *_stop_links(network), cost_v, time_v, dist_v, float(link_speed), float(link_rel),
+        float(max_time_s), max_d,
+    )  # fmt: skip
     paths = AccessPaths(graph, costs, inputs, options, where, origin, res, skip, reverse)
-    return AccessResult(
-        stops[keep].astype(np.int32),
-        time[keep].astype(np.int32),
-        cost[keep],
-        dist[keep],
-        paths,
-    )
+    return AccessResult(stops, times, costs_s, dists, paths)
 
 
 def stops_near(

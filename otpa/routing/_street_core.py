@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from otpa.errors import InvalidArgumentError
+from otpa.routing._path_kernel import assemble_path
 from otpa.routing._street_costs import EdgeCosts, weight_of
-from otpa.routing._street_geometry import dedupe, graph_geometry, path_points
+from otpa.routing._street_geometry import graph_geometry
 from otpa.routing._street_search import SearchInputs, Seeds, path_turn_costs
 from otpa.routing._street_types import Snap, StreetOptions, StreetPath
 from otpa.street import StreetGraph
@@ -180,6 +181,9 @@ def start_states(
     return out, {}
 
 
+_NONE = np.zeros(0)
+
+
 def assemble(
     graph: StreetGraph,
     costs: EdgeCosts,
@@ -191,58 +195,47 @@ def assemble(
     start: float,
     end: float,
 ) -> StreetPath:
-    """A :class:`StreetPath` from its edges (the costs recomputed per edge)."""
-    n = edges.size
-    used = np.ones(n)
-    if n:
-        used[0] -= start
-        used[-1] -= 1.0 - end
-    used = np.clip(used, 0.0, 1.0)
-    partial = used < 1.0
-    turns = path_turn_costs(inputs, edges)
-    weight = weight_of(costs, edges, used, np.arange(n) == 0) + turns
-    time = np.where(partial, np.ceil(costs.time_s[edges] * used), costs.time_ceil_s[edges])
-    time = time + np.ceil(turns)
-    dist = np.asarray(graph.edge_length_m)[edges] * used
-    # drop a first/last edge of which nothing is travelled (its turn cost stays)
-    keep = np.ones(n, dtype=bool)
-    if n > 1 and used[0] <= 0.0:
-        keep[0], start = False, 0.0
-    if n > 1 and used[-1] <= 0.0 and keep[:-1].any():
-        keep[-1], end = False, 1.0
-        weight[-2] += weight[-1]
-        time[-2] += time[-1]
-    edges = edges[keep]
-    used, weight, time, dist = used[keep], weight[keep], time[keep], dist[keep]
-    n = edges.size
-    rise = fall = 0.0
-    if graph.edge_rise_m is not None and graph.edge_fall_m is not None:
-        rise = float(np.sum(np.asarray(graph.edge_rise_m)[edges] * used))
-        fall = float(np.sum(np.asarray(graph.edge_fall_m)[edges] * used))
-    lat, lon = path_points(graph, edges, start, end)
+    """A :class:`StreetPath` from its edges (the costs recomputed per edge).
+
+    The per-edge arithmetic, totals and polyline are one compiled call
+    (:func:`~otpa.routing._path_kernel.assemble_path`).
+    """
+    edges = np.ascontiguousarray(edges, dtype=np.int32)
+    geo = graph_geometry(graph)
     if isinstance(origin, Snap):
-        lat, lon = np.concatenate(([origin.lat], lat)), np.concatenate(([origin.lon], lon))
-    elif n == 0:
+        head = np.array([origin.lat, origin.lon])
+    elif edges.size == 0:
         v = int(origin)
-        lat, lon = np.array([graph.vertex_lat[v]]), np.array([graph.vertex_lon[v]])
-    if isinstance(destination, Snap):
-        lat = np.concatenate((lat, [destination.lat]))
-        lon = np.concatenate((lon, [destination.lon]))
-    lat, lon = dedupe(lat, lon)
+        head = np.array([graph.vertex_lat[v], graph.vertex_lon[v]], dtype=np.float64)
+    else:
+        head = _NONE
+    tail = np.array([destination.lat, destination.lon]) if isinstance(destination, Snap) else _NONE
+    rise, fall = graph.edge_rise_m, graph.edge_fall_m
+    if rise is None or fall is None:
+        rise = fall = _NONE
+    kept, time, weight, dist, walking, totals, lat, lon = assemble_path(
+        edges, float(start), float(end), path_turn_costs(inputs, edges),
+        costs.weight, _NONE if costs.exit_cost is None else costs.exit_cost,
+        costs.time_s, costs.time_ceil_s, graph.edge_length_m, costs.walking,
+        rise, fall,
+        graph.seg_geom_offsets, graph.geom_lat, graph.geom_lon, graph.edge_segment,
+        graph.edge_backward, geo.cum_m, geo.seg_len_m, head, tail,
+    )  # fmt: skip
+    start_f, end_f, duration, cost, distance, rise_m, fall_m = totals.tolist()
     return StreetPath(
         mode=options.mode,
-        edges=np.ascontiguousarray(edges, dtype=np.int32),
-        start_fraction=float(start),
-        end_fraction=float(end),
-        duration_s=float(time.sum()),
-        cost=float(weight.sum()),
-        distance_m=float(dist.sum()),
+        edges=kept,
+        start_fraction=start_f,
+        end_fraction=end_f,
+        duration_s=duration,
+        cost=cost,
+        distance_m=distance,
         lat=lat,
         lon=lon,
-        elevation_gained_m=rise,
-        elevation_lost_m=fall,
+        elevation_gained_m=rise_m,
+        elevation_lost_m=fall_m,
         edge_time_s=time,
         edge_cost=weight,
         edge_distance_m=dist,
-        walking=np.asarray(costs.walking[edges]),
+        walking=walking,
     )

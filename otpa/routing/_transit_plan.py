@@ -32,7 +32,7 @@ from otpa.routing._flex import (
 )
 from otpa.routing._interlining import stay_seated
 from otpa.routing._itinerary import make_itinerary
-from otpa.routing._legs import stop_place, street_leg, to_datetime, transit_leg
+from otpa.routing._legs import stop_coords, stop_place, street_leg, to_datetime, transit_leg
 from otpa.routing._onboard import OnBoardStart
 from otpa.routing._raptor_mapping import (
     RaptorFilters,
@@ -40,7 +40,6 @@ from otpa.routing._raptor_mapping import (
     stop_accessibility,
     trip_accessibility,
 )
-from otpa.routing._tables import row as table_row
 from otpa.routing._transfers import transfer_costs, transfer_times
 from otpa.routing.deadline import check_deadline, deadline_passed
 from otpa.routing.model import Itinerary, Leg, Place
@@ -249,8 +248,7 @@ def _endpoint_place(
 
 
 def _stop_coords(s: TransitSearch, stop: int) -> tuple[float, float]:
-    row = table_row(s.network.transit, "stops", stop)
-    return float(row["lat"]), float(row["lon"])
+    return stop_coords(s.network, stop)
 
 
 #: OTP 2's (ibi's) accessibility score of a GTFS value: unknown 0.5, accessible 1, not 0.

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import numpy as np
+from numba import njit
 
 from otpa.osm.model import (
     BICYCLE,
@@ -48,10 +49,12 @@ from otpa.osm.model import (
     FLAG_ROUNDABOUT,
     WALK,
 )
-from otpa.routing._street_geometry import edge_part_points, graph_geometry, polyline_angles
+from otpa.routing._path_kernel import edge_part
+from otpa.routing._step_kernel import RELATIVE, build_step_columns
+from otpa.routing._street_geometry import GraphGeometry, _line_angles, graph_geometry
 from otpa.routing.model import AbsoluteDirection, RelativeDirection, WalkStep
 from otpa.street import StreetGraph
-from otpa.types import FloatArray
+from otpa.types import BoolArray, FloatArray, Int32Array, IntArray, UInt8Array, UInt16Array
 from otpa.util.cache import OwnerCache
 
 if TYPE_CHECKING:
@@ -149,6 +152,8 @@ class _Step:
     lat: float
     bogus: bool
     area: bool
+    #: the name's key (:func:`_name_keys`: equal keys, equal names without parentheses)
+    key: int
     relative: RelativeDirection = RelativeDirection.DEPART
     absolute: AbsoluteDirection | None = None
     distance: float = 0.0
@@ -175,7 +180,9 @@ class _Step:
             # consecutive edges share their joint: keep each point once
             elevation=tuple(
                 pt for i, pt in enumerate(self.elevation) if i == 0 or pt != self.elevation[i - 1]
-            ),
+            )
+            if self.elevation
+            else (),
         )
 
 
@@ -184,6 +191,7 @@ class _Edge(NamedTuple):
 
     edge: int
     name: str
+    key: int
     flags: int
     length: float
     first: float
@@ -214,8 +222,10 @@ class _PathEdges:
     """The path's edges as columns (plain lists); :meth:`at` makes one :class:`_Edge`."""
 
     graph: StreetGraph
+    geo: GraphGeometry
     edge: list[int]
     name_index: list[int]
+    key: list[int]
     flags: list[int]
     length: list[float]
     first: list[float]
@@ -224,25 +234,43 @@ class _PathEdges:
     lon: list[float]
     walking: list[bool]
     profile: list[list[tuple[float, float]]]
-    #: an edge that cannot start a step (see :func:`_plain_edges`)
+    #: an edge that cannot start a step (see :func:`_edge_columns`)
     plain: list[bool]
 
     def at(self, i: int) -> _Edge:
         return _Edge(
-            self.edge[i], self.graph.names[self.name_index[i]], self.flags[i], self.length[i],
+            self.edge[i], self.graph.names[self.name_index[i]], self.key[i], self.flags[i],
+            self.length[i],
             self.first[i], self.last[i], self.lat[i], self.lon[i], self.walking[i],
             self.profile[i],
         )  # fmt: skip
 
 
-def _plain_edges(
-    graph: StreetGraph,
-    name_index: np.ndarray,  # type: ignore[type-arg]
-    flags: np.ndarray,  # type: ignore[type-arg]
-    first: np.ndarray,  # type: ignore[type-arg]
-    last: np.ndarray,  # type: ignore[type-arg]
-) -> list[bool]:
-    """Edges that only lengthen the current step, whatever came before them.
+@njit(cache=True)  # type: ignore[misc]
+def _edge_columns(
+    edges: IntArray,
+    start: float,
+    end: float,
+    first_angle: FloatArray,
+    last_angle: FloatArray,
+    edge_from: Int32Array,
+    vertex_lat: FloatArray,
+    vertex_lon: FloatArray,
+    name_keys: IntArray,
+    edge_name: Int32Array,
+    edge_flags: UInt16Array,
+    offsets: IntArray,
+    geom_lat: FloatArray,
+    geom_lon: FloatArray,
+    edge_segment: Int32Array,
+    edge_backward: UInt8Array,
+    cum_m: FloatArray,
+    seg_len_m: FloatArray,
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, BoolArray]:
+    """First and last angle, start point and *plain* flag of each edge of a path.
+
+    Whole edges take the graph's angles and their start vertex; a partial first or
+    last edge (``start > 0``, ``end < 1``) the angles and first point of its used part.
 
     Edge ``i > 0`` is *plain* when it has the name (without parentheses) and the
     bogus-name flag of edge ``i - 1``, neither is on a roundabout, it does not go on to
@@ -252,65 +280,85 @@ def _plain_edges(
     edge is no roundabout and the turn asks for no new step: the loop only adds the
     edge's length and elevation to the step.
     """
-    n = flags.size
-    out = np.zeros(n, dtype=bool)
-    if n > 1:
-        keys = _name_keys(graph)[name_index]
-        bogus = (flags & FLAG_BOGUS_NAME) != 0
-        round_ = (flags & FLAG_ROUNDABOUT) != 0
-        link = (flags & FLAG_LINK) != 0
+    n = edges.shape[0]
+    first = np.empty(n)
+    last = np.empty(n)
+    lat = np.empty(n)
+    lon = np.empty(n)
+    for i in range(n):
+        e = edges[i]
+        first[i] = first_angle[e]
+        last[i] = last_angle[e]
+        v = edge_from[e]
+        lat[i] = vertex_lat[v]
+        lon[i] = vertex_lon[v]
+    for k in range(min(n, 2)):  # only the first and last edge can be partial
+        i = 0 if k == 0 else n - 1
+        s = start if i == 0 else 0.0
+        t = end if i == n - 1 else 1.0
+        if s > 0.0 or t < 1.0:
+            seg = edge_segment[edges[i]]
+            size = offsets[seg + 1] - offsets[seg] + 2
+            p_lat = np.empty(size)
+            p_lon = np.empty(size)
+            m = edge_part(p_lat, p_lon, 0, edges[i], s, t, offsets, geom_lat, geom_lon,
+                          edge_segment, edge_backward, cum_m, seg_len_m)  # fmt: skip
+            first[i], last[i] = _line_angles(p_lat[:m], p_lon[:m])
+            lat[i], lon[i] = p_lat[0], p_lon[0]
+    plain = np.zeros(n, dtype=np.bool_)
+    two_pi = 2 * math.pi
+    for i in range(1, n):
+        a, b = edges[i - 1], edges[i]
+        fa, fb = edge_flags[a], edge_flags[b]
+        if name_keys[edge_name[b]] != name_keys[edge_name[a]]:
+            continue
+        if ((fb & FLAG_BOGUS_NAME) != 0) != ((fa & FLAG_BOGUS_NAME) != 0):
+            continue
+        if (fb & FLAG_ROUNDABOUT) != 0 or (fa & FLAG_ROUNDABOUT) != 0:
+            continue
+        if (fb & FLAG_LINK) != 0 and (fa & FLAG_LINK) == 0:
+            continue
         # relative_direction(last, this) == CONTINUE, with its arithmetic
-        diff = first[1:] - last[:-1]
-        diff = np.where(diff < 0, diff + 2 * math.pi, diff)
-        ccw = 2 * math.pi - diff
-        out[1:] = (
-            (keys[1:] == keys[:-1])
-            & (bogus[1:] == bogus[:-1])
-            & ~round_[1:]
-            & ~round_[:-1]
-            & ~(link[1:] & ~link[:-1])
-            & ((diff < 0.3) | (ccw < 0.3))
-        )
-    plain: list[bool] = out.tolist()
-    return plain
+        diff = first[i] - last[i - 1]
+        if diff < 0:
+            diff = diff + two_pi
+        ccw = two_pi - diff
+        plain[i] = diff < 0.3 or ccw < 0.3
+    return first, last, lat, lon, plain
 
 
 def _edges(graph: StreetGraph, path: StreetPath, profiles: SegmentProfiles | None) -> _PathEdges:
     geo = graph_geometry(graph)
-    starts, ends = path.used_fractions()
     edges = np.asarray(path.edges, dtype=np.int64)
     n = edges.size
-    # whole-edge values gathered at once; partial ends are recomputed below
-    first = np.asarray(geo.first_angle)[edges]
-    last = np.asarray(geo.last_angle)[edges]
-    v = np.asarray(graph.edge_from)[edges]
-    lat = np.asarray(graph.vertex_lat)[v].tolist()
-    lon = np.asarray(graph.vertex_lon)[v].tolist()
+    name_keys = _name_keys(graph)
+    first, last, lat, lon, plain = _edge_columns(
+        edges, float(path.start_fraction), float(path.end_fraction), geo.first_angle,
+        geo.last_angle, graph.edge_from, graph.vertex_lat, graph.vertex_lon, name_keys,
+        graph.edge_name, graph.edge_flags, graph.seg_geom_offsets, graph.geom_lat,
+        graph.geom_lon, graph.edge_segment, graph.edge_backward, geo.cum_m, geo.seg_len_m,
+    )  # fmt: skip
     name_index = np.asarray(graph.edge_name)[edges]
+    keys = name_keys[name_index]
     flags = np.asarray(graph.edge_flags)[edges]
     length = path.edge_distance_m.tolist() if path.edge_distance_m.size else [0.0] * n
     walking = path.walking.tolist() if path.walking.size else [False] * n
-    # only the first and last edge can be partial
-    for i in {0, n - 1} if n else ():
-        s, t = float(starts[i]), float(ends[i])
-        if s > 0.0 or t < 1.0:
-            p_lat, p_lon = edge_part_points(graph, int(edges[i]), s, t)
-            first[i], last[i] = polyline_angles(p_lat, p_lon)
-            lat[i], lon[i] = float(p_lat[0]), float(p_lon[0])
-    if profiles is None and graph.vertex_elevation_m is not None:
-        profile = _vertex_profiles(graph, edges, starts, ends, length)
-    elif profiles is None:
+    if profiles is None and graph.vertex_elevation_m is None:
         none: list[tuple[float, float]] = []
         profile = [none] * n
     else:
-        profile = [
-            _edge_profile(graph, int(e), float(starts[i]), float(ends[i]), profiles)
-            for i, e in enumerate(edges)
-        ]
-    plain = _plain_edges(graph, name_index, flags, first, last)
+        starts, ends = path.used_fractions()
+        if profiles is None:
+            profile = _vertex_profiles(graph, edges, starts, ends, length)
+        else:
+            profile = [
+                _edge_profile(graph, int(e), float(starts[i]), float(ends[i]), profiles)
+                for i, e in enumerate(edges)
+            ]
     return _PathEdges(
-        graph, edges.tolist(), name_index.tolist(), flags.tolist(), length, first.tolist(),
-        last.tolist(), lat, lon, walking, profile, plain,
+        graph, geo, edges.tolist(), name_index.tolist(), keys.tolist(), flags.tolist(), length,
+        first.tolist(),
+        last.tolist(), lat.tolist(), lon.tolist(), walking, profile, plain.tolist(),
     )  # fmt: skip
 
 
@@ -355,9 +403,10 @@ def _is_exit(graph: StreetGraph, prev: int, nxt: int, bit: int) -> bool:
     return False
 
 
-def _should_continue(graph: StreetGraph, edge: _Edge, last_angle: float) -> bool:
+def _should_continue(
+    graph: StreetGraph, geo: GraphGeometry, edge: _Edge, last_angle: float
+) -> bool:
     """OTP's test for a "turn to stay on the same street" step at the edge's start vertex."""
-    geo = graph_geometry(graph)
     v = int(graph.edge_from[edge.edge])
     angle_diff = _abs_angle_diff(edge.first, last_angle)
     for f in range(int(graph.out_indptr[v]), int(graph.out_indptr[v + 1])):
@@ -376,6 +425,7 @@ def _new_step(edge: _Edge) -> _Step:
         lat=edge.lat,
         bogus=bool(edge.flags & FLAG_BOGUS_NAME),
         area=bool(edge.flags & FLAG_AREA),
+        key=edge.key,
         elevation=list(edge.profile),
     )
 
@@ -387,7 +437,7 @@ def _remove_zag(steps: list[_Step]) -> _Step | None:
     three, two, last = steps[-3], steps[-2], steps[-1]
     if two.relative in _CIRCLES or last.relative in _CIRCLES:
         return None  # keep roundabout instructions
-    if not (two.distance < MAX_ZAG_DISTANCE_M and _no_parens(last.name) == _no_parens(three.name)):
+    if not (two.distance < MAX_ZAG_DISTANCE_M and last.key == three.key):
         return None
     same_side = (last.relative in _RIGHTS and two.relative in _RIGHTS) or (
         last.relative in _LEFTS and two.relative in _LEFTS
@@ -419,7 +469,87 @@ def build_steps(
     profiles: SegmentProfiles | None = None,
     initial_angle: float | None = None,
 ) -> tuple[WalkStep, ...]:
-    """The walk steps of a path (see the module docstring)."""
+    """The walk steps of a path (see the module docstring).
+
+    Without elevation profiles the compiled builder
+    (:func:`~otpa.routing._step_kernel.build_step_columns`) makes them.
+    """
+    if profiles is None and graph.vertex_elevation_m is None:
+        return _compiled_steps(graph, path, initial_angle)
+    return _python_steps(graph, path, profiles, initial_angle)
+
+
+_EXACT_IDS: OwnerCache[str, np.ndarray] = OwnerCache()  # type: ignore[type-arg]
+
+
+def _exact_ids(graph: StreetGraph) -> np.ndarray:  # type: ignore[type-arg]
+    """Per name index, one integer per distinct name (cached per graph)."""
+
+    def build() -> np.ndarray:  # type: ignore[type-arg]
+        ids: dict[str, int] = {}
+        return np.array([ids.setdefault(n, len(ids)) for n in graph.names], dtype=np.int64)
+
+    return _EXACT_IDS.get_or_build(graph, "exact_ids", build)
+
+
+def _compiled_steps(
+    graph: StreetGraph, path: StreetPath, initial_angle: float | None
+) -> tuple[WalkStep, ...]:
+    """:func:`build_steps` of a path without elevation, by the compiled builder."""
+    geo = graph_geometry(graph)
+    edges = np.asarray(path.edges, dtype=np.int64)
+    n = edges.size
+    name_keys = _name_keys(graph)
+    first, last, lat, lon, plain = _edge_columns(
+        edges, float(path.start_fraction), float(path.end_fraction), geo.first_angle,
+        geo.last_angle, graph.edge_from, graph.vertex_lat, graph.vertex_lon, name_keys,
+        graph.edge_name, graph.edge_flags, graph.seg_geom_offsets, graph.geom_lat,
+        graph.geom_lon, graph.edge_segment, graph.edge_backward, geo.cum_m, geo.seg_len_m,
+    )  # fmt: skip
+    name_index = np.asarray(graph.edge_name)[edges]
+    flags = np.asarray(graph.edge_flags)[edges]
+    lengths = path.edge_distance_m if path.edge_distance_m.size else np.zeros(n)
+    walking = path.walking if path.walking.size else np.zeros(n, dtype=bool)
+    graph_arrays = (
+        graph.edge_from, graph.edge_to, graph.edge_reverse, graph.out_indptr, graph.ban_indptr,
+        graph.ban_to, graph.ban_modes, graph.edge_perm, _exact_ids(graph), graph.edge_name,
+        geo.first_angle,
+    )  # fmt: skip
+    columns = build_step_columns(
+        edges, name_keys[name_index], flags, np.asarray(lengths, dtype=np.float64), first,
+        last, np.asarray(walking, dtype=np.bool_), plain,
+        0.0 if initial_angle is None else float(initial_angle), initial_angle is not None,
+        _MODE_BIT.get(path.mode, int(WALK)), graph_arrays,
+    )  # fmt: skip
+    names, index, flag = graph.names, name_index.tolist(), flags.tolist()
+    lat_l, lon_l = lat.tolist(), lon.tolist()
+    return tuple(
+        WalkStep(
+            distance=dist,
+            relative_direction=RELATIVE[rel],
+            street_name=names[index[i]],
+            absolute_direction=_ABSOLUTE[absolute],
+            lon=lon_l[i],
+            lat=lat_l[i],
+            stay_on=stay,
+            area=bool(flag[i] & FLAG_AREA),
+            bogus_name=bool(flag[i] & FLAG_BOGUS_NAME),
+            exit=None if out < 0 else str(out),
+            elevation=(),
+        )
+        for i, rel, absolute, dist, stay, out in zip(
+            *(c.tolist() for c in columns), strict=True
+        )
+    )
+
+
+def _python_steps(
+    graph: StreetGraph,
+    path: StreetPath,
+    profiles: SegmentProfiles | None,
+    initial_angle: float | None,
+) -> tuple[WalkStep, ...]:
+    """:func:`build_steps` edge by edge in Python (paths with elevation profiles)."""
     cols = _edges(graph, path, profiles)
     bit = _MODE_BIT.get(path.mode, int(WALK))
     steps: list[_Step] = []
@@ -462,7 +592,7 @@ def build_steps(
             circle.follow(prev, edge, _is_exit(graph, prev.edge, edge.edge, bit))
         elif relative_direction(
             last_angle, edge.first, False
-        ) != RelativeDirection.CONTINUE and _should_continue(graph, edge, last_angle):
+        ) != RelativeDirection.CONTINUE and _should_continue(graph, cols.geo, edge, last_angle):
             # a turn to stay on the same street
             step = _new_step(edge)
             created = True
@@ -473,7 +603,7 @@ def build_steps(
             merged = _remove_zag(steps)
             if merged is not None:
                 step = merged
-        elif not created:
+        elif not created and edge.profile:
             step.elevation.extend((d + step.distance, h) for d, h in edge.profile)
         step.distance += edge.length
         last_angle = edge.last
@@ -491,7 +621,7 @@ def _lengthen(step: _Step, profile: list[tuple[float, float]], length: float) ->
 
 def _changes_step(step: _Step, prev: _Edge, edge: _Edge, roundabout: bool, on: bool) -> bool:
     """OTP's new-step test: another street, on to or off a roundabout, on to a link."""
-    renamed = _no_parens(step.name) != _no_parens(edge.name) and not (
+    renamed = step.key != edge.key and not (
         step.bogus and edge.flags & FLAG_BOGUS_NAME
     )
     link = bool(edge.flags & FLAG_LINK) and not prev.flags & FLAG_LINK
@@ -509,7 +639,7 @@ class _Circle:
 
     step: _Step | None = None
     exits: int = 0
-    before: str | None = None
+    before: int | None = None
     turned: float = 0.0
 
     @property
@@ -518,7 +648,7 @@ class _Circle:
 
     def enter(self, step: _Step, prev: _Edge | None, edge: _Edge) -> None:
         self.step, self.exits, self.turned = step, 1, _wrap(edge.last - edge.first)
-        self.before = None if prev is None else _no_parens(prev.name)
+        self.before = None if prev is None else prev.key
 
     def follow(self, prev: _Edge, edge: _Edge, passed_exit: bool) -> None:
         if passed_exit:
@@ -531,7 +661,7 @@ class _Circle:
             return
         if edge is not None:
             step.exit = str(self.exits)
-            if _no_parens(edge.name) == self.before:
+            if edge.key == self.before:
                 step.stay_on = True
         # the sense the path actually turned on the roundabout (OTP: from the entry turn)
         if step.relative is not RelativeDirection.DEPART and abs(self.turned) > MIN_CIRCLE_TURN:

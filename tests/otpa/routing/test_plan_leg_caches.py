@@ -8,6 +8,7 @@ with the value computed afresh (tiny Atlanta: MARTA rail and buses with OSM stre
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from typing import Any
 
@@ -145,11 +146,6 @@ def test_access_leg_geometry_is_built_once_per_stop(atlanta: TransportNetwork) -
         assert built[1] == fresh[1]
 
 
-def _all_edges_full(*args: Any) -> list[bool]:
-    flags = args[2]
-    return [False] * int(np.asarray(flags).size)
-
-
 def test_walk_steps_shortcut_gives_the_edge_by_edge_steps(
     atlanta: TransportNetwork, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -164,21 +160,49 @@ def test_walk_steps_shortcut_gives_the_edge_by_edge_steps(
                 paths.append(path)
     assert len(paths) > 10
     fast = [walk_steps(atlanta, p) for p in paths]
-    plain = sum(
-        sum(
-            walk_steps_module._plain_edges(
-                graph,
-                np.asarray(graph.edge_name)[p.edges],
-                np.asarray(graph.edge_flags)[p.edges],
-                np.asarray(walk_steps_module.graph_geometry(graph).first_angle)[p.edges],
-                np.asarray(walk_steps_module.graph_geometry(graph).last_angle)[p.edges],
-            )
-        )
-        for p in paths
-    )
+    columns = walk_steps_module._edges
+    plain = sum(sum(columns(graph, p, None).plain) for p in paths)
     assert plain > 0  # the shortcut is taken
-    monkeypatch.setattr(walk_steps_module, "_plain_edges", _all_edges_full)
-    assert [walk_steps(atlanta, p) for p in paths] == fast
+
+    kernel_columns = walk_steps_module._edge_columns
+
+    def all_edges_full(*args: Any) -> Any:  # no edge marked plain: every edge in full
+        cols = columns(*args)
+        return dataclasses.replace(cols, plain=[False] * len(cols.plain))
+
+    def all_kernel_edges_full(*args: Any) -> Any:
+        *cols, plain = kernel_columns(*args)
+        return (*cols, np.zeros_like(plain))
+
+    monkeypatch.setattr(walk_steps_module, "_edges", all_edges_full)
+    monkeypatch.setattr(walk_steps_module, "_edge_columns", all_kernel_edges_full)
+    assert [walk_steps(atlanta, p) for p in paths] == fast  # the compiled builder
+    python = [walk_steps_module._python_steps(graph, p, None, None) for p in paths]
+    assert python == fast
+
+
+def test_compiled_walk_steps_are_the_python_steps(atlanta: TransportNetwork) -> None:
+    """Without elevation the compiled step builder gives the Python builder's steps."""
+    graph = atlanta.street
+    assert graph is not None
+    rng = np.random.default_rng(8)
+    n_steps = 0
+    for opts in (
+        WALK_OPTS,
+        StreetOptions(mode="BICYCLE", speed_mps=5.0, reluctance=1.0),
+        StreetOptions(mode="CAR", speed_mps=40.0, reluctance=1.0),
+    ):
+        for a, b in rng.integers(0, graph.n_vertices, size=(20, 2)).tolist():
+            path = street_path(atlanta, a, b, opts)
+            if path is None:
+                continue
+            for angle in (None, 0.7, -2.9):
+                compiled = walk_steps_module._compiled_steps(graph, path, angle)
+                assert repr(compiled) == repr(
+                    walk_steps_module._python_steps(graph, path, None, angle)
+                )
+                n_steps += len(compiled)
+    assert n_steps > 100
 
 
 def test_trip_leg_attributes_are_read_once(atlanta: TransportNetwork) -> None:
