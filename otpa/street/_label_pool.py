@@ -31,8 +31,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from numba import njit
 
-from otpa.types import IntArray
+from otpa.types import FloatArray, Int32Array, IntArray
 
 __all__ = ["CHECK_CLEAN", "LabelPool", "Lease", "scratch_indices"]
 
@@ -44,12 +45,12 @@ CHECK_CLEAN = os.environ.get("OTPA_CHECK_LABEL_POOL", "") not in ("", "0")
 class Lease:
     """A set of label arrays handed out by a :class:`LabelPool`.
 
-    ``arrays`` are clean (every entry its fill value) when handed out; the holder
-    reports what it wrote with :meth:`written` before it lets the arrays go.
+    ``arrays``: three float64 arrays (clean: ``inf``) and an int32 one (clean: -1),
+    clean when handed out; the holder reports what it wrote with :meth:`written`
+    before it lets the arrays go.
     """
 
-    arrays: tuple[np.ndarray, ...]
-    fills: tuple[float, ...]
+    arrays: tuple[FloatArray, FloatArray, FloatArray, Int32Array]
     #: the entries to reset before the next hand-out (None: all of them)
     dirty: IntArray | None = field(default=None)
 
@@ -59,22 +60,35 @@ class Lease:
         self.dirty = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
     def _reset(self) -> None:
-        size = self.arrays[0].shape[0]
+        a, b, c, d = self.arrays
         dirty = self.dirty
-        if dirty is None or dirty.size * 8 > size:
-            for a, fill in zip(self.arrays, self.fills, strict=True):
-                a.fill(fill)
+        if dirty is None or dirty.size * 8 > a.shape[0]:
+            a.fill(np.inf)
+            b.fill(np.inf)
+            c.fill(np.inf)
+            d.fill(-1)
         elif dirty.size:
-            for a, fill in zip(self.arrays, self.fills, strict=True):
-                a[dirty] = fill
+            _reset_entries(a, b, c, d, dirty)
         self.dirty = None
 
     def _check(self) -> None:
-        for a, fill in zip(self.arrays, self.fills, strict=True):
-            if not np.all(a == fill):
-                bad = np.flatnonzero(a != fill)[:10]
-                msg = f"label pool: entries {bad.tolist()} written outside the searcher's list"
-                raise AssertionError(msg)
+        a, b, c, d = self.arrays
+        bad = np.flatnonzero(~np.isposinf(a) | ~np.isposinf(b) | ~np.isposinf(c) | (d != -1))
+        if bad.size:
+            msg = f"label pool: entries {bad[:10].tolist()} written outside the searcher's list"
+            raise AssertionError(msg)
+
+
+@njit(cache=True, nogil=True)  # type: ignore[misc]
+def _reset_entries(
+    a: FloatArray, b: FloatArray, c: FloatArray, d: Int32Array, idx: IntArray
+) -> None:
+    for k in range(idx.shape[0]):
+        i = idx[k]
+        a[i] = np.inf
+        b[i] = np.inf
+        c[i] = np.inf
+        d[i] = -1
 
 
 def _max_refs(lease: Lease) -> int:
@@ -83,7 +97,7 @@ def _max_refs(lease: Lease) -> int:
 
 
 def _free_refs() -> int:
-    probe = Lease((np.zeros(1),), (0.0,))
+    probe = Lease((np.zeros(1), np.zeros(1), np.zeros(1), np.zeros(1, dtype=np.int32)))
     return _max_refs(probe)
 
 
@@ -92,33 +106,25 @@ _FREE_REFS = _free_refs()
 
 
 class LabelPool:
-    """Clean label arrays of given dtypes and fill values, by array length.
+    """Clean label sets (three float64 arrays of ``inf``, one int32 array of -1) by length.
 
     Parameters
     ----------
-    kinds
-        ``(dtype, fill value)`` of each array of a set.
     keep_free
         Free sets kept per length (more are dropped when found free).
     max_lengths
         Lengths kept (the least recently used length's sets are dropped beyond it).
     """
 
-    def __init__(
-        self,
-        kinds: tuple[tuple[type[np.generic], float], ...],
-        *,
-        keep_free: int = 2,
-        max_lengths: int = 4,
-    ) -> None:
-        self._kinds = kinds
-        self._fills = tuple(float(f) for _, f in kinds)
+    def __init__(self, *, keep_free: int = 2, max_lengths: int = 4) -> None:
         self._keep_free = keep_free
         self._max_lengths = max_lengths
         self._sets: OrderedDict[int, list[Lease]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def take(self, length: int) -> tuple[Lease, tuple[np.ndarray, ...]]:
+    def take(
+        self, length: int
+    ) -> tuple[Lease, tuple[FloatArray, FloatArray, FloatArray, Int32Array]]:
         """A clean set of arrays of ``length``, and the lease to report its writes on.
 
         The returned tuple is the caller's reference to the arrays: the set is in use
@@ -144,14 +150,20 @@ class LabelPool:
                 else:
                     leases.remove(lease)
             if chosen is None:
-                arrays = tuple(np.full(length, f, dtype=dt) for dt, f in self._kinds)
-                chosen = Lease(arrays, self._fills, dirty=np.zeros(0, dtype=np.int64))
+                arrays = (
+                    np.full(length, np.inf),
+                    np.full(length, np.inf),
+                    np.full(length, np.inf),
+                    np.full(length, -1, dtype=np.int32),
+                )
+                chosen = Lease(arrays, dirty=np.zeros(0, dtype=np.int64))
                 leases.append(chosen)
             chosen._reset()
             if CHECK_CLEAN:
                 chosen._check()
             # a new tuple: its references mark the set as in use before the lock goes
-            return chosen, tuple(chosen.arrays)
+            a, b, c, d = chosen.arrays
+            return chosen, (a, b, c, d)
 
 
 def scratch_indices(length: int) -> IntArray:

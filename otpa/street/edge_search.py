@@ -270,10 +270,8 @@ def run_search(
 
 #: Clean edge labels (weight, time, distance, predecessor) and vertex labels (weight,
 #: time, distance, labelling state) for :func:`run_search`.
-_EDGE_LABELS = LabelPool(((np.float64, _INF), (np.float64, _INF), (np.float64, _INF),
-                          (np.int32, -1)))  # fmt: skip
-_VERTEX_LABELS = LabelPool(((np.float64, _INF), (np.float64, _INF), (np.float64, _INF),
-                            (np.int32, -1)))  # fmt: skip
+_EDGE_LABELS = LabelPool()
+_VERTEX_LABELS = LabelPool()
 
 
 def path_turn_costs(inputs: SearchInputs, edges: Int32Array) -> FloatArray:
