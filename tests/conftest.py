@@ -7,6 +7,10 @@ from pathlib import Path
 
 import pytest
 
+# street searches check that the label arrays they reuse are clean (otpa.street._label_pool);
+# set before otpa is imported, and inherited by the servers tests start
+os.environ.setdefault("OTPA_CHECK_LABEL_POOL", "1")
+
 from tests.fixtures.early_jobs import EARLY_JOBS
 
 REPO_ROOT = Path(__file__).resolve().parents[1]

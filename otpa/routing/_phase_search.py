@@ -190,7 +190,8 @@ def phase_from_end(
         no_ride=None,
         costs=costs,
     )
-    cost, time, dist = res.cost_v, res.time_v, res.dist_v  # fresh arrays per search
+    # the start vertex is the one the seed edges leave (enter): run_search lets it be set
+    cost, time, dist = res.cost_v, res.time_v, res.dist_v
     if not isinstance(start, Snap):
         cost[start] = time[start] = dist[start] = 0.0
     is_seed = np.zeros(graph.n_vertices, dtype=bool)
@@ -241,7 +242,9 @@ def phase_from_vertices(
         targets=targets,
         goal=goal,
     )
-    cost, time, dist = res.cost_v, res.time_v, res.dist_v  # fresh arrays per search
+    # copies: a switch vertex without a usable edge is no seed of the search, and
+    # run_search's labels may only be set where it searched
+    cost, time, dist = res.cost_v.copy(), res.time_v.copy(), res.dist_v.copy()
     v = np.asarray(vertices, dtype=np.int64)
     w = np.asarray(weight, dtype=np.float64)
     t = np.asarray(time_s, dtype=np.float64)

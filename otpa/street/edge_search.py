@@ -23,6 +23,9 @@ the seeds.
 The kernel is :func:`otpa.street._search_kernel.edge_search`, the one edge-labelling
 Dijkstra of the package (:func:`otpa.street.one_to_many` uses it where turn bans
 apply).  Time is OTP's: whole seconds, each traversal rounded up.
+
+:func:`run_search` reuses label arrays (:mod:`otpa.street._label_pool`): a search
+costs what it reaches, not the size of the graph.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from otpa.errors import InvalidArgumentError
+from otpa.street._label_pool import LabelPool, scratch_indices
 from otpa.street._search_kernel import (
     FREEWAY_SPEED_MPS,
     H_SAFETY,
@@ -62,6 +66,7 @@ __all__ = [
 _INF = np.inf
 _NO_VERTICES = np.zeros(0, dtype=np.int64)
 _NO_WEIGHTS = np.zeros(0, dtype=np.float64)
+_NO_STATES = np.zeros(0, dtype=np.int32)
 
 
 @dataclass(frozen=True)
@@ -173,12 +178,22 @@ def run_search(
     vertex_labels: bool = False,
     goal: tuple[float, float] | None = None,
     vertex_seeds: tuple[IntArray, FloatArray] | None = None,
+    fresh: bool = False,
 ) -> SearchResult:
     """Run one search (see the module docstring).
 
     ``goal`` (lat, lon): where all targets are, for an A* search towards it.
     ``vertex_seeds`` (vertex ids, weights): seed vertices as well as ``seeds``,
     left over every usable edge at time and distance 0 (needs ``vertex_labels``).
+
+    The result's label arrays come from a pool of clean arrays
+    (:mod:`otpa.street._label_pool`), so a search costs what it reaches, not the
+    graph's size; they stay the result's while anything refers to them.  The edge
+    labels are read-only; a caller may set the vertex labels of the vertices the
+    search labelled, of vertex seeds and of the vertices the seed edges leave
+    (``reverse``: enter), e.g. the start vertex at 0, and nowhere else.  ``fresh``:
+    label arrays of the result's own, free to change anywhere (the graph's size in
+    time and memory).
     """
     if vertex_seeds is None:
         seed_v, seed_vw = _NO_VERTICES, _NO_WEIGHTS
@@ -189,22 +204,35 @@ def run_search(
             msg = "vertex seeds need vertex_labels=True"
             raise InvalidArgumentError(msg)
     n_e = inputs.weight.shape[0]
-    lab = np.empty(n_e)  # filled by the kernel
-    tim = np.empty(n_e)
-    dist = np.empty(n_e)
-    pred = np.empty(n_e, dtype=np.int32)
     n_v = n_vertices if vertex_labels else 0
-    cost_v = np.empty(n_v)
-    time_v = np.empty(n_v)
-    dist_v = np.empty(n_v)
-    edge_v = np.empty(n_v, dtype=np.int32)
+    lease_e = lease_v = None
+    if fresh:
+        lab = np.empty(n_e)  # filled by the kernel
+        tim = np.empty(n_e)
+        dist = np.empty(n_e)
+        pred = np.empty(n_e, dtype=np.int32)
+        cost_v = np.empty(n_v)
+        time_v = np.empty(n_v)
+        dist_v = np.empty(n_v)
+        edge_v = np.empty(n_v, dtype=np.int32)
+        touched_v = touched_e = _NO_VERTICES
+    else:
+        lease_e, (lab, tim, dist, pred) = _EDGE_LABELS.take(n_e)
+        touched_e = scratch_indices(n_e)
+        if n_v:
+            lease_v, (cost_v, time_v, dist_v, edge_v) = _VERTEX_LABELS.take(n_v)
+            touched_v = scratch_indices(n_v)
+        else:
+            cost_v = time_v = dist_v = _NO_WEIGHTS
+            edge_v = _NO_STATES
+            touched_v = _NO_VERTICES
     best = np.array([_INF, _INF, _INF, -1.0, -1.0])
     if initial_best is not None:
         best[:3] = initial_best
     tg = targets if targets is not None else Seeds.empty()
     h_lat, h_lon = goal if goal is not None else (0.0, 0.0)
     h_ratio = inputs.min_weight_per_m if goal is not None and not reverse else 0.0
-    edge_search(
+    _, ntv, nte = edge_search(
         inputs.out_indptr, inputs.in_indptr, inputs.in_edges, inputs.edge_from, inputs.edge_to,
         inputs.edge_reverse, inputs.weight, inputs.time_ceil_s, inputs.length_m, inputs.ban_bit,
         inputs.ban_indptr, inputs.ban_to, inputs.ban_modes, inputs.use_bans, inputs.blocked,
@@ -213,9 +241,16 @@ def run_search(
         seeds.edge, seeds.weight, seeds.time_s, seeds.distance_m,
         int(target_vertex), tg.edge, tg.weight, tg.time_s, tg.distance_m,
         float(max_weight), float(max_time_s), float(max_distance_m),
-        inputs.vertex_lat, inputs.vertex_lon, float(h_lat), float(h_lon), float(h_ratio), True,
-        lab, tim, dist, pred, cost_v, time_v, dist_v, edge_v, best, _NO_VERTICES, _NO_VERTICES,
+        inputs.vertex_lat, inputs.vertex_lon, float(h_lat), float(h_lon), float(h_ratio), fresh,
+        lab, tim, dist, pred, cost_v, time_v, dist_v, edge_v, best, touched_v, touched_e,
     )  # fmt: skip
+    if lease_e is not None:
+        lease_e.written(touched_e[:nte])
+    if lease_v is not None and (seeds.edge.size or seed_v.size):
+        # (without any seed, a caller's write could be anywhere: the lease stays
+        # marked for a full reset)
+        ends = inputs.edge_to if reverse else inputs.edge_from
+        lease_v.written(touched_v[:ntv], ends[seeds.edge], seed_v)
     return SearchResult(
         label=lab,
         time_s=tim,
@@ -231,6 +266,12 @@ def run_search(
         best_state=int(best[3]),
         best_target=int(best[4]),
     )
+
+
+#: Clean edge labels (weight, time, distance, predecessor) and vertex labels (weight,
+#: time, distance, labelling state) for :func:`run_search`.
+_EDGE_LABELS = LabelPool()
+_VERTEX_LABELS = LabelPool()
 
 
 def path_turn_costs(inputs: SearchInputs, edges: Int32Array) -> FloatArray:

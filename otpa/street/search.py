@@ -236,6 +236,7 @@ def _run(
             max_weight=max_cost,
             vertex_labels=True,
             vertex_seeds=(seeds, seed_costs),
+            fresh=True,  # the caller's to keep and change
         )
         return _Run(res.cost_v, res.dist_v, res.edge_v, res.pred)
     n_v = graph.n_vertices
