@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 from numba import njit
 
+from otpa.transit.raptor._memo import frozen
 from otpa.transit.raptor._prepare import Prepared
 from otpa.transit.raptor._reverse import readonly, transposed_transfers
 from otpa.transit.raptor.spi import RaptorTimetable
@@ -50,7 +51,10 @@ __all__ = ["StaticGraph", "lower_bounds", "static_graph"]
 
 _LOCK = threading.Lock()
 _CACHE: dict[int, tuple[weakref.ref[Any], StaticGraph]] = {}
-_IDENTITY: dict[int, IntArray] = {}
+_INCOMING_SIZE = 4
+_INCOMING: OrderedDict[
+    tuple[int, int], tuple[weakref.ref[Any], weakref.ref[Any], FloatArray]
+] = OrderedDict()
 _BOUNDS_SIZE = 16
 _BOUNDS: OrderedDict[tuple[Any, ...], _Kept] = OrderedDict()
 _DIGESTS: OrderedDict[int, tuple[weakref.ref[Any], tuple[int, int, float]]] = OrderedDict()
@@ -230,8 +234,7 @@ def _dijkstra(  # noqa: C901
     pat_pos: IntArray,
     in_off: IntArray,
     in_from: Int32Array,
-    in_edge: IntArray,
-    walk_w: FloatArray,
+    in_w: FloatArray,
     board_w: FloatArray,
     weighted: bool,
     limit: float,
@@ -242,7 +245,7 @@ def _dijkstra(  # noqa: C901
     ``limit``, that least queued weight elsewhere (no more than the least weight:
     stops settle in order of weight), ``inf`` where no egress stop can be reached.
     Weights: per egress entry (seeded), ``board_w`` per pattern boarding and, when
-    ``weighted``, ``walk_w[in_edge[x]]`` per incoming walking transfer ``x`` plus the
+    ``weighted``, ``in_w[x]`` per incoming walking transfer ``x`` plus the
     minimum hop times (else walks and rides weigh nothing).
     """
     n = lb.shape[0]
@@ -262,7 +265,7 @@ def _dijkstra(  # noqa: C901
             _sift_down(heap, pos, lb, nh, 0)
         for x in range(in_off[s], in_off[s + 1]):
             u = in_from[x]
-            c = v + walk_w[in_edge[x]] if weighted else v
+            c = v + in_w[x] if weighted else v
             if c < lb[u] and pos[u] != -2:
                 lb[u] = c
                 if pos[u] < 0:
@@ -495,7 +498,7 @@ def _go_on(
     if p.reverse:
         # backwards on the reversed search is forwards on the request's transfers
         in_off, in_from = readonly(off, np.int64), readonly(to, np.int32)
-        in_edge: IntArray = _identity(len(to))
+        in_edge: IntArray | None = None
     else:
         in_off, in_from, in_edge = transposed_transfers(off, to, tt.n_stops)
     n_pats = len(g.pat_offsets) - 1
@@ -504,7 +507,7 @@ def _go_on(
     penalty[~np.isfinite(penalty)] = 0.0
     walk_cost = readonly(req.transfer_cost, np.float64)
     board = readonly(q.board_cost + penalty, np.float64)
-    edges = (in_off, in_from, in_edge, walk_cost)
+    edges = (in_off, in_from, _incoming_costs(walk_cost, in_edge))
     lb_cost: FloatArray = _dijkstra(g, *kept.cost, *edges, board, True, limits[0])
     if kept.bounds is not None and kept.limits[1] >= limits[1]:
         return readonly(lb_cost, np.float64), kept.bounds[1]
@@ -512,12 +515,23 @@ def _go_on(
     return readonly(lb_cost, np.float64), readonly(lb_rides, np.float64)
 
 
-def _identity(n: int) -> IntArray:
+def _incoming_costs(walk_cost: FloatArray, in_edge: IntArray | None) -> FloatArray:
+    """``walk_cost`` along the incoming walking transfers (``in_edge``; ``None``: as is).
+
+    The Dijkstra search reads them in order instead of through ``in_edge`` (a gather
+    over the whole transfer array per settled stop).  Kept for unchanging arrays.
+    """
+    if in_edge is None:
+        return walk_cost
+    key = (id(walk_cost), id(in_edge))
     with _LOCK:
-        hit = _IDENTITY.get(n)
-    if hit is None:
-        hit = readonly(np.arange(n, dtype=np.int64), np.int64)
+        hit = _INCOMING.get(key)
+    if hit is not None and hit[0]() is walk_cost and hit[1]() is in_edge:
+        return hit[2]
+    out: FloatArray = readonly(walk_cost[in_edge], np.float64)
+    if frozen(walk_cost) and frozen(in_edge):
         with _LOCK:
-            _IDENTITY.clear()
-            _IDENTITY[n] = hit
-    return hit
+            _INCOMING[key] = (weakref.ref(walk_cost), weakref.ref(in_edge), out)
+            while len(_INCOMING) > _INCOMING_SIZE:
+                _INCOMING.popitem(last=False)
+    return out

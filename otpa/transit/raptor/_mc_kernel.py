@@ -8,6 +8,13 @@ so far (or known from the arrival search) arrives no later than the label ever
 could, with no more rides and for no more than its cost plus a lower bound of
 the rest (:mod:`._heuristic`).  Continuing only adds time, rides and cost.
 
+A route scan skips what cannot make a label, so the labels are those of a full
+scan: it boards only at stops marked in the previous round (the bags of round
+``k - 1`` of the others are empty) and never at or after the last position where
+alighting passes the rides bound, it ends there, and earlier when nothing is on
+board and no marked stop is left; at a position whose rides bound fails, no trip
+on board is tried.
+
 The caller allocates the pool; a kernel that runs out of room returns a status
 code and is run again with larger arrays (see :func:`run_mc`).
 """
@@ -138,6 +145,7 @@ def run_mc(  # noqa: C901
     mark_list = np.empty(n, np.int32)
     n_mark = 0
     first_pos = np.full(route_stop_offsets.shape[0] - 1, -1, np.int32)
+    last_pos = np.full(route_stop_offsets.shape[0] - 1, -1, np.int32)
     queue = np.empty(route_stop_offsets.shape[0] - 1, np.int32)
     for i in range(q.access_stops.shape[0]):
         s = q.access_stops[i]
@@ -180,32 +188,57 @@ def run_mc(  # noqa: C901
                     queue[nq] = r
                     nq += 1
                     first_pos[r] = p
+                    last_pos[r] = p
                 elif p < first_pos[r]:
                     first_pos[r] = p
+                elif p > last_pos[r]:
+                    last_pos[r] = p
         round_start = used[0]
         for r in np.sort(queue[:nq]):
             p0 = first_pos[r]
+            p_last = last_pos[r]
             first_pos[r] = -1
+            last_pos[r] = -1
             soff = route_stop_offsets[r]
             ns = route_stop_offsets[r + 1] - soff
+            # the last position where alighting can make a label: beyond it the rides
+            # bound drops every alighting (no side effect), so the scan ends there
+            j_end = ns - 1
+            while j_end > p0 and (
+                route_alight[soff + j_end] == 0
+                or k + lb_rides[route_stops[soff + j_end]] > n_rounds
+            ):
+                j_end -= 1
+            # boarding happens only at marked stops (the bags of round k - 1 of the others
+            # are empty) and before j_end (no alighting follows)
+            p1 = min(p_last, j_end - 1)
+            if p1 < p0:
+                continue
             t0 = route_trip_offsets[r]
             nt = route_trip_offsets[r + 1] - t0
             base = route_time_offsets[r]
             rb_n = 0
-            for j in range(p0, ns):
+            for j in range(p0, j_end + 1):
+                if rb_n == 0 and j > p1:
+                    break  # nothing on board and nothing left to board
                 s = route_stops[soff + j]
                 if stop_pass[s] == 0:
                     rb_n = 0
                     continue
-                if rb_n > 0 and route_alight[soff + j] != 0 and stop_alight[s] != 0:
+                rides = k + lb_rides[s]  # the same for every trip on board
+                if (
+                    rb_n > 0
+                    and route_alight[soff + j] != 0
+                    and stop_alight[s] != 0
+                    and rides <= n_rounds
+                ):
                     for i in range(rb_n):
                         if is_banned(bans, t0 + rb_trip[i], j):
                             continue
                         a = np.int64(arrival[base + rb_trip[i] * ns + j])
                         t = a + q.alight_slack
                         c = rb_cost[i] + (a - rb_dep[i]) + stop_cost[s]
-                        rides = k + lb_rides[s]
-                        if rides > n_rounds or dest_beats(
+                        if dest_beats(
                             d_alive,
                             d_time,
                             d_cost,
@@ -257,7 +290,7 @@ def run_mc(  # noqa: C901
                             d_label[nd], d_egress[nd], d_time[nd] = li, ei, te
                             d_cost[nd], d_round[nd], d_alive[nd] = ce, k, 1
                             used[1] = nd + 1
-                if route_board[soff + j] == 0 or stop_board[s] == 0:
+                if j > p1 or route_board[soff + j] == 0 or stop_board[s] == 0:
                     continue
                 li = head[k - 1, s]
                 while li >= 0:

@@ -3,11 +3,13 @@
 Planners pass the network's arrays (walking transfers, transfers.txt rules) with every
 search, read-only; checking or deriving them again for each search costs more than a
 small search.  Results are remembered by identity while the array is alive, for
-arrays whose values cannot change (read-only, and so is the buffer they view).
+arrays whose values cannot change (read-only, and so is the buffer they view: their
+own memory, ``bytes`` or a memory map opened read-only, as a graph loaded from disk).
 """
 
 from __future__ import annotations
 
+import mmap
 import threading
 import weakref
 from collections import OrderedDict
@@ -23,13 +25,37 @@ _LOCK = threading.Lock()
 _VALID: OrderedDict[tuple[int, str], weakref.ref[Any]] = OrderedDict()
 
 
+def _unchanging_buffer(value: Any) -> bool:
+    """``value`` is a buffer whose bytes cannot change: ``bytes``, or a read-only view of
+    ``bytes`` or of a memory map opened read-only (a saved graph loaded with mmap)."""
+    if isinstance(value, bytes):
+        return True
+    if not isinstance(value, memoryview) or not value.readonly:
+        return False
+    obj = value.obj
+    if isinstance(obj, bytes):
+        return True
+    if isinstance(obj, mmap.mmap):
+        # a read-only view may be taken of a writable map: ask the map itself
+        try:
+            with memoryview(obj) as whole:
+                return whole.readonly
+        except ValueError:  # closed
+            return False
+    return False
+
+
 def frozen(value: Any) -> bool:
-    """``value`` is an array whose values cannot change (read-only, and so is its base)."""
+    """``value`` is an array whose values cannot change.
+
+    It is read-only, and so is every array it views; the chain ends in no buffer (the
+    array owns its data), in ``bytes`` or in a read-only memory map.
+    """
     while isinstance(value, np.ndarray):
         if value.flags.writeable:
             return False
         value = value.base
-    return value is None or isinstance(value, bytes)
+    return value is None or _unchanging_buffer(value)
 
 
 def known_valid(value: Any, check: str) -> bool:

@@ -28,7 +28,7 @@ from otpa.transit.raptor._results import (
 from otpa.transit.raptor._round_kernel import B_ACCESS, B_RIDE, RoundLabels
 from otpa.transit.raptor._stay_seated import split_ride
 
-__all__ = ["journey", "mc_path", "round_path"]
+__all__ = ["journey", "mc_path", "path_cost", "round_path"]
 
 
 class _Access(NamedTuple):
@@ -188,6 +188,12 @@ def _timed(p: Prepared, raw: list[_Raw], egress: int) -> tuple[list[tuple[int, i
     times.append((free_at, free_at + int(q.egress_time[egress])))
     cost += float(q.egress_cost[egress])
     return times, cost
+
+
+def path_cost(p: Prepared, raw: list[_Raw], egress: int) -> tuple[int, float]:
+    """``(n_rides, cost)`` of the journey :func:`journey` builds, without building its legs."""
+    _, cost = _timed(p, raw, egress)
+    return sum(isinstance(leg, _Ride) for leg in raw), cost
 
 
 def journey(p: Prepared, raw: list[_Raw], egress: int) -> RaptorJourney:

@@ -54,6 +54,13 @@ def readonly(a: np.ndarray[Any, Any], dtype: Any) -> np.ndarray[Any, Any]:
     return out
 
 
+def _owned(a: np.ndarray[Any, Any], dtype: Any) -> np.ndarray[Any, Any]:
+    """A read-only copy of ``a`` that owns its memory."""
+    out = np.array(a, dtype=dtype, order="C", copy=True)
+    out.flags.writeable = False
+    return out
+
+
 def normalized(tt: RaptorTimetable) -> RaptorTimetable:
     """``tt`` with every array read-only and of the dtype the kernels are compiled for."""
     dtypes = {
@@ -175,7 +182,9 @@ def transposed_transfers(
     out: tuple[IntArray, Int32Array, IntArray] = transpose_csr(
         readonly(offsets, np.int64), readonly(to, np.int32), n
     )
-    out = (readonly(out[0], np.int64), readonly(out[1], np.int32), readonly(out[2], np.int64))
+    # copies that own their memory: read-only all the way down (``_memo.frozen``), so
+    # what is derived from them can be kept too
+    out = (_owned(out[0], np.int64), _owned(out[1], np.int32), _owned(out[2], np.int64))
 
     def _drop(_: weakref.ref[Any], key: tuple[str, int, int] = key) -> None:
         with _LOCK:

@@ -29,7 +29,8 @@ Two prunings leave every label (times and provenance) as the plain scan would
   earlier scan recorded the rest of the ride too: the scan stops alighting until it
   boards an earlier trip, and ends after the last marked stop.  In range RAPTOR
   this skips most of each route, since a departure one minute earlier mostly
-  catches the same trips;
+  catches the same trips.  A scan with no trip on board also ends after the last
+  marked stop (nothing alights, nothing boards);
 * range RAPTOR also remembers, per round and trip, the earliest position from
   which the trip's ride was tried (``ridden``).  Boarding the trip at or after
   that position tries nothing new: at every later position an alighting from this
@@ -383,8 +384,8 @@ def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcoun
                     cur = -1
                     stale = False
                     continue
-                if stale and j > p1:
-                    break
+                if j > p1 and (stale or (prune and cur < 0)):
+                    break  # the rest is recorded, or nothing is on board and none boards
                 if (
                     cur >= 0
                     and prune

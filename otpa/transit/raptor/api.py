@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -27,7 +27,7 @@ from otpa.transit.raptor._onboard import OnBoard, onboard_cost_offset
 from otpa.transit.raptor._prepare import Prepared, prepare
 from otpa.transit.raptor._query import INF
 from otpa.transit.raptor._range import range_rounds
-from otpa.transit.raptor._reconstruct import journey, mc_path, round_path
+from otpa.transit.raptor._reconstruct import journey, mc_path, path_cost, round_path
 from otpa.transit.raptor._results import (
     AccessLeg,
     EgressLeg,
@@ -36,7 +36,13 @@ from otpa.transit.raptor._results import (
     TransferLeg,
     TransitLeg,
 )
-from otpa.transit.raptor._round_kernel import NO_RIDDEN, new_ridden, new_round_labels, run_rounds
+from otpa.transit.raptor._round_kernel import (
+    NO_RIDDEN,
+    RoundLabels,
+    new_ridden,
+    new_round_labels,
+    run_rounds,
+)
 from otpa.transit.raptor.spi import RaptorTimetable, StaySeated, TransferRules
 from otpa.types import FloatArray, Int32Array, IntArray, UInt8Array
 
@@ -341,47 +347,67 @@ def _sorted(journeys: list[RaptorJourney], reverse: bool) -> list[RaptorJourney]
     return sorted(journeys, key=lambda j: (j.arrival, j.n_rides, j.cost))
 
 
-def _route_arrival(p: Prepared) -> tuple[list[RaptorJourney], list[int]]:
-    """Journeys of the round search and their arrivals in search direction."""
+def _round_search(p: Prepared) -> tuple[RoundLabels, list[tuple[int, int, int]]]:
+    """The round search's labels and its journeys: ``(round, egress entry, arrival)``
+    per round that arrives earlier than the rounds before (arrival in search direction)."""
     q = p.query
     lab = new_round_labels(q.max_rounds + 1, p.timetable.n_stops)
     run_rounds(p.timetable, q, lab, q.time, True, NO_RIDDEN)
-    journeys: list[RaptorJourney] = []
-    arrivals: list[int] = []
+    found: list[tuple[int, int, int]] = []
     if len(q.egress_stops) == 0:
-        return journeys, arrivals
+        return lab, found
     best = INF
     for k in range(1, q.max_rounds + 1):
         at_egress = lab.r_time[k, q.egress_stops] + q.egress_time
         i = int(np.argmin(at_egress))
         if at_egress[i] < best:
             best = int(at_egress[i])
-            journeys.append(journey(p, round_path(p, lab, k, int(q.egress_stops[i])), i))
-            arrivals.append(best)
-    return journeys, arrivals
+            found.append((k, i, best))
+    return lab, found
+
+
+def _route_arrival(p: Prepared) -> list[RaptorJourney]:
+    """Journeys of the round search."""
+    lab, found = _round_search(p)
+    stops = p.query.egress_stops
+    return [journey(p, round_path(p, lab, k, int(stops[i])), i) for k, i, _ in found]
+
+
+class _Known(NamedTuple):
+    """A journey of the round search, as McRAPTOR's pruning uses it."""
+
+    n_rides: int
+    cost: float
 
 
 def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
     q = p.query
     n_rounds, n_stops = q.max_rounds + 1, p.timetable.n_stops
     # the fastest journeys bound the search: nothing arrives earlier, and whatever
-    # could only arrive later for more cost (and rides) is dominated by them
-    known, arrivals = _route_arrival(p)
-    if not known:
+    # could only arrive later for more cost (and rides) is dominated by them (their
+    # rides and costs are those of the journeys, without building their legs)
+    lab_r, found = _round_search(p)
+    if not found:
         return []
+    known = [
+        _Known(*path_cost(p, round_path(p, lab_r, k, int(q.egress_stops[i])), i))
+        for k, i, _ in found
+    ]
+    arrivals = [t for _, _, t in found]
+    del lab_r
     ea_min = float(min(arrivals))
     # bounds reaching the dearest cost seeded below prune as exact ones would; the
     # labels tested against them already cost the cheapest access and a boarding (one
     # cost unit is kept as margin for rounding), so the bounds need reach that much less
-    dearest = max(j.cost + 1e-6 for j in known)
+    dearest = max(kj.cost + 1e-6 for kj in known)
     least_label = float(q.access_cost.min()) + q.board_cost if len(q.access_cost) else 0.0
     lb_cost, lb_rides = lower_bounds(p, request, dearest - max(least_label - 1.0, 0.0))
     cap, dest_cap, rb_cap = max(1 << 14, 8 * n_stops), 64 + len(known), 64
     while True:
         lab = new_mc_labels(n_rounds, n_stops, cap, dest_cap, rb_cap)
-        for i, (j, t) in enumerate(zip(known, arrivals, strict=True)):
+        for i, (kj, t) in enumerate(zip(known, arrivals, strict=True)):
             lab.d_label[i], lab.d_egress[i], lab.d_time[i] = -1, -1, t
-            lab.d_cost[i], lab.d_round[i], lab.d_alive[i] = j.cost + 1e-6, j.n_rides, 1
+            lab.d_cost[i], lab.d_round[i], lab.d_alive[i] = kj.cost + 1e-6, kj.n_rides, 1
         lab.used[1] = len(known)
         status = run_mc(p.timetable, q, lab, lb_cost, lb_rides, ea_min)
         if status == 0:
@@ -392,7 +418,7 @@ def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
             dest_cap *= 4
         else:
             rb_cap *= 4
-    out = []
+    out: list[RaptorJourney] = []
     for i in range(int(lab.used[1])):
         if lab.d_alive[i] and lab.d_label[i] >= 0:
             raw = mc_path(lab, int(lab.d_label[i]))
@@ -422,7 +448,7 @@ def route(timetable: RaptorTimetable, request: RaptorRequest) -> list[RaptorJour
         ``arrive_by`` egress legs start right after the last alighting.
     """
     p = prepare(timetable, request)
-    journeys = _route_cost(p, request) if request.criteria == "cost" else _route_arrival(p)[0]
+    journeys = _route_cost(p, request) if request.criteria == "cost" else _route_arrival(p)
     if p.onboard is not None:
         # the kernels charged boarding the on-board trip: the same for every journey
         q = p.query

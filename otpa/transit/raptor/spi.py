@@ -66,7 +66,9 @@ class RaptorTimetable(NamedTuple):
     route_day
         Service-day offset of each route relative to the search date (-1, 0, +1).
     stop_route_offsets, stop_routes, stop_route_pos
-        CSR over stops: the routes calling at each stop and the stop's position in them.
+        CSR over stops: the routes calling at each stop and the stop's position in them,
+        one entry per route position (a route that visits a stop twice is listed twice:
+        the kernels board a route only at the positions listed for marked stops).
     epoch
         Unix seconds of the search date at 00:00 local time in the network's time zone.
     route_gtfs_route

@@ -136,19 +136,40 @@ def test_rides_by_levels_equal_the_heap_search_at_every_limit(
         g = _heuristic.static_graph(p.timetable)
         n, n_pats = p.timetable.n_stops, len(g.pat_offsets) - 1
         off, to = req.transfer_offsets, req.transfer_to
+        walk_w = _heuristic.readonly(req.transfer_cost, np.float64)
         if p.reverse:
             in_off, in_from = off, to
-            in_edge = _heuristic._identity(len(to))
         else:
             in_off, in_from, in_edge = _heuristic.transposed_transfers(off, to, n)
-        walk_w = _heuristic.readonly(req.transfer_cost, np.float64)
+            walk_w = _heuristic._incoming_costs(walk_w, in_edge)
         ones = _heuristic.readonly(np.ones(n_pats), np.float64)
         egress = p.query.egress_stops
         for limit in range(req.max_rounds + 3):
             heap = _heuristic._search(n, n_pats, egress, np.zeros(len(egress)))
-            args = (in_off, in_from, in_edge, walk_w, ones, False, float(limit))
+            args = (in_off, in_from, walk_w, ones, False, float(limit))
             expected = _heuristic._dijkstra(g, *heap, *args)
             got = _heuristic._rides_bfs(g, n, egress, in_off, in_from, limit)
             assert np.array_equal(got, expected), limit
             compared += int(np.isfinite(expected).sum())
     assert compared > 100
+
+
+def test_incoming_walk_costs_follow_the_reversed_transfers_and_are_kept() -> None:
+    """The Dijkstra search's walking costs, in the order of the reversed transfers."""
+    off = np.array([0, 2, 3, 3], np.int64)  # 0 -> 1, 0 -> 2, 1 -> 2
+    to = np.array([1, 2, 2], np.int32)
+    cost = np.array([10.0, 20.0, 30.0])
+    for a in (off, to, cost):
+        a.flags.writeable = False
+    in_off, in_from, in_edge = _heuristic.transposed_transfers(off, to, 3)
+    assert in_off.tolist() == [0, 0, 1, 3]
+    got = _heuristic._incoming_costs(cost, in_edge)
+    assert in_from.tolist() == [0, 0, 1]  # into 1 from 0; into 2 from 0, from 1
+    assert got.tolist() == [10.0, 20.0, 30.0]
+    assert _heuristic._incoming_costs(cost, in_edge) is got  # kept: the arrays cannot change
+    changing = cost.copy()
+    first = _heuristic._incoming_costs(changing, in_edge)
+    changing[0] = 99.0
+    assert _heuristic._incoming_costs(changing, in_edge).tolist() == [99.0, 20.0, 30.0]
+    assert first.tolist() == [10.0, 20.0, 30.0]
+    assert _heuristic._incoming_costs(cost, None) is cost  # reversed search: as given
