@@ -101,6 +101,7 @@ def _times_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refc
     times: IntArray,
     out: FloatArray,
     ride: bool,
+    limit: int,
 ) -> None:
     """:func:`range_rounds` without bans, impassable stops or on-board starts (see the module)."""
     n = tt.n_stops
@@ -141,18 +142,22 @@ def _times_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refc
     first_pos = np.full(n_routes, -1, dtype=np.int32)
     last_pos = np.full(n_routes, -1, dtype=np.int32)
     queue = np.empty(n_routes, dtype=np.int32)
+    # per stop: are its walking transfers sorted by time (1), not (2), not looked at yet (0)
+    tr_sorted = np.zeros(n, dtype=np.uint8)
     labels = r_time if ride else o_time
     for i in range(times.shape[0]):
         time = times[i]
+        # no label later than the cut is written (see range_rounds)
+        cut = np.int32(min(int(time) + limit, INF32))
         n_mark = 0
         for a in range(q.access_stops.shape[0]):
             s = q.access_stops[a]
             t = np.int32(time + q.access_time[a])
-            if any_arrival and t < o_time[0, s]:
+            if any_arrival and t < o_time[0, s] and t <= cut:
                 o_time[0, s] = t
                 n_changed[0] = _push(changed[0], changed_list[0], n_changed[0], s)
             tb = np.int32(t + q.board_slack)
-            if tb < b_time[0, s]:
+            if tb < b_time[0, s] and tb <= cut:
                 b_time[0, s] = tb
                 n_changed[0] = _push(changed[0], changed_list[0], n_changed[0], s)
                 n_mark = _push(mark, mark_list, n_mark, s)
@@ -208,7 +213,7 @@ def _times_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refc
                             stale = True
                         elif route_alight[soff + j] != 0 and stop_alight[s] != 0:
                             t = np.int32(arrival[base + cur * ns + j] + alight_slack)
-                            if t < r_k[s]:
+                            if t < r_k[s] and t <= cut:
                                 r_k[s] = t
                                 trip_k[s] = t0 + cur
                                 apos_k[s] = j
@@ -217,7 +222,7 @@ def _times_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refc
                                     n_rimp = _push(rimp, rimp_list, n_rimp, s)
                                 if any_arrival and t < o_time[k, s]:
                                     o_time[k, s] = t
-                                if t + g < b_k[s]:
+                                if t + g < b_k[s] and t + g <= cut:
                                     b_k[s] = t + g
                                     n_next = _push(nxt, nxt_list, n_next, s)
                     if route_board[soff + j] == 0 or stop_board[s] == 0 or mark[s] == 0:
@@ -226,8 +231,9 @@ def _times_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refc
                     if k_hi == 0:
                         continue
                     bt = b_km[s]
-                    # nothing to do when the latest candidate trip leaves before the label is ready
-                    if bt >= INF32 or departure[base + (k_hi - 1) * ns + j] < bt:
+                    # nothing to do when the latest candidate trip leaves before the label is
+                    # ready, or the label is past the cut (a label left by a later departure)
+                    if bt > cut or bt >= INF32 or departure[base + (k_hi - 1) * ns + j] < bt:
                         continue
                     if cur >= 0:
                         # mostly the current trip or one just before it
@@ -251,11 +257,23 @@ def _times_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refc
                 rimp[s] = 0
                 ts = r_k[s]
                 e0, e1 = tr_offsets[s], tr_offsets[s + 1]
+                if tr_sorted[s] == 0:
+                    tr_sorted[s] = 1
+                    for e in range(e0 + 1, e1):
+                        if tr_time[e] < tr_time[e - 1]:
+                            tr_sorted[s] = 2
+                            break
+                # sorted by time: the walks after the first one past the cut are past it too
+                stop_at_cut = tr_sorted[s] == 1
                 if any_arrival:
                     o_k = o_time[k]
                     for e in range(e0, e1):
                         u = tr_to[e]
                         t = ts + tr_time[e]
+                        if t > cut:
+                            if stop_at_cut:
+                                break
+                            continue
                         if t < o_k[u]:
                             o_k[u] = t
                             n_changed[k] = _push(ch_k, chl_k, n_changed[k], u)
@@ -264,6 +282,10 @@ def _times_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refc
                     for e in range(e0, e1):
                         u = tr_to[e]
                         t = tg + tr_time[e]
+                        if t > cut:
+                            if stop_at_cut:
+                                break
+                            continue
                         if t < b_k[u]:
                             b_k[u] = t
                             n_changed[k] = _push(ch_k, chl_k, n_changed[k], u)
@@ -278,7 +300,7 @@ def _times_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refc
         n_changed[n_rounds] = 0
         for s in range(n):
             v = labels[n_rounds, s]
-            out[i, s] = np.inf if v >= INF32 else np.float64(v)
+            out[i, s] = np.inf if v >= INF32 or v > cut else np.float64(v)
 
 
 @njit(cache=True, nogil=True)  # type: ignore[misc]
@@ -290,12 +312,23 @@ def range_rounds(
     times: IntArray,
     out: FloatArray,
     ride: bool,
+    limit: int,
 ) -> None:
     """Fill ``out[i]`` with the earliest arrivals from departure ``times[i]``.
 
     ``times`` must be sorted in decreasing order; ``lab`` must start unreached and
     ``ridden`` (:func:`~._round_kernel.new_ridden`) fresh.  With
     ``ride`` the arrivals are those whose last leg is a ride (where egress may start).
+    Arrivals later than ``times[i] + limit`` are reported as unreached (``inf``).
+
+    The cut also prunes the search: a label later than the cut is never written, and
+    a board-ready label left by an earlier search (a later departure) that is past the
+    cut boards nothing.  Every label at or before the cut keeps its value, because a
+    journey's labels never decrease along it, so all the labels it is built from are at
+    or before the cut too; the labels past it are useless to this departure and to every
+    later-searched (earlier) one, whose cuts are earlier.  The "ride already recorded"
+    marks stay sound: an alighting they let a later scan skip was either written or past
+    a cut at least as late as the current one.
     The loop over departures is compiled too: a call from Python unboxes the named
     tuples of arrays, which costs about as much as a search of a later departure.
     """
@@ -307,13 +340,14 @@ def range_rounds(
         and ridden.shape[1] > 0
     )
     if simple:
-        _times_rounds(tt, q, ridden, times, out, ride)
+        _times_rounds(tt, q, ridden, times, out, ride, limit)
         return
     last = q.max_rounds
     labels = lab.r_time if ride else lab.o_time
     n = labels.shape[1]
     for i in range(times.shape[0]):
         run_rounds(tt, q, lab, times[i], False, ridden)
+        cut = times[i] + limit
         for s in range(n):
             v = labels[last, s]
-            out[i, s] = np.inf if v >= INF else np.float64(v)
+            out[i, s] = np.inf if v >= INF or v > cut else np.float64(v)
