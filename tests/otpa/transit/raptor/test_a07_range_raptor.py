@@ -192,3 +192,30 @@ def test_searching_back_from_the_ridden_trip_finds_the_first_trip(seed: int) -> 
         thr, cap = int(rng.integers(-10, 4100)), int(rng.integers(2000, 5000))
         args = (dep, 0, ns, j, 5, k_hi, thr, 1 << 40, cap, allowed, no_bans)
         assert first_trip_before(*args) == first_trip(*args)
+
+
+@pytest.mark.parametrize(
+    ("n_stops", "max_time", "dtype"),
+    [(15, 360, np.int32), (70_000, 2000, np.int32), (4000, 1 << 28, np.int64)],
+)
+def test_packed_walks_give_back_target_and_time(n_stops: int, max_time: int, dtype: type) -> None:
+    # the range kernel reads each walk as one integer: int32 when stop ids and times fit
+    # in 31 bits, int64 otherwise
+    from types import SimpleNamespace
+
+    from otpa.transit.raptor._range import _pack_walks
+
+    rng = np.random.default_rng(n_stops)
+    counts = rng.integers(0, 5, size=n_stops)
+    off = np.r_[0, np.cumsum(counts)].astype(np.int64)
+    to = rng.integers(0, n_stops, size=off[-1]).astype(np.int32)
+    time = rng.integers(0, max_time + 1, size=off[-1]).astype(np.int32)
+    time[-1] = max_time
+    q = SimpleNamespace(tr_offsets=off, tr_to=to, tr_time=time)
+    walks, walks_sorted, shift = _pack_walks(q)  # type: ignore[arg-type]
+    assert walks.dtype == dtype
+    np.testing.assert_array_equal(walks & ((1 << shift) - 1), to)
+    np.testing.assert_array_equal(walks >> shift, time)
+    for s in range(n_stops):
+        seg = time[off[s] : off[s + 1]]
+        assert walks_sorted[s] == int(bool(np.all(seg[1:] >= seg[:-1])))
