@@ -47,9 +47,9 @@ import threading
 from typing import Any, NamedTuple
 
 import numpy as np
-from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
+from numba.core.cgutils import ir  # type: ignore[attr-defined]  # (llvmlite's, through numba)
 from numba.extending import intrinsic
 
 from otpa.transit.raptor._common import first_trip, first_trip_before
@@ -96,13 +96,11 @@ def _prefetch(typingctx: Any, arr: Any, idx: Any) -> Any:
         aryty = signature.args[0]
         ary = context.make_array(aryty)(context, builder, args[0])
         ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]], wraparound=False)
-        i8p = ir.IntType(8).as_pointer()
-        i32 = ir.IntType(32)
+        i8p, i32 = cgutils.voidptr_t, cgutils.int32_t
         fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
         fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0i8")
         # read, high locality, data cache
-        args_ = [builder.bitcast(ptr, i8p), ir.Constant(i32, 0), ir.Constant(i32, 3)]
-        builder.call(fn, [*args_, ir.Constant(i32, 1)])
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
         return context.get_dummy_value()
 
     return sig, codegen
