@@ -281,7 +281,10 @@ def _access(prep: Prepared, origin: StreetEnd, mob: MobilityAccess | None) -> Ac
 def _arrivals(
     prep: Prepared, origin: StreetEnd, access: Access
 ) -> tuple[FloatArray, np.ndarray] | None:
-    """Ride arrivals ``(n_departures, n_stops)`` and departures, on the timetable's clock."""
+    """Ride arrivals ``(n_departures, n_stops)`` and departures, on the timetable's clock.
+
+    An arrival later than its departure plus ``max_time`` is ``inf`` (it is over the limit).
+    """
     net, req = prep.network, prep.request
     if access.stops.size == 0:
         return None
@@ -305,7 +308,9 @@ def _arrivals(
     if deps.shape[0] == 1:
         rows = earliest_arrivals(timetable, rreq, arrivals="ride")[None, :]
     else:
-        rows = range_raptor(timetable, rreq, deps, arrivals="ride")
+        # arrivals past departure + max_time count as unreachable in the propagation: the
+        # search skips them
+        rows = range_raptor(timetable, rreq, deps, arrivals="ride", max_duration_s=req.max_time_s)
     return rows, deps
 
 

@@ -510,6 +510,7 @@ def range_raptor(
     departure_times: IntArray,
     *,
     arrivals: Literal["any", "ride"] = "any",
+    max_duration_s: int | None = None,
 ) -> FloatArray:
     """Earliest arrivals for several departure times, by range RAPTOR.
 
@@ -528,6 +529,11 @@ def range_raptor(
         Seconds since the epoch, in any order.
     arrivals
         ``"any"`` or ``"ride"``, as for :func:`earliest_arrivals`.
+    max_duration_s
+        Arrivals later than ``departure_times[i] + max_duration_s`` are reported as
+        unreachable (``inf``) in row ``i``; the others are unchanged.  The search then
+        skips what cannot arrive in time (with transfers.txt rules, whose searches do
+        not reuse labels, the rows are only clipped).
 
     Returns
     -------
@@ -539,6 +545,10 @@ def range_raptor(
         msg = "range_raptor supports forward searches with criteria='arrival' only"
         raise ValueError(msg)
     ride = _check_arrivals(arrivals)
+    if max_duration_s is not None and max_duration_s < 0:
+        msg = "max_duration_s must not be negative"
+        raise ValueError(msg)
+    limit = INF if max_duration_s is None else int(max_duration_s)
     times = np.ascontiguousarray(departure_times, dtype=np.int64).ravel()
     n_stops = int(timetable.n_stops)
     out = np.full((len(times), n_stops), np.inf)
@@ -553,10 +563,13 @@ def range_raptor(
             run_rounds(p.timetable, p.query, lab, int(times[i]), False, NO_RIDDEN)
             labels = lab.r_time if ride else lab.o_time
             out[i] = _as_times(labels[p.query.max_rounds], False)
+            if max_duration_s is not None:
+                out[i][out[i] > times[i] + limit] = np.inf
         return out
     lab = new_round_labels(p.query.max_rounds + 1, n_stops)
     ridden = new_ridden(p.query.max_rounds + 1, p.timetable.n_route_trips)
     block = np.empty((len(times), n_stops))
-    range_rounds(p.timetable, p.query, lab, ridden, np.ascontiguousarray(times[order]), block, ride)
+    latest_first = np.ascontiguousarray(times[order])
+    range_rounds(p.timetable, p.query, lab, ridden, latest_first, block, ride, limit)
     out[order] = block
     return out

@@ -76,6 +76,67 @@ def test_range_equals_repeated_searches(seed: int) -> None:
     assert np.all(rides >= got)
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_max_duration_clips_rows_and_keeps_the_rest(seed: int) -> None:
+    # the cut prunes the search itself: every arrival within departure + limit must be
+    # the unlimited search's, every later one inf
+    tt, walks = _random_timetable(100 + seed)
+    rng = random.Random(seed)
+    times = np.asarray(rng.sample(range(0, 3 * 3600, 60), 30))
+    kw = {
+        "transfers": walks,
+        "max_rounds": rng.choice([2, 3, 4]),
+        "transfer_slack_s": rng.choice([0, 60]),
+        "board_slack_s": rng.choice([0, 30]),
+    }
+    access = rng.choice([0, 90])
+    # the origin that reaches most stops (a random one may have no route)
+    req = max(
+        (tt.request({o: access}, {o: 0}, 0, **kw) for o in tt.stop_names),
+        key=lambda r: int(np.isfinite(range_raptor(tt.timetable, r, times)).sum()),
+    )
+    if seed % 2:  # each stop's walks by time (the relaxation then stops at the cut)
+        off = req.transfer_offsets
+        order = np.lexsort((req.transfer_time_s, np.repeat(np.arange(off.size - 1), np.diff(off))))
+        assert (order != np.arange(order.size)).any()
+        req = dataclasses.replace(
+            req,
+            transfer_to=req.transfer_to[order],
+            transfer_time_s=req.transfer_time_s[order],
+            transfer_cost=req.transfer_cost[order],
+        )
+    partly_cut = 0
+    for arrivals in ("any", "ride"):
+        full = range_raptor(tt.timetable, req, times, arrivals=arrivals)  # type: ignore[arg-type]
+        for limit in (0, 300, 1200, 2400, 5400):
+            got = range_raptor(
+                tt.timetable, req, times, arrivals=arrivals, max_duration_s=limit  # type: ignore[arg-type]
+            )
+            want = np.where(full <= times[:, None] + limit, full, np.inf)
+            np.testing.assert_array_equal(got, want)
+            kept, finite = np.isfinite(want).sum(), np.isfinite(full).sum()
+            partly_cut += int(0 < kept < finite)
+    assert partly_cut >= 4  # the limits do cut, and leave something
+
+
+def test_max_duration_with_transfer_rules_clips_separate_searches() -> None:
+    tt = parse_timetable(
+        """
+        R1  A 00:00  B 00:10
+        R1  A 00:20  B 00:30
+        R2  B 00:10  C 00:20
+        R2  B 00:40  C 00:50
+        """
+    )
+    req = tt.request("A", "C", 0, rules=tt.rules(TestRule("B", "B", 1)), transfer_slack_s=300)
+    got = range_raptor(tt.timetable, req, np.asarray([0, 60, 1200]), max_duration_s=1800)
+    c = tt.stop("C")
+    # 00:20 from 00:00 is in time; 00:50 from 00:01 is not; 00:50 from 00:20 is
+    assert got[:, c].tolist() == [20 * 60, np.inf, 50 * 60]
+    with pytest.raises(ValueError, match="max_duration_s"):
+        range_raptor(tt.timetable, req, np.asarray([0]), max_duration_s=-1)
+
+
 def test_window_is_anchored_at_the_latest_departure() -> None:
     tt = parse_timetable(
         """
@@ -131,3 +192,30 @@ def test_searching_back_from_the_ridden_trip_finds_the_first_trip(seed: int) -> 
         thr, cap = int(rng.integers(-10, 4100)), int(rng.integers(2000, 5000))
         args = (dep, 0, ns, j, 5, k_hi, thr, 1 << 40, cap, allowed, no_bans)
         assert first_trip_before(*args) == first_trip(*args)
+
+
+@pytest.mark.parametrize(
+    ("n_stops", "max_time", "dtype"),
+    [(15, 360, np.int32), (70_000, 2000, np.int32), (4000, 1 << 28, np.int64)],
+)
+def test_packed_walks_give_back_target_and_time(n_stops: int, max_time: int, dtype: type) -> None:
+    # the range kernel reads each walk as one integer: int32 when stop ids and times fit
+    # in 31 bits, int64 otherwise
+    from types import SimpleNamespace
+
+    from otpa.transit.raptor._range import _pack_walks
+
+    rng = np.random.default_rng(n_stops)
+    counts = rng.integers(0, 5, size=n_stops)
+    off = np.r_[0, np.cumsum(counts)].astype(np.int64)
+    to = rng.integers(0, n_stops, size=off[-1]).astype(np.int32)
+    time = rng.integers(0, max_time + 1, size=off[-1]).astype(np.int32)
+    time[-1] = max_time
+    q = SimpleNamespace(tr_offsets=off, tr_to=to, tr_time=time)
+    walks, walks_sorted, shift = _pack_walks(q)  # type: ignore[arg-type]
+    assert walks.dtype == dtype
+    np.testing.assert_array_equal(walks & ((1 << shift) - 1), to)
+    np.testing.assert_array_equal(walks >> shift, time)
+    for s in range(n_stops):
+        seg = time[off[s] : off[s + 1]]
+        assert walks_sorted[s] == int(bool(np.all(seg[1:] >= seg[:-1])))
