@@ -437,6 +437,27 @@ def log_to_stderr(level: str) -> QueueListener | None:
     return listener
 
 
+def stop_logging(listener: QueueListener) -> None:
+    """Write what :func:`log_to_stderr`'s queue holds, then log to stderr directly.
+
+    The queue's handler leaves the root logger and the listener's stream handler takes
+    its place, so a line logged afterwards (at exit, by a caller that serves again) is
+    written, not queued for a listener that is gone.
+
+    Parameters
+    ----------
+    listener
+        What :func:`log_to_stderr` returned.
+    """
+    listener.stop()
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        if isinstance(handler, QueueHandler) and handler.queue is listener.queue:
+            root.removeHandler(handler)
+    for handler in listener.handlers:
+        root.addHandler(handler)
+
+
 def serve_from_args(args: argparse.Namespace) -> int:
     """Serve as the command line asked; with no graphs folder anywhere, the demo city.
 
@@ -468,7 +489,7 @@ def serve_from_args(args: argparse.Namespace) -> int:
         failure = None
     finally:
         if listener is not None:  # every queued line is written before the process ends
-            listener.stop()
+            stop_logging(listener)
     if failure is not None:
         print(failure, file=sys.stderr)
         return 2

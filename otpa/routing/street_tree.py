@@ -116,9 +116,9 @@ def street_tree(
     if not isinstance(start, Snap):
         res.cost_v[start] = res.time_v[start] = res.dist_v[start] = 0.0
     return StreetTree(
-        weight=res.label,
-        time_s=res.time_s,
-        distance_m=res.distance_m,
+        weight=_read_only(res.label),
+        time_s=_read_only(res.time_s),
+        distance_m=_read_only(res.distance_m),
         edge_weight=np.asarray(costs.weight, dtype=np.float64),
         edge_time_s=np.asarray(costs.time_s, dtype=np.float64),
         edge_time_ceil_s=np.asarray(costs.time_ceil_s, dtype=np.float64),
@@ -128,10 +128,19 @@ def street_tree(
         edge_to=np.asarray(graph.edge_to, dtype=np.int32),
         seed_edge=np.fromiter(skip.keys(), dtype=np.int32, count=len(skip)),
         seed_skip=np.fromiter(skip.values(), dtype=np.float64, count=len(skip)),
-        vertex_weight=res.cost_v,
-        vertex_time_s=res.time_v,
-        vertex_distance_m=res.dist_v,
+        vertex_weight=_read_only(res.cost_v),
+        vertex_time_s=_read_only(res.time_v),
+        vertex_distance_m=_read_only(res.dist_v),
     )
+
+
+def _read_only(labels: FloatArray) -> FloatArray:
+    """A read-only view of a search's labels: they are pooled arrays
+    (:func:`otpa.street.edge_search.run_search`), reused by later searches once the tree
+    is gone, so a write by a tree's user must fail instead of corrupting those."""
+    view = labels.view()
+    view.flags.writeable = False
+    return view
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -158,24 +158,29 @@ class LabelPool:
                 )
                 chosen = Lease(arrays, dirty=np.zeros(0, dtype=np.int64))
                 leases.append(chosen)
-            chosen._reset()
-            if CHECK_CLEAN:
-                chosen._check()
             # a new tuple: its references mark the set as in use before the lock goes
             a, b, c, d = chosen.arrays
-            return chosen, (a, b, c, d)
+        # reset outside the lock (a full reset of a large graph's set takes milliseconds;
+        # no other thread can take this set while the tuple below refers to it)
+        chosen._reset()
+        if CHECK_CLEAN:
+            chosen._check()
+        return chosen, (a, b, c, d)
 
 
-def scratch_indices(length: int) -> IntArray:
-    """This thread's uninitialised index array of ``length`` (a kernel's touched list)."""
-    cache: dict[int, IntArray] | None = getattr(_SCRATCH, "by_length", None)
+def scratch_indices(length: int, slot: str) -> IntArray:
+    """This thread's uninitialised index array of ``length`` for ``slot`` (a kernel's
+    touched list; one search fills its edge and vertex lists at once, so each has a
+    slot of its own even when the graph has as many edges as vertices)."""
+    cache: dict[tuple[str, int], IntArray] | None = getattr(_SCRATCH, "by_length", None)
     if cache is None:
         cache = _SCRATCH.by_length = {}
-    arr = cache.get(length)
+    key = (slot, length)
+    arr = cache.get(key)
     if arr is None:
-        if len(cache) >= 4:
+        if len(cache) >= 8:
             cache.clear()
-        arr = cache[length] = np.empty(length, dtype=np.int64)
+        arr = cache[key] = np.empty(length, dtype=np.int64)
     return arr
 
 

@@ -218,10 +218,10 @@ def run_search(
         touched_v = touched_e = _NO_VERTICES
     else:
         lease_e, (lab, tim, dist, pred) = _EDGE_LABELS.take(n_e)
-        touched_e = scratch_indices(n_e)
+        touched_e = scratch_indices(n_e, "edges")
         if n_v:
             lease_v, (cost_v, time_v, dist_v, edge_v) = _VERTEX_LABELS.take(n_v)
-            touched_v = scratch_indices(n_v)
+            touched_v = scratch_indices(n_v, "vertices")
         else:
             cost_v = time_v = dist_v = _NO_WEIGHTS
             edge_v = _NO_STATES

@@ -26,6 +26,7 @@ from service.server import (
     log_to_stderr,
     service_url,
     start_in_thread,
+    stop_logging,
 )
 
 pytestmark = pytest.mark.http
@@ -249,11 +250,14 @@ def test_log_lines_go_to_stderr_through_a_queue(capsys: pytest.CaptureFixture[st
             raise ValueError("boom")
         except ValueError:
             logging.getLogger("otpa.test").exception("request failed")
-        listener.stop()  # writes what is queued
+        stop_logging(listener)  # writes what is queued, then logs directly
+        assert [type(h) for h in root.handlers] == [logging.StreamHandler]
+        logging.getLogger("otpa.test").warning("after the listener")
     finally:
         root.handlers[:] = saved_handlers
         root.setLevel(saved_level)
     lines = capsys.readouterr().err.splitlines()
+    assert re.fullmatch(r".* WARNING otpa.test: after the listener", lines.pop())
     stamp = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}"
     assert re.fullmatch(stamp + " INFO otpa.access: status=200 path=/otp", lines[0])
     assert re.fullmatch(stamp + " ERROR otpa.test: request failed", lines[1])

@@ -53,6 +53,7 @@ from numba.core.cgutils import ir  # type: ignore[attr-defined]  # (llvmlite's, 
 from numba.extending import intrinsic
 
 from otpa.transit.raptor._common import first_trip, first_trip_before
+from otpa.transit.raptor._memo import frozen
 from otpa.transit.raptor._query import INF, SearchQuery
 from otpa.transit.raptor._round_kernel import RoundLabels, run_rounds
 from otpa.transit.raptor.spi import RaptorTimetable
@@ -154,11 +155,18 @@ def _key(*arrays: np.ndarray) -> tuple[int, ...]:
 
 _LAYOUTS: dict[tuple[int, ...], tuple[tuple[np.ndarray, ...], Any]] = {}
 _LAYOUT_LOCK = threading.Lock()
-_MAX_LAYOUTS = 16
+_MAX_LAYOUTS = 8
 
 
 def _cached(arrays: tuple[np.ndarray, ...], build: Any) -> Any:
-    """``build()``, cached while ``arrays`` (kept alive by the cache) are the inputs."""
+    """``build()``, cached while ``arrays`` (kept alive by the cache) are the inputs.
+
+    Only arrays whose values cannot change (:func:`._memo.frozen`: a network's, or a
+    saved graph's memory map) are cached by address; for others (a caller's writable
+    arrays, which may change in place) the layout is built for this call alone.
+    """
+    if not all(frozen(a) for a in arrays):
+        return build()
     key = _key(*arrays)
     with _LAYOUT_LOCK:
         hit = _LAYOUTS.get(key)
@@ -485,6 +493,8 @@ def range_rounds(
         and ridden.shape[1] > 0
     )
     if simple:
+        # (the cut relies on labels never decreasing along a journey: walking times are
+        # never negative, RaptorRequest refuses them)
         _times_rounds(tt, q, ridden, times, out, ride, limit, _layout(tt, q))
     else:
         _full_rounds(tt, q, lab, ridden, times, out, ride, limit)

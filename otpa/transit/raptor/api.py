@@ -548,7 +548,7 @@ def range_raptor(
     if max_duration_s is not None and max_duration_s < 0:
         msg = "max_duration_s must not be negative"
         raise ValueError(msg)
-    limit = INF if max_duration_s is None else int(max_duration_s)
+    limit = INF if max_duration_s is None else min(int(max_duration_s), INF)
     times = np.ascontiguousarray(departure_times, dtype=np.int64).ravel()
     n_stops = int(timetable.n_stops)
     out = np.full((len(times), n_stops), np.inf)

@@ -147,3 +147,37 @@ def test_threads_searching_at_once_get_the_same_labels(
 
     with ThreadPoolExecutor(4) as pool:
         assert all(pool.map(run, vertices * 3))
+
+
+def test_as_many_vertex_labels_as_edges(graph: StreetGraph, inputs: SearchInputs) -> None:
+    # the edge and vertex touched lists of one search are separate arrays even when
+    # both have one length (a graph with as many vertices as edges)
+    for v in range(0, 40, 3):
+        pooled, fresh = (
+            run_search(
+                inputs,
+                _from_vertex(graph, v),
+                n_vertices=graph.n_edges,
+                max_time_s=3000.0,
+                vertex_labels=True,
+                fresh=f,
+            )
+            for f in (False, True)
+        )
+        _same(pooled, fresh)
+
+
+def test_a_street_tree_cannot_be_written(graph: StreetGraph) -> None:
+    # a public tree's labels are pooled: a write by its user would corrupt later searches
+    from otpa.routing.street_tree import _read_only
+
+    res = run_search(
+        _edge_inputs(graph, edge_costs(graph, WALK), int(WALK), True),
+        _from_vertex(graph, 4),
+        n_vertices=graph.n_vertices,
+        vertex_labels=True,
+    )
+    view = _read_only(res.cost_v)
+    with pytest.raises(ValueError, match="read-only"):
+        view[np.isinf(view)] = 1e9
+    assert np.shares_memory(view, res.cost_v)

@@ -219,3 +219,40 @@ def test_packed_walks_give_back_target_and_time(n_stops: int, max_time: int, dty
     for s in range(n_stops):
         seg = time[off[s] : off[s + 1]]
         assert walks_sorted[s] == int(bool(np.all(seg[1:] >= seg[:-1])))
+
+
+def test_changed_walking_transfers_are_not_read_from_a_stale_layout() -> None:
+    # the kernel's compact copies are cached only for arrays that cannot change: a
+    # caller's writable transfer times changed in place give new arrivals
+    tt, walks = _random_timetable(3)
+    times = np.asarray(range(0, 3600, 300))
+    req = max(
+        (tt.request({o: 0}, {o: 0}, 0, transfers=walks) for o in tt.stop_names),
+        key=lambda r: int(np.isfinite(range_raptor(tt.timetable, r, times)).sum()),
+    )
+    slow = req.transfer_time_s
+    assert slow.flags.writeable
+    before = range_raptor(tt.timetable, req, times)
+    slow[:] = slow * 10  # in place: same array, same address
+    after = range_raptor(tt.timetable, req, times)
+    np.testing.assert_array_equal(after, _repeated(tt, req, list(times)))
+    assert not np.array_equal(after, before)
+
+
+def test_a_huge_max_duration_is_no_cut() -> None:
+    tt, walks = _random_timetable(5)
+    req = tt.request({"S1": 0}, {"S1": 0}, 0, transfers=walks)
+    times = np.asarray([0, 600, 1800])
+    np.testing.assert_array_equal(
+        range_raptor(tt.timetable, req, times, max_duration_s=(1 << 63) - 1),
+        range_raptor(tt.timetable, req, times),
+    )
+
+
+
+def test_negative_walking_times_are_refused() -> None:
+    # the range kernel's cut at max_duration_s relies on labels never decreasing along
+    # a journey: a negative walking time never reaches it
+    tt, walks = _random_timetable(6)
+    with pytest.raises(ValueError, match="transfer_time_s must be non-negative"):
+        tt.request({"S1": 0}, {"S1": 0}, 0, transfers=[(a, b, -60) for a, b, _ in walks])
