@@ -15,7 +15,9 @@ Two measures, both no-ops where the C library is not glibc:
   unmapped when freed;
 * :class:`MemoryReleaser` calls ``malloc_trim(0)`` shortly after a served network is
   dropped (the registry watches the networks it replaces or evicts) or an analysis ends,
-  at most once per :data:`TRIM_INTERVAL_S`.
+  at most once per :data:`TRIM_INTERVAL_S`; first it lets go of the street searches'
+  free pooled label arrays (:func:`otpa.street.edge_search.release_free_labels`), which
+  a replaced network's graph size would otherwise keep.
 
 Examples
 --------
@@ -35,6 +37,8 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
+
+from otpa.street.edge_search import release_free_labels
 
 __all__ = ["MMAP_THRESHOLD", "TRIM_INTERVAL_S", "MemoryReleaser", "tune_malloc"]
 
@@ -77,6 +81,12 @@ def tune_malloc(mmap_threshold: int = MMAP_THRESHOLD) -> bool:
     return bool(_LIBC.mallopt(_M_MMAP_THRESHOLD, ctypes.c_int(mmap_threshold)))
 
 
+def release_memory() -> bool:
+    """Drop the street searches' free pooled label arrays, then :func:`trim_heap`."""
+    release_free_labels()
+    return trim_heap()
+
+
 def trim_heap() -> bool:
     """``malloc_trim(0)``: return free heap pages of every arena to the system."""
     if _LIBC is None:
@@ -94,7 +104,8 @@ class MemoryReleaser:
     settle_s
         Delay before a trim (the memory that asked for it is still being freed).
     trim
-        The trimming function (default :func:`trim_heap`).
+        The trimming function (default :func:`release_memory`: pooled labels, then
+        :func:`trim_heap`).
     """
 
     def __init__(
@@ -102,7 +113,7 @@ class MemoryReleaser:
         *,
         interval_s: float = TRIM_INTERVAL_S,
         settle_s: float = 0.5,
-        trim: Callable[[], object] = trim_heap,
+        trim: Callable[[], object] = release_memory,
     ) -> None:
         self.interval_s = interval_s
         self.settle_s = settle_s

@@ -168,6 +168,21 @@ class LabelPool:
         return chosen, (a, b, c, d)
 
 
+    def drop_free(self) -> int:
+        """Let go of every set nothing refers to (they are allocated again when needed);
+        the number dropped."""
+        dropped = 0
+        with self._lock:
+            for length, leases in list(self._sets.items()):
+                busy = [lease for lease in leases if _max_refs(lease) > _FREE_REFS]
+                dropped += len(leases) - len(busy)
+                if busy:
+                    self._sets[length] = busy
+                else:
+                    del self._sets[length]
+        return dropped
+
+
 def scratch_indices(length: int, slot: str) -> IntArray:
     """This thread's uninitialised index array of ``length`` for ``slot`` (a kernel's
     touched list; one search fills its edge and vertex lists at once, so each has a

@@ -60,6 +60,7 @@ __all__ = [
     "Seeds",
     "edge_search",
     "path_turn_costs",
+    "release_free_labels",
     "run_search",
 ]
 
@@ -272,6 +273,22 @@ def run_search(
 #: time, distance, labelling state) for :func:`run_search`.
 _EDGE_LABELS = LabelPool()
 _VERTEX_LABELS = LabelPool()
+
+
+def release_free_labels() -> int:
+    """Let go of the pooled label arrays no search result refers to.
+
+    The pools keep a few clean sets per graph size for the next searches; after a
+    network is replaced (or an analysis is done) a server calls this so that a graph no
+    longer served does not keep its sets (hundreds of MB at national size).  The next
+    search allocates what it needs again.
+
+    Returns
+    -------
+    int
+        The number of label sets dropped.
+    """
+    return _EDGE_LABELS.drop_free() + _VERTEX_LABELS.drop_free()
 
 
 def path_turn_costs(inputs: SearchInputs, edges: Int32Array) -> FloatArray:

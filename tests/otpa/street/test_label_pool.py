@@ -181,3 +181,15 @@ def test_a_street_tree_cannot_be_written(graph: StreetGraph) -> None:
     with pytest.raises(ValueError, match="read-only"):
         view[np.isinf(view)] = 1e9
     assert np.shares_memory(view, res.cost_v)
+
+
+def test_free_sets_are_let_go_and_held_ones_kept(graph: StreetGraph, inputs: SearchInputs) -> None:
+    from otpa.street.edge_search import _EDGE_LABELS, release_free_labels
+
+    held = _search(graph, inputs, 7, fresh=False)
+    for v in (8, 9):
+        _search(graph, inputs, v, fresh=False)  # dropped at once: a free set
+    assert release_free_labels() >= 1
+    assert len(_EDGE_LABELS._sets[graph.n_edges]) == 1  # the held result's set only
+    _same(held, _search(graph, inputs, 7, fresh=True))
+    _same(_search(graph, inputs, 10, fresh=False), _search(graph, inputs, 10, fresh=True))
