@@ -266,7 +266,9 @@ def _trip_position(m: TransitModel, pattern: int, trip: int) -> int:
         trips = np.asarray(m.pattern_trips, dtype=np.int64)
         pos = np.zeros(max(m.n_trips, int(trips.max(initial=-1)) + 1), dtype=np.int32)
         counts = np.diff(offsets)
-        pos[trips] = np.arange(trips.size) - np.repeat(offsets[:-1], counts)
+        # reversed: with a trip listed twice, the last write (its first place) stands,
+        # as the scan below would find it
+        pos[trips[::-1]] = (np.arange(trips.size) - np.repeat(offsets[:-1], counts))[::-1]
         return pos
 
     k = int(_TRIP_POSITIONS.get_or_build(m, "positions", build)[trip])
