@@ -327,10 +327,23 @@ def _edge_columns(
     return first, last, lat, lon, plain
 
 
-def _edges(graph: StreetGraph, path: StreetPath, profiles: SegmentProfiles | None) -> _PathEdges:
+class _PathColumns(NamedTuple):
+    geo: GraphGeometry
+    edges: IntArray
+    name_keys: IntArray
+    name_index: Int32Array
+    flags: UInt16Array
+    first: FloatArray
+    last: FloatArray
+    lat: FloatArray
+    lon: FloatArray
+    plain: BoolArray
+
+
+def _path_columns(graph: StreetGraph, path: StreetPath) -> _PathColumns:
+    """The per-edge columns both step builders start from (one compiled pass)."""
     geo = graph_geometry(graph)
     edges = np.asarray(path.edges, dtype=np.int64)
-    n = edges.size
     name_keys = _name_keys(graph)
     first, last, lat, lon, plain = _edge_columns(
         edges, float(path.start_fraction), float(path.end_fraction), geo.first_angle,
@@ -339,8 +352,16 @@ def _edges(graph: StreetGraph, path: StreetPath, profiles: SegmentProfiles | Non
         graph.geom_lon, graph.edge_segment, graph.edge_backward, geo.cum_m, geo.seg_len_m,
     )  # fmt: skip
     name_index = np.asarray(graph.edge_name)[edges]
-    keys = name_keys[name_index]
     flags = np.asarray(graph.edge_flags)[edges]
+    return _PathColumns(geo, edges, name_keys, name_index, flags, first, last, lat, lon, plain)
+
+
+def _edges(graph: StreetGraph, path: StreetPath, profiles: SegmentProfiles | None) -> _PathEdges:
+    geo, edges, name_keys, name_index, flags, first, last, lat, lon, plain = _path_columns(
+        graph, path
+    )
+    n = edges.size
+    keys = name_keys[name_index]
     length = path.edge_distance_m.tolist() if path.edge_distance_m.size else [0.0] * n
     walking = path.walking.tolist() if path.walking.size else [False] * n
     if profiles is None and graph.vertex_elevation_m is None:
@@ -496,18 +517,10 @@ def _compiled_steps(
     graph: StreetGraph, path: StreetPath, initial_angle: float | None
 ) -> tuple[WalkStep, ...]:
     """:func:`build_steps` of a path without elevation, by the compiled builder."""
-    geo = graph_geometry(graph)
-    edges = np.asarray(path.edges, dtype=np.int64)
+    geo, edges, name_keys, name_index, flags, first, last, lat, lon, plain = _path_columns(
+        graph, path
+    )
     n = edges.size
-    name_keys = _name_keys(graph)
-    first, last, lat, lon, plain = _edge_columns(
-        edges, float(path.start_fraction), float(path.end_fraction), geo.first_angle,
-        geo.last_angle, graph.edge_from, graph.vertex_lat, graph.vertex_lon, name_keys,
-        graph.edge_name, graph.edge_flags, graph.seg_geom_offsets, graph.geom_lat,
-        graph.geom_lon, graph.edge_segment, graph.edge_backward, geo.cum_m, geo.seg_len_m,
-    )  # fmt: skip
-    name_index = np.asarray(graph.edge_name)[edges]
-    flags = np.asarray(graph.edge_flags)[edges]
     lengths = path.edge_distance_m if path.edge_distance_m.size else np.zeros(n)
     walking = path.walking if path.walking.size else np.zeros(n, dtype=bool)
     graph_arrays = (
