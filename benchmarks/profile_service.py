@@ -21,7 +21,8 @@ connections) runs in this process; each pass reports, per answered request:
 * ``heavy`` / ``heavy_sys`` -- the heavy pool's threads; ``job`` the job's own thread CPU
   and its phases, ``plan`` the planner (``otpa.plan``);
 * ``gc`` -- cyclic collections; ``cs_heavy`` / ``cs_loop`` -- voluntary + involuntary
-  context switches.
+  context switches;
+* ``client`` -- this process's CPU (the load generator, which shares the cores).
 
 ``--one`` adds a pass with one client sending the pairs one after the other (no
 contention: the service's own cost).  Options after ``@`` tune a tree's server:
@@ -263,11 +264,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                         record["passes"].append({"tree": spec, "clients": 1, **res})
                         _log(f"{spec} 1 client (sequential): {res}")
                     before = _counters(pid, out)
+                    client0 = time.process_time()
                     load = bench_plan.http_load(
                         url, paths, clients=args.clients, seconds=args.seconds, server_pid=pid
                     )
+                    client_s = time.process_time() - client0
                     answered = load["responses"] + args.clients  # the warm-up requests too
                     res = _per_request(before, _counters(pid, out), answered)
+                    res["client"] = round(1000 * client_s / answered, 3)
                     summary = {
                         "plans_per_s": load.get("plans_per_s"),
                         "p50_ms": load.get("latency_ms", {}).get("p50"),

@@ -36,7 +36,7 @@ from service.config import ConfigError, ServiceConfig, load_config
 from service.drain import InFlight
 from service.handlers.base import Builder
 from service.http_limits import LimitedHTTPServer
-from service.memory import tune_malloc
+from service.memory import freeze_served_objects, tune_malloc
 from service.registry import Loader, RouterRegistry
 
 if TYPE_CHECKING:
@@ -166,6 +166,7 @@ async def _run(
     ready: Callable[[str], None],
     stop: asyncio.Event,
     install_signals: bool,
+    freeze_gc: bool = False,
 ) -> str:
     if registry is None:
         registry = build_registry(config, networks)
@@ -173,6 +174,9 @@ async def _run(
         for router_id, network in (networks or {}).items():
             registry.register(router_id, network)
     app = make_app(config, registry, builder=builder)
+    if freeze_gc:  # full collections skip the loaded networks (service.memory)
+        frozen = freeze_served_objects(registry.add_drop_listener)
+        logger.debug("%d objects frozen out of the cyclic garbage collector", frozen)
     sockets = bind_sockets(config.port, config.host or None)
     # body sizes and read times are bounded (service.http_limits): 413s, no hung connections
     server = LimitedHTTPServer(app, xheaders=config.xheaders, config=config)
@@ -208,6 +212,9 @@ def serve(
 ) -> str:
     """Load the routers and serve until SIGINT or SIGTERM (call from the main thread).
 
+    Once the routers are loaded, every object alive is frozen out of the cyclic garbage
+    collector until a network is dropped (:func:`service.memory.freeze_served_objects`).
+
     Parameters
     ----------
     config
@@ -236,6 +243,7 @@ def serve(
             ready=ready or _announce,
             stop=asyncio.Event(),
             install_signals=True,
+            freeze_gc=True,
         )
 
     return asyncio.run(main())

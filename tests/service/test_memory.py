@@ -9,7 +9,7 @@ from pathlib import Path
 
 from _fakes import FakeNetwork
 
-from service.memory import MemoryReleaser, trim_heap, tune_malloc
+from service.memory import MemoryReleaser, freeze_served_objects, trim_heap, tune_malloc
 from service.registry import RouterRegistry
 
 
@@ -81,3 +81,25 @@ def test_glibc_is_tuned_and_trimmed_where_it_is_the_c_library() -> None:
     glibc = platform.libc_ver()[0] == "glibc"
     assert tune_malloc() is glibc
     trim_heap()  # returns whether memory was released: either is a correct answer
+
+
+def test_frozen_networks_are_skipped_by_collections_until_one_is_dropped(tmp_path: Path) -> None:
+    registry = RouterRegistry(tmp_path)
+    old = Network(name="old")
+    old.cycle = [old]  # type: ignore[attr-defined]  # only the cyclic collector frees it
+    registry.register("a", old)
+    try:
+        assert freeze_served_objects(registry.add_drop_listener) > 0
+        assert gc.is_tracked(old)
+        gc.collect()
+        assert gc.get_freeze_count() > 0  # a full collection left the frozen objects alone
+        registry.register("a", Network(name="new"))  # a reload drops the old network
+        assert gc.get_freeze_count() == 0  # ...and unfreezes everything
+        released = MemoryReleaser(interval_s=0.0, settle_s=0.0, trim=CountingTrim())
+        released.watch(old)
+        del old
+        gc.collect()
+        assert released.stats()["retiredAlive"] == 0  # its cycle was collected
+        released.close()
+    finally:
+        gc.unfreeze()
