@@ -19,6 +19,7 @@ from otpa.routing.request import PlanRequest, RouteSpec
 from otpa.transit.model import TransitModel
 from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.types import BoolArray, FloatArray, IntArray, UInt8Array
+from otpa.util.cache import OwnerCache
 
 __all__ = [
     "RaptorFilters",
@@ -152,12 +153,28 @@ def _accessibility_cost(values: IntArray, prefs: AccessibilityPreferences) -> Fl
     )
 
 
+#: Per transit model: which routes run one of a set of transit modes.
+_MODE_MASKS: OwnerCache[tuple[str, ...], BoolArray] = OwnerCache(max_entries=64)
+
+
+def _mode_mask(model: TransitModel, modes: frozenset[str]) -> BoolArray:
+    """Per model route: its mode is one of ``modes`` (read-only, once per model and set)."""
+    key = tuple(sorted(modes))
+
+    def build() -> BoolArray:
+        out: BoolArray = np.isin(columns(model, "routes")["mode"], list(key))
+        out.flags.writeable = False
+        return out
+
+    return _MODE_MASKS.get_or_build(model, key, build)
+
+
 def _route_masks(
     model: TransitModel, timetable: RaptorTimetable, request: PlanRequest
 ) -> tuple[UInt8Array | None, FloatArray | None]:
     f = request.filters
     n_model_routes = len(model.routes)
-    allowed = np.isin(columns(model, "routes")["mode"], sorted(request.modes.transit_modes))
+    allowed = _mode_mask(model, request.modes.transit_modes).copy()
     if f.banned_routes:
         allowed &= ~route_spec_mask(model, f.banned_routes)
     if f.banned_agencies:
@@ -191,6 +208,9 @@ def _trip_masks(
     added_ids: Mapping[str, int] | None = None,
 ) -> tuple[UInt8Array | None, IntArray | None]:
     f = request.filters
+    wheel = request.wheelchair
+    if not f.banned_trips and not (wheel.enabled and wheel.trip.only_consider_accessible):
+        return None, None  # every trip allowed, no stop of one banned
     trip_ref = np.asarray(timetable.route_trip_ref, dtype=np.int64)
     n_trips = max(len(model.trips), int(trip_ref.max(initial=-1)) + 1)
     trip_ok = np.ones(n_trips, dtype=bool)
@@ -208,7 +228,6 @@ def _trip_masks(
                 continue
             for t_idx in np.flatnonzero(hits[trip_ref]):
                 bans.extend(int(t_idx) * 65536 + int(p) for p in positions)
-    wheel = request.wheelchair
     if wheel.enabled and wheel.trip.only_consider_accessible:
         trip_ok[: len(model.trips)] &= trip_accessibility(model) == 1
         trip_ok[len(model.trips) :] = False  # added trips: accessibility unknown
@@ -249,6 +268,21 @@ def raptor_filters(
     f = request.filters
     route_allowed, route_penalty = _route_masks(model, timetable, request)
     trip_allowed, trip_stop_bans = _trip_masks(model, timetable, request, added_ids)
+    wheel = request.wheelchair
+    trip_cost, stop_cost = _wheelchair_costs(model, timetable, wheel)
+    stop_only = wheel.enabled and wheel.stop.only_consider_accessible
+    if not f.banned_stops and not f.banned_stops_hard and not stop_only:
+        return RaptorFilters(  # every stop open to boarding, alighting and passing
+            route_allowed=route_allowed,
+            trip_allowed=trip_allowed,
+            stop_board_allowed=None,
+            stop_alight_allowed=None,
+            stop_pass_allowed=None,
+            trip_stop_bans=trip_stop_bans,
+            route_penalty=route_penalty,
+            trip_board_cost=trip_cost,
+            stop_cost=stop_cost,
+        )
     n_stops = len(model.stops)
     board = np.ones(n_stops, dtype=bool)
     if f.banned_stops:
@@ -257,11 +291,9 @@ def raptor_filters(
     if f.banned_stops_hard:
         pass_ok &= ~_stop_mask(model, f.banned_stops_hard)
         board &= pass_ok
-    wheel = request.wheelchair
-    if wheel.enabled and wheel.stop.only_consider_accessible:
+    if stop_only:
         board &= stop_accessibility(model) == 1
     board_u8 = None if board.all() else board.astype(np.uint8)
-    trip_cost, stop_cost = _wheelchair_costs(model, timetable, wheel)
     return RaptorFilters(
         route_allowed=route_allowed,
         trip_allowed=trip_allowed,

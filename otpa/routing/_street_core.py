@@ -56,7 +56,20 @@ def _car_speed(graph: StreetGraph) -> FloatArray:
     )
 
 
+#: The search inputs of edge costs, by (graph, turn bans used, drive on right, turn costs).
+_INPUTS: OwnerCache[tuple[int, bool, bool, bool], SearchInputs] = OwnerCache()
+
+
 def search_inputs(graph: StreetGraph, options: StreetOptions, costs: EdgeCosts) -> SearchInputs:
+    """The arrays a search of ``options`` reads on ``graph`` (once per costs and flags)."""
+    use_bans = bool(options.turn_restrictions and graph.n_turn_bans > 0)
+    key = (id(graph), use_bans, bool(options.drive_on_right), bool(options.turn_costs))
+    return _INPUTS.get_or_build(costs, key, lambda: _search_inputs(graph, costs, *key[1:]))
+
+
+def _search_inputs(
+    graph: StreetGraph, costs: EdgeCosts, use_bans: bool, drive_on_right: bool, turn_costs: bool
+) -> SearchInputs:
     geo = graph_geometry(graph)
     car_speed = _car_speed(graph)
     return SearchInputs(
@@ -73,7 +86,7 @@ def search_inputs(graph: StreetGraph, options: StreetOptions, costs: EdgeCosts) 
         ban_indptr=graph.ban_indptr,
         ban_to=graph.ban_to,
         ban_modes=graph.ban_modes,
-        use_bans=bool(options.turn_restrictions and graph.n_turn_bans > 0),
+        use_bans=use_bans,
         blocked=costs.blocked,
         free_flowing=geo.free_flowing,
         in_deg=geo.in_deg,
@@ -81,8 +94,8 @@ def search_inputs(graph: StreetGraph, options: StreetOptions, costs: EdgeCosts) 
         car_speed=car_speed,
         turn_speed=costs.turn_speed,
         driving=costs.driving,
-        drive_on_right=options.drive_on_right,
-        turn_costs=options.turn_costs,
+        drive_on_right=drive_on_right,
+        turn_costs=turn_costs,
         vertex_lat=graph.vertex_lat,
         vertex_lon=graph.vertex_lon,
         min_weight_per_m=costs.min_weight_per_m,

@@ -194,11 +194,17 @@ def _search_journeys(
     allowed = np.ones(n_trips, dtype=np.uint8) if base_allowed is None else base_allowed.copy()
     found: list[RaptorJourney] = []
     seen: set[tuple[int, ...]] = set()
+    req: RaptorRequest | None = None
     for _ in range(max(wanted, 1)):
         if found and deadline_passed():
             break  # past the plan's deadline (otpa.routing.deadline): the journeys so far
         check_deadline("the transit search")
-        req = raptor_request(s, timetable, filters, access, egress, allowed)
+        # the searches differ only in the trips banned: the request is built once
+        req = (
+            raptor_request(s, timetable, filters, access, egress, allowed)
+            if req is None
+            else req.with_trip_allowed(allowed)
+        )
         journeys = route(timetable, req)
         journeys = [j for j in journeys if j.n_rides > 0]
         if not journeys:
@@ -442,6 +448,9 @@ def transit_itineraries(s: TransitSearch) -> list[Itinerary]:
         access = find_access(s.network, s.origin, s.options, max_distance_m=max_walk, reverse=False)
     else:  # on board: the journey starts with the trip (RaptorRequest.onboard)
         access = Access.empty()
+    flexible = s.access is None and s.egress is None and flex_enabled(s.network, req)
+    if s.access is None and s.onboard is None and access.stops.size == 0 and not flexible:
+        return []  # no stop to board at: the egress search would find nothing to use
     egress = (
         Access.empty()
         if s.egress is not None
@@ -454,7 +463,7 @@ def transit_itineraries(s: TransitSearch) -> list[Itinerary]:
     access = access if s.access is None else s.access
     egress = egress if s.egress is None else s.egress
     flex = None
-    if s.access is None and s.egress is None and flex_enabled(s.network, req):
+    if flexible:
         # flex rides and flag stops to and from stops: more access and egress
         ends = (s.origin.endpoint, s.destination.endpoint)
         day = s.when.astimezone(s.tz).date()  # the search's timetable (cached) for flag stops

@@ -50,6 +50,7 @@ from otpa.routing.errors import (
 from otpa.routing.model import DebugOutput, ElevationMetadata, Itinerary, Place, TripPlan
 from otpa.routing.request import PlanRequest
 from otpa.routing.street_router import StreetOptions, street_path
+from otpa.util.cache import OwnerCache
 from otpa.util.geo import haversine_m
 
 __all__ = ["plan"]
@@ -94,8 +95,31 @@ def _resolve(
     return origin, destination
 
 
+#: The transit service range of a (frozen) transit model, per time zone.
+_SERVICE_RANGE: OwnerCache[str, tuple[int, int] | None] = OwnerCache()
+
+
+def _service_range(network: TransportNetwork) -> tuple[int, int] | None:
+    """``network.transit_service_range``, computed once per transit model and time zone."""
+    return _SERVICE_RANGE.get_or_build(
+        network.transit, network.time_zone, lambda: network.transit_service_range
+    )
+
+
+#: Latitudes further apart than this (degrees, 111 m) are farther than
+#: :data:`TRIVIAL_DISTANCE_M` apart whatever the longitudes.
+_FAR_LATITUDES_DEG = 1e-3
+
+
+def _within_trivial_distance(a: Endpoint, b: Endpoint) -> bool:
+    """Whether two places are closer than :data:`TRIVIAL_DISTANCE_M` (great circle)."""
+    if abs(a.lat - b.lat) > _FAR_LATITUDES_DEG:
+        return False  # (the great-circle distance is at least the meridian arc between them)
+    return bool(float(haversine_m(a.lat, a.lon, b.lat, b.lon)) < TRIVIAL_DISTANCE_M)
+
+
 def _check_service_period(network: TransportNetwork, when: dt.datetime) -> None:
-    span = network.transit_service_range
+    span = _service_range(network)
     t = when.timestamp()
     if span is None or not (span[0] <= t < span[1]):
         msg = f"no transit service on {when.date().isoformat()} (outside the feeds' service period)"
@@ -273,9 +297,8 @@ def plan(network: TransportNetwork, request: PlanRequest) -> TripPlan:
         _check_service_period(network, when)
         onboard = onboard_start(network, request, when, tz, realtime)
     origin, destination = _resolve(network, request, onboard)
-    if (origin.stop is not None and origin.stop == destination.stop) or (
-        float(haversine_m(origin.lat, origin.lon, destination.lat, destination.lon))
-        < TRIVIAL_DISTANCE_M
+    if (origin.stop is not None and origin.stop == destination.stop) or _within_trivial_distance(
+        origin, destination
     ):
         msg = "origin and destination are the same place"
         raise TrivialPathError(msg)

@@ -47,6 +47,7 @@ __all__ = [
     "edge_search",
     "many_to_many",
     "path_turns",
+    "pred_chain",
     "turn_cost",
     "vertex_dijkstra",
 ]
@@ -476,6 +477,22 @@ def edge_search(  # noqa: C901 (one flat loop for numba)
                 key = nc + math.hypot(kx * (v_lon[w] - h_lon), ky * (v_lat[w] - h_lat))
             hc, hi, n = heap_push(hc, hi, n, key, f)
     return settled, ntv, nte
+
+
+@njit(cache=True, nogil=True)  # type: ignore[misc]
+def pred_chain(pred: Int32Array, state: int) -> Int32Array:
+    """The states from a seed to ``state`` following ``pred`` (-1 ends), in search order."""
+    n = 0
+    e = state
+    while e >= 0:
+        n += 1
+        e = pred[e]
+    out = np.empty(n, dtype=np.int32)
+    e = state
+    for i in range(n - 1, -1, -1):
+        out[i] = e
+        e = pred[e]
+    return out
 
 
 @njit(cache=True, nogil=True)  # type: ignore[misc]

@@ -45,6 +45,7 @@ from otpa.street._search_kernel import (
     STRAIGHT_S,
     edge_search,
     path_turns,
+    pred_chain,
 )
 from otpa.types import BoolArray, FloatArray, Int16Array, Int32Array, IntArray, UInt8Array
 
@@ -123,13 +124,10 @@ class SearchResult:
 
     def chain(self, state: int) -> Int32Array:
         """Edges from a seed to ``state`` in search order."""
-        out = []
-        e = state
-        while e >= 0:
-            out.append(e)
-            e = int(self.pred[e])
-        out.reverse()
-        return np.array(out, dtype=np.int32)
+        if state < 0:
+            return np.zeros(0, dtype=np.int32)
+        out: Int32Array = pred_chain(self.pred, int(state))
+        return out
 
 
 @dataclass(frozen=True, eq=False)

@@ -305,6 +305,24 @@ class RaptorRequest:
         out.__dict__.update(values)
         return out
 
+    def with_trip_allowed(self, trip_allowed: UInt8Array | None) -> RaptorRequest:
+        """This request with other ``trip_allowed`` flags, the other fields as checked.
+
+        For the searches of a plan that differ only in the trips they may ride (the
+        trips of the journeys found so far banned): nothing else is converted or
+        validated again.
+        """
+        value = None
+        if trip_allowed is not None:
+            value = np.ascontiguousarray(trip_allowed, dtype=_OPTIONAL["trip_allowed"])
+            if value.ndim != 1:
+                msg = "RaptorRequest.trip_allowed must be one-dimensional"
+                raise ValueError(msg)
+        out = object.__new__(RaptorRequest)
+        out.__dict__.update(self.__dict__)
+        out.__dict__["trip_allowed"] = value
+        return out
+
     def _check(self) -> None:
         for group in ("access", "egress"):
             n = len(getattr(self, f"{group}_stops"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import itertools
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
@@ -193,3 +194,24 @@ def test_free_sets_are_let_go_and_held_ones_kept(graph: StreetGraph, inputs: Sea
     assert len(_EDGE_LABELS._sets[graph.n_edges]) == 1  # the held result's set only
     _same(held, _search(graph, inputs, 7, fresh=True))
     _same(_search(graph, inputs, 10, fresh=False), _search(graph, inputs, 10, fresh=True))
+
+
+def test_chain_follows_the_predecessors_from_a_seed(
+    graph: StreetGraph, inputs: SearchInputs
+) -> None:
+    """``SearchResult.chain``: the states from a seed to the state, each the previous one's
+    successor (``pred``), every one a state the search labelled."""
+    res = _search(graph, inputs, 0, fresh=True)
+    reached = np.flatnonzero(np.isfinite(res.label))
+    assert reached.size > 20
+    seeds = set(_from_vertex(graph, 0).edge.tolist())
+    for state in reached[:: max(reached.size // 25, 1)].tolist():
+        path = res.chain(state)
+        assert path.dtype == np.int32
+        assert int(path[-1]) == state
+        assert int(path[0]) in seeds
+        assert int(res.pred[path[0]]) == -1
+        assert all(int(res.pred[b]) == int(a) for a, b in itertools.pairwise(path.tolist()))
+        # consecutive edges meet at a vertex
+        assert np.array_equal(graph.edge_to[path[:-1]], graph.edge_from[path[1:]])
+    assert res.chain(-1).size == 0

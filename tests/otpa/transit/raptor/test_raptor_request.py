@@ -160,3 +160,27 @@ def test_with_access_swaps_only_the_access() -> None:
         base.with_access(np.array([0]), np.array([-1]), np.array([0.0]))
     with pytest.raises(ValueError, match="length of access_stops"):
         base.with_access(np.array([0, 1]), np.array([0]), np.array([0.0]))
+
+
+def test_with_trip_allowed_swaps_only_the_trip_flags() -> None:
+    tt = parse_timetable("R1 A 00:00 B 00:10 C 00:20\nR1 A 00:05 B 00:15 C 00:25")
+    base = _request(board_slack_s=0)
+    req = base.with_trip_allowed(np.array([0, 1], dtype=np.int64))
+    built = _request(board_slack_s=0, trip_allowed=[0, 1])
+    for f in dataclasses.fields(RaptorRequest):
+        a, b = getattr(req, f.name), getattr(built, f.name)
+        assert type(a) is type(b)
+        if isinstance(a, np.ndarray):
+            assert a.dtype == b.dtype
+            assert a.tolist() == b.tolist()
+        else:
+            assert a == b
+    assert base.trip_allowed is None  # the base request is unchanged
+    # the first trip banned: the second one, five minutes later
+    assert [tt.path(j) for j in route(tt.timetable, base)] == ["A ~ R1 00:00 00:20 ~ C"]
+    assert [tt.path(j) for j in route(tt.timetable, req)] == ["A ~ R1 00:05 00:25 ~ C"]
+    assert base.with_trip_allowed(None).trip_allowed is None
+    with pytest.raises(ValueError, match="trip_allowed must be one-dimensional"):
+        base.with_trip_allowed(np.ones((1, 2), dtype=np.uint8))
+    with pytest.raises(ValueError, match="trip_allowed has length 3"):
+        route(tt.timetable, base.with_trip_allowed(np.ones(3, dtype=np.uint8)))
