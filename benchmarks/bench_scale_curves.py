@@ -209,7 +209,8 @@ def _surfaces(net: TransportNetwork, city: ScaleCity, n: int, rng: np.random.Gen
 
         from otpa.analysis.matrix import travel_time_matrix
 
-        origins, _ = _town_points(city, matrix_origins, rng, near=False)
+        # own generator: the same origins whether or not the surfaces ran first
+        origins, _ = _town_points(city, matrix_origins, np.random.default_rng(43), near=False)
         o_ps = PointSet(ids=np.array([f"o{i}" for i in range(len(origins))]),
                         lat=origins[:, 0], lon=origins[:, 1])  # fmt: skip
         d_ps = PointSet.from_grid(grid)
@@ -219,13 +220,21 @@ def _surfaces(net: TransportNetwork, city: ScaleCity, n: int, rng: np.random.Gen
         t, c = time.perf_counter(), time.process_time()
         ttm = travel_time_matrix(net, o_ps, d_ps, departure=when,
                                  chunks=max(1, matrix_origins // 4))  # fmt: skip
+        graph_cpu = time.process_time() - c  # building the dask graph (wraps the network)
         with dask.config.set(scheduler="threads", num_workers=os.cpu_count()):
             arr = ttm.compute().to_numpy()
         wall, cpu = time.perf_counter() - t, time.process_time() - c
+        reached = int(np.isfinite(arr).sum())  # origin-target pairs within the time limit
         out["matrix"] = {"origins": len(o_ps), "destinations": len(d_ps), "wall_s": wall,
-                         "cpu_s": cpu, "origins_per_s": len(o_ps) / wall,
+                         "cpu_s": cpu, "graph_cpu_s": graph_cpu,
+                         "compute_cpu_s": cpu - graph_cpu,
+                         "origins_per_s": len(o_ps) / wall,
                          "origins_per_cpu_s": len(o_ps) / cpu,
-                         "reached_share": float(np.isfinite(arr).mean())}  # fmt: skip
+                         "origins_per_compute_cpu_s": len(o_ps) / (cpu - graph_cpu),
+                         "reached_share": reached / arr.size,
+                         # per-origin work grows with the targets in reach: normalise by them
+                         "compute_cpu_ms_per_1k_reached":
+                             1e6 * (cpu - graph_cpu) / max(reached, 1)}  # fmt: skip
     return out
 
 
@@ -265,10 +274,14 @@ def run_one(scale: float, seed: int, args: argparse.Namespace) -> dict[str, Any]
                                    + city.gtfs_path.stat().st_size) / 1e6}  # fmt: skip
     print(f"x{scale:g}: generated {record['size']} in {record['generate_s']:.1f} s", flush=True)
     graph = folder / "graph"
-    if args.reuse_build and graph.is_file():  # measure queries only
+    if (args.reuse_build or "build" in skip) and graph.is_file():  # measure queries only
         return _queries(scale, city, graph, record, skip, args)
+    if "build" in skip:
+        msg = f"--skip build: no saved graph at {graph}"
+        raise SystemExit(msg)
     info, wall, rss = _child(_BUILD, str(folder / "input"), str(graph))
-    record["build"] = {**info, "wall_s": wall, "peak_rss_mb": rss}
+    record["build"] = {**info, "wall_s": wall, "peak_rss_mb": rss,
+                       "load_avg_start": record["load_start"]}  # fmt: skip
     record["graph_mb"] = graph.stat().st_size / 1e6
     print(f"x{scale:g}: built in {wall:.1f} s, peak {rss:.0f} MB, "
           f"graph {record['graph_mb']:.1f} MB", flush=True)  # fmt: skip
@@ -276,6 +289,7 @@ def run_one(scale: float, seed: int, args: argparse.Namespace) -> dict[str, Any]
     record["load_s"] = min(x[0]["load_s"] for x in loads)
     record["load_cpu_s"] = min(x[0]["load_cpu_s"] for x in loads)
     record["load_peak_rss_mb"] = min(x[2] for x in loads)
+    record["build"]["load_avg_end"] = os.getloadavg()
     print(f"x{scale:g}: load {record['load_s']:.2f} s", flush=True)
     return _queries(scale, city, graph, record, skip, args)
 
@@ -300,7 +314,11 @@ def _queries(scale: float, city: ScaleCity, graph: Path, record: dict[str, Any],
 def _save(scale: float, record: dict[str, Any]) -> dict[str, Any]:
     path = WORK / f"x{scale:g}.json"
     if path.is_file():  # a partial re-run (--skip) keeps the earlier measurements
-        record = {**json.loads(path.read_text()), **record}
+        old = json.loads(path.read_text())
+        for key in ("plan", "analysis"):  # e.g. --skip surface keeps the surface numbers
+            if isinstance(old.get(key), dict) and key in record:
+                record[key] = {**old[key], **record[key]}
+        record = {**old, **record}
     path.write_text(json.dumps(record, indent=2))
     return record
 
@@ -337,7 +355,11 @@ COSTS: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
     ("surface, 60-min window CPU p50", ("analysis", "surface_window60", "cpu", "p50_ms"), "ms",
      "analysis"),
     ("matrix origins/s (dask threads)", ("analysis", "matrix", "origins_per_s"), "1/s", ""),
-    ("matrix origins per CPU s", ("analysis", "matrix", "origins_per_cpu_s"), "1/s", "analysis"),
+    ("matrix origins per CPU s", ("analysis", "matrix", "origins_per_cpu_s"), "1/s", ""),
+    ("matrix: dask graph CPU (wrapping the network)", ("analysis", "matrix", "graph_cpu_s"), "s",
+     ""),
+    ("matrix origins per compute CPU s", ("analysis", "matrix", "origins_per_compute_cpu_s"),
+     "1/s", "analysis"),
 )
 
 
@@ -379,8 +401,13 @@ def report(fit_scales: set[float] | None) -> dict[str, Any]:
         fits[label] = k
         cells = " | ".join("" if v is None else f"{v:,.3g}" for v in vals)
         lines.append(f"| {label} ({unit}) | {cells} | {'' if k is None else f'{k:.2f}'} |")
-    loads = " | ".join(f"{r['load_start'][0]:.1f}-{r['load_end'][0]:.1f}" for r in records)
-    lines.append(f"| load average (1 min, start-end) | {loads} | |")
+    def span(rec: dict[str, Any], start: str, end: str) -> str:
+        return f"{rec[start][0]:.1f}-{rec[end][0]:.1f}" if start in rec and end in rec else ""
+
+    loads = " | ".join(span(r.get("build", {}), "load_avg_start", "load_avg_end") for r in records)
+    lines.append(f"| load average (1 min), build + load run | {loads} | |")
+    loads = " | ".join(span(r, "load_start", "load_end") for r in records)
+    lines.append(f"| load average (1 min), last query run | {loads} | |")
     summary = {"records": records, "exponents_vs_stop_times": fits,
                "fit_scales": sorted(fit_scales) if fit_scales else scales}  # fmt: skip
     RESULTS.mkdir(parents=True, exist_ok=True)
@@ -459,7 +486,8 @@ def main() -> None:
     r.add_argument("--plans", type=int, default=40)
     r.add_argument("--origins", type=int, default=8)
     r.add_argument("--matrix-origins", type=int, default=16)
-    r.add_argument("--skip", default="", help="comma list of: plan, surface, matrix")
+    r.add_argument("--skip", default="",
+                   help="comma list of: build (reuse the saved graph), plan, surface, matrix")
     r.add_argument("--town-blocks", type=int, default=64, help="smaller: a quick smoke run")
     r.add_argument("--work", type=Path, default=WORK, help="where regions and records go")
     r.add_argument("--reuse-build", action="store_true", help="keep the saved graph's numbers")
