@@ -5,6 +5,8 @@ Usage::
     .venv/bin/python benchmarks/bench_scale_curves.py run --scales 1,4,16,24
     .venv/bin/python benchmarks/bench_scale_curves.py run --scales 24 --skip surface,matrix
     .venv/bin/python benchmarks/bench_scale_curves.py run --scales 16,24 --reuse-build
+    .venv/bin/python benchmarks/bench_scale_curves.py run --scales 1,4,16,24 --skip build \
+        --work /other/checkout/benchmarks/results/scale_curves   # graphs built elsewhere
     .venv/bin/python benchmarks/bench_scale_curves.py report
 
 ``run`` generates each region with :func:`otpa.testing.scale.generate_scale_city` (``scale``
@@ -21,7 +23,8 @@ and measures, per size:
 * **surface**: single-origin time surface and 60-minute-window surface (WALK,TRANSIT,
   120 min) to a 1 km grid over the whole region, p50 over ``--origins`` town points;
 * **matrix**: ``travel_time_matrix`` (one departure) from ``--matrix-origins`` town points
-  to the same grid, dask threads on every core: origins per second.
+  to the same grid, dask threads on every core: origins per second, per CPU second, and per
+  CPU second of the compute alone (without building the dask graph, a per-call cost).
 
 Each size writes ``x<scale>.json``; ``report`` fits, for each cost, the exponent ``k`` of
 ``cost ~ stop_times^k`` (least squares on log-log) over the sizes present, and writes
