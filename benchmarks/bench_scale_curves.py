@@ -14,7 +14,7 @@ x RNV: 1 ~ 0.41 M stop times, 24 ~ 10 M) into ``benchmarks/results/scale_curves/
 and measures, per size:
 
 * **build**: ``build_network`` + ``save`` in a child process: wall time, the build steps'
-  timings, peak RSS (``os.wait4``'s ``ru_maxrss`` of the child);
+  timings, peak RSS (the child's ``VmHWM``; ``os.wait4``'s ``ru_maxrss`` where there is none);
 * **graph**: saved-graph size; **load**: ``TransportNetwork.load`` in a fresh child process
   (best of 2, import time excluded);
 * **plan** p50/p95 in this process for WALK,TRANSIT (3 itineraries), BICYCLE and CAR, on
@@ -62,7 +62,20 @@ RESULTS = ROOT / "benchmarks" / "results"
 WORK = RESULTS / "scale_curves"
 _M_PER_DEG = 111_320.0
 
-_BUILD = """
+#: The child's own peak RSS: ``VmHWM`` of its address space after ``exec``.  The child's
+#: ``ru_maxrss`` also counts the parent's RSS at the fork (Linux keeps the pre-exec
+#: high-water mark), i.e. a freshly generated region's arrays.
+_HWM = """
+def hwm():
+    try:
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return None
+"""
+_BUILD = _HWM + """
 import json, sys, time
 t0 = time.perf_counter()
 from otpa.network import build_network
@@ -75,15 +88,15 @@ print(json.dumps({"import_s": t1 - t0, "build_s": t2 - t1, "save_s": t3 - t2,
                   "build_cpu_s": c2 - c1, "save_cpu_s": c3 - c2,
                   "steps_s": net.meta["timings_s"], "counts": net.meta["gtfs_counts"],
                   "street_vertices": int(net.street.vertex_lat.size),
-                  "street_edges": int(net.street.edge_from.size)}))
+                  "street_edges": int(net.street.edge_from.size), "vm_hwm_mb": hwm()}))
 """
-_LOAD = """
+_LOAD = _HWM + """
 import json, sys, time
 from otpa.network import TransportNetwork
 t, c = time.perf_counter(), time.process_time()
 net = TransportNetwork.load(sys.argv[1])
 s, cpu = time.perf_counter() - t, time.process_time() - c
-print(json.dumps({"load_s": s, "load_cpu_s": cpu}))
+print(json.dumps({"load_s": s, "load_cpu_s": cpu, "vm_hwm_mb": hwm()}))
 """
 
 
@@ -102,7 +115,9 @@ def _child(code: str, *args: str) -> tuple[dict[str, Any], float, float]:
     if proc.returncode:
         msg = f"child failed ({proc.returncode})"
         raise RuntimeError(msg)
-    return json.loads(out.decode().strip().splitlines()[-1]), wall, usage.ru_maxrss / 1024.0
+    info = json.loads(out.decode().strip().splitlines()[-1])
+    rss = info.get("vm_hwm_mb") or usage.ru_maxrss / 1024.0
+    return info, wall, rss
 
 
 def _stats(seconds: list[float]) -> dict[str, float]:
