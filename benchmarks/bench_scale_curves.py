@@ -5,6 +5,8 @@ Usage::
     .venv/bin/python benchmarks/bench_scale_curves.py run --scales 1,4,16,24
     .venv/bin/python benchmarks/bench_scale_curves.py run --scales 24 --skip surface,matrix
     .venv/bin/python benchmarks/bench_scale_curves.py run --scales 16,24 --reuse-build
+    .venv/bin/python benchmarks/bench_scale_curves.py run --scales 1,4,16,24 --skip build \
+        --work /other/checkout/benchmarks/results/scale_curves   # graphs built elsewhere
     .venv/bin/python benchmarks/bench_scale_curves.py report
 
 ``run`` generates each region with :func:`otpa.testing.scale.generate_scale_city` (``scale``
@@ -12,7 +14,7 @@ x RNV: 1 ~ 0.41 M stop times, 24 ~ 10 M) into ``benchmarks/results/scale_curves/
 and measures, per size:
 
 * **build**: ``build_network`` + ``save`` in a child process: wall time, the build steps'
-  timings, peak RSS (``os.wait4``'s ``ru_maxrss`` of the child);
+  timings, peak RSS (the child's ``VmHWM``; ``os.wait4``'s ``ru_maxrss`` where there is none);
 * **graph**: saved-graph size; **load**: ``TransportNetwork.load`` in a fresh child process
   (best of 2, import time excluded);
 * **plan** p50/p95 in this process for WALK,TRANSIT (3 itineraries), BICYCLE and CAR, on
@@ -21,7 +23,8 @@ and measures, per size:
 * **surface**: single-origin time surface and 60-minute-window surface (WALK,TRANSIT,
   120 min) to a 1 km grid over the whole region, p50 over ``--origins`` town points;
 * **matrix**: ``travel_time_matrix`` (one departure) from ``--matrix-origins`` town points
-  to the same grid, dask threads on every core: origins per second.
+  to the same grid, dask threads on every core: origins per second, per CPU second, and per
+  CPU second of the compute alone (without building the dask graph, a per-call cost).
 
 Each size writes ``x<scale>.json``; ``report`` fits, for each cost, the exponent ``k`` of
 ``cost ~ stop_times^k`` (least squares on log-log) over the sizes present, and writes
@@ -59,7 +62,20 @@ RESULTS = ROOT / "benchmarks" / "results"
 WORK = RESULTS / "scale_curves"
 _M_PER_DEG = 111_320.0
 
-_BUILD = """
+#: The child's own peak RSS: ``VmHWM`` of its address space after ``exec``.  The child's
+#: ``ru_maxrss`` also counts the parent's RSS at the fork (Linux keeps the pre-exec
+#: high-water mark), i.e. a freshly generated region's arrays.
+_HWM = """
+def hwm():
+    try:
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024.0
+    except OSError:
+        pass
+    return None
+"""
+_BUILD = _HWM + """
 import json, sys, time
 t0 = time.perf_counter()
 from otpa.network import build_network
@@ -72,15 +88,15 @@ print(json.dumps({"import_s": t1 - t0, "build_s": t2 - t1, "save_s": t3 - t2,
                   "build_cpu_s": c2 - c1, "save_cpu_s": c3 - c2,
                   "steps_s": net.meta["timings_s"], "counts": net.meta["gtfs_counts"],
                   "street_vertices": int(net.street.vertex_lat.size),
-                  "street_edges": int(net.street.edge_from.size)}))
+                  "street_edges": int(net.street.edge_from.size), "vm_hwm_mb": hwm()}))
 """
-_LOAD = """
+_LOAD = _HWM + """
 import json, sys, time
 from otpa.network import TransportNetwork
 t, c = time.perf_counter(), time.process_time()
 net = TransportNetwork.load(sys.argv[1])
 s, cpu = time.perf_counter() - t, time.process_time() - c
-print(json.dumps({"load_s": s, "load_cpu_s": cpu}))
+print(json.dumps({"load_s": s, "load_cpu_s": cpu, "vm_hwm_mb": hwm()}))
 """
 
 
@@ -99,7 +115,9 @@ def _child(code: str, *args: str) -> tuple[dict[str, Any], float, float]:
     if proc.returncode:
         msg = f"child failed ({proc.returncode})"
         raise RuntimeError(msg)
-    return json.loads(out.decode().strip().splitlines()[-1]), wall, usage.ru_maxrss / 1024.0
+    info = json.loads(out.decode().strip().splitlines()[-1])
+    rss = info.get("vm_hwm_mb") or usage.ru_maxrss / 1024.0
+    return info, wall, rss
 
 
 def _stats(seconds: list[float]) -> dict[str, float]:
@@ -209,7 +227,8 @@ def _surfaces(net: TransportNetwork, city: ScaleCity, n: int, rng: np.random.Gen
 
         from otpa.analysis.matrix import travel_time_matrix
 
-        origins, _ = _town_points(city, matrix_origins, rng, near=False)
+        # own generator: the same origins whether or not the surfaces ran first
+        origins, _ = _town_points(city, matrix_origins, np.random.default_rng(43), near=False)
         o_ps = PointSet(ids=np.array([f"o{i}" for i in range(len(origins))]),
                         lat=origins[:, 0], lon=origins[:, 1])  # fmt: skip
         d_ps = PointSet.from_grid(grid)
@@ -219,13 +238,21 @@ def _surfaces(net: TransportNetwork, city: ScaleCity, n: int, rng: np.random.Gen
         t, c = time.perf_counter(), time.process_time()
         ttm = travel_time_matrix(net, o_ps, d_ps, departure=when,
                                  chunks=max(1, matrix_origins // 4))  # fmt: skip
+        graph_cpu = time.process_time() - c  # building the dask graph (wraps the network)
         with dask.config.set(scheduler="threads", num_workers=os.cpu_count()):
             arr = ttm.compute().to_numpy()
         wall, cpu = time.perf_counter() - t, time.process_time() - c
+        reached = int(np.isfinite(arr).sum())  # origin-target pairs within the time limit
         out["matrix"] = {"origins": len(o_ps), "destinations": len(d_ps), "wall_s": wall,
-                         "cpu_s": cpu, "origins_per_s": len(o_ps) / wall,
+                         "cpu_s": cpu, "graph_cpu_s": graph_cpu,
+                         "compute_cpu_s": cpu - graph_cpu,
+                         "origins_per_s": len(o_ps) / wall,
                          "origins_per_cpu_s": len(o_ps) / cpu,
-                         "reached_share": float(np.isfinite(arr).mean())}  # fmt: skip
+                         "origins_per_compute_cpu_s": len(o_ps) / (cpu - graph_cpu),
+                         "reached_share": reached / arr.size,
+                         # per-origin work grows with the targets in reach: normalise by them
+                         "compute_cpu_ms_per_1k_reached":
+                             1e6 * (cpu - graph_cpu) / max(reached, 1)}  # fmt: skip
     return out
 
 
@@ -265,10 +292,14 @@ def run_one(scale: float, seed: int, args: argparse.Namespace) -> dict[str, Any]
                                    + city.gtfs_path.stat().st_size) / 1e6}  # fmt: skip
     print(f"x{scale:g}: generated {record['size']} in {record['generate_s']:.1f} s", flush=True)
     graph = folder / "graph"
-    if args.reuse_build and graph.is_file():  # measure queries only
+    if (args.reuse_build or "build" in skip) and graph.is_file():  # measure queries only
         return _queries(scale, city, graph, record, skip, args)
+    if "build" in skip:
+        msg = f"--skip build: no saved graph at {graph}"
+        raise SystemExit(msg)
     info, wall, rss = _child(_BUILD, str(folder / "input"), str(graph))
-    record["build"] = {**info, "wall_s": wall, "peak_rss_mb": rss}
+    record["build"] = {**info, "wall_s": wall, "peak_rss_mb": rss,
+                       "load_avg_start": record["load_start"]}  # fmt: skip
     record["graph_mb"] = graph.stat().st_size / 1e6
     print(f"x{scale:g}: built in {wall:.1f} s, peak {rss:.0f} MB, "
           f"graph {record['graph_mb']:.1f} MB", flush=True)  # fmt: skip
@@ -276,6 +307,7 @@ def run_one(scale: float, seed: int, args: argparse.Namespace) -> dict[str, Any]
     record["load_s"] = min(x[0]["load_s"] for x in loads)
     record["load_cpu_s"] = min(x[0]["load_cpu_s"] for x in loads)
     record["load_peak_rss_mb"] = min(x[2] for x in loads)
+    record["build"]["load_avg_end"] = os.getloadavg()
     print(f"x{scale:g}: load {record['load_s']:.2f} s", flush=True)
     return _queries(scale, city, graph, record, skip, args)
 
@@ -300,7 +332,11 @@ def _queries(scale: float, city: ScaleCity, graph: Path, record: dict[str, Any],
 def _save(scale: float, record: dict[str, Any]) -> dict[str, Any]:
     path = WORK / f"x{scale:g}.json"
     if path.is_file():  # a partial re-run (--skip) keeps the earlier measurements
-        record = {**json.loads(path.read_text()), **record}
+        old = json.loads(path.read_text())
+        for key in ("plan", "analysis"):  # e.g. --skip surface keeps the surface numbers
+            if isinstance(old.get(key), dict) and key in record:
+                record[key] = {**old[key], **record[key]}
+        record = {**old, **record}
     path.write_text(json.dumps(record, indent=2))
     return record
 
@@ -337,7 +373,11 @@ COSTS: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
     ("surface, 60-min window CPU p50", ("analysis", "surface_window60", "cpu", "p50_ms"), "ms",
      "analysis"),
     ("matrix origins/s (dask threads)", ("analysis", "matrix", "origins_per_s"), "1/s", ""),
-    ("matrix origins per CPU s", ("analysis", "matrix", "origins_per_cpu_s"), "1/s", "analysis"),
+    ("matrix origins per CPU s", ("analysis", "matrix", "origins_per_cpu_s"), "1/s", ""),
+    ("matrix: dask graph CPU (wrapping the network)", ("analysis", "matrix", "graph_cpu_s"), "s",
+     ""),
+    ("matrix origins per compute CPU s", ("analysis", "matrix", "origins_per_compute_cpu_s"),
+     "1/s", "analysis"),
 )
 
 
@@ -379,8 +419,13 @@ def report(fit_scales: set[float] | None) -> dict[str, Any]:
         fits[label] = k
         cells = " | ".join("" if v is None else f"{v:,.3g}" for v in vals)
         lines.append(f"| {label} ({unit}) | {cells} | {'' if k is None else f'{k:.2f}'} |")
-    loads = " | ".join(f"{r['load_start'][0]:.1f}-{r['load_end'][0]:.1f}" for r in records)
-    lines.append(f"| load average (1 min, start-end) | {loads} | |")
+    def span(rec: dict[str, Any], start: str, end: str) -> str:
+        return f"{rec[start][0]:.1f}-{rec[end][0]:.1f}" if start in rec and end in rec else ""
+
+    loads = " | ".join(span(r.get("build", {}), "load_avg_start", "load_avg_end") for r in records)
+    lines.append(f"| load average (1 min), build + load run | {loads} | |")
+    loads = " | ".join(span(r, "load_start", "load_end") for r in records)
+    lines.append(f"| load average (1 min), last query run | {loads} | |")
     summary = {"records": records, "exponents_vs_stop_times": fits,
                "fit_scales": sorted(fit_scales) if fit_scales else scales}  # fmt: skip
     RESULTS.mkdir(parents=True, exist_ok=True)
@@ -459,7 +504,8 @@ def main() -> None:
     r.add_argument("--plans", type=int, default=40)
     r.add_argument("--origins", type=int, default=8)
     r.add_argument("--matrix-origins", type=int, default=16)
-    r.add_argument("--skip", default="", help="comma list of: plan, surface, matrix")
+    r.add_argument("--skip", default="",
+                   help="comma list of: build (reuse the saved graph), plan, surface, matrix")
     r.add_argument("--town-blocks", type=int, default=64, help="smaller: a quick smoke run")
     r.add_argument("--work", type=Path, default=WORK, help="where regions and records go")
     r.add_argument("--reuse-build", action="store_true", help="keep the saved graph's numbers")
