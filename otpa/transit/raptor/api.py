@@ -19,7 +19,7 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
-from otpa.transit.raptor._heuristic import lower_bounds
+from otpa.transit.raptor._heuristic import lower_bounds, route_prefix
 from otpa.transit.raptor._mc_kernel import run_mc
 from otpa.transit.raptor._mc_labels import OVERFLOW_DEST, OVERFLOW_LABELS, new_mc_labels
 from otpa.transit.raptor._memo import known_valid, remember_valid
@@ -42,6 +42,7 @@ from otpa.transit.raptor._round_kernel import (
     new_ridden,
     new_round_labels,
     run_rounds,
+    run_rounds_bounded,
 )
 from otpa.transit.raptor.spi import RaptorTimetable, StaySeated, TransferRules
 from otpa.types import FloatArray, Int32Array, IntArray, UInt8Array
@@ -347,12 +348,21 @@ def _sorted(journeys: list[RaptorJourney], reverse: bool) -> list[RaptorJourney]
     return sorted(journeys, key=lambda j: (j.arrival, j.n_rides, j.cost))
 
 
-def _round_search(p: Prepared) -> tuple[RoundLabels, list[tuple[int, int, int]]]:
+def _round_search(
+    p: Prepared, lb_rides: FloatArray | None = None
+) -> tuple[RoundLabels, list[tuple[int, int, int]]]:
     """The round search's labels and its journeys: ``(round, egress entry, arrival)``
-    per round that arrives earlier than the rounds before (arrival in search direction)."""
+    per round that arrives earlier than the rounds before (arrival in search direction).
+
+    With ``lb_rides`` (rides bounds of :func:`lower_bounds`) the search skips labels
+    that cannot reach an egress stop within ``max_rounds`` rides: the same journeys.
+    """
     q = p.query
     lab = new_round_labels(q.max_rounds + 1, p.timetable.n_stops)
-    run_rounds(p.timetable, q, lab, q.time, True, NO_RIDDEN)
+    if lb_rides is None:
+        run_rounds(p.timetable, q, lab, q.time, True, NO_RIDDEN)
+    else:
+        run_rounds_bounded(p.timetable, q, lab, lb_rides)
     found: list[tuple[int, int, int]] = []
     if len(q.egress_stops) == 0:
         return lab, found
@@ -383,10 +393,12 @@ class _Known(NamedTuple):
 def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
     q = p.query
     n_rounds, n_stops = q.max_rounds + 1, p.timetable.n_stops
+    # the rides bounds first (no cost limit yet: the cost search goes on below)
+    lb_rides = lower_bounds(p, request, -np.inf).rides
     # the fastest journeys bound the search: nothing arrives earlier, and whatever
     # could only arrive later for more cost (and rides) is dominated by them (their
     # rides and costs are those of the journeys, without building their legs)
-    lab_r, found = _round_search(p)
+    lab_r, found = _round_search(p, lb_rides)
     if not found:
         return []
     known = [
@@ -401,7 +413,8 @@ def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
     # cost unit is kept as margin for rounding), so the bounds need reach that much less
     dearest = max(kj.cost + 1e-6 for kj in known)
     least_label = float(q.access_cost.min()) + q.board_cost if len(q.access_cost) else 0.0
-    lb_cost, lb_rides = lower_bounds(p, request, dearest - max(least_label - 1.0, 0.0))
+    bounds = lower_bounds(p, request, dearest - max(least_label - 1.0, 0.0))
+    pref = route_prefix(p.timetable)
     cap, dest_cap, rb_cap = max(1 << 14, 8 * n_stops), 64 + len(known), 64
     while True:
         lab = new_mc_labels(n_rounds, n_stops, cap, dest_cap, rb_cap)
@@ -409,7 +422,7 @@ def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
             lab.d_label[i], lab.d_egress[i], lab.d_time[i] = -1, -1, t
             lab.d_cost[i], lab.d_round[i], lab.d_alive[i] = kj.cost + 1e-6, kj.n_rides, 1
         lab.used[1] = len(known)
-        status = run_mc(p.timetable, q, lab, lb_cost, lb_rides, ea_min)
+        status = run_mc(p.timetable, q, lab, bounds, ea_min, pref)
         if status == 0:
             break
         if status == OVERFLOW_LABELS:
