@@ -57,7 +57,7 @@ from otpa.transit.raptor._common import (
 )
 from otpa.transit.raptor._query import INF, SearchQuery
 from otpa.transit.raptor.spi import RaptorTimetable
-from otpa.types import FloatArray, Int32Array, IntArray, UInt8Array
+from otpa.types import Int32Array, IntArray, UInt8Array
 
 __all__ = [
     "B_ACCESS",
@@ -68,7 +68,6 @@ __all__ = [
     "new_ridden",
     "new_round_labels",
     "run_rounds",
-    "run_rounds_bounded",
 ]
 
 B_ACCESS = 0
@@ -253,7 +252,7 @@ def _board(
 
 
 @njit(cache=True, nogil=True)  # type: ignore[misc]
-def run_rounds(
+def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcounting)
     tt: RaptorTimetable,
     q: SearchQuery,
     lab: RoundLabels,
@@ -269,41 +268,6 @@ def run_rounds(
     in range RAPTOR, ``(max_rounds + 1, n_route_trips)`` kept across the searches
     of one ``lab`` (:func:`new_ridden`).  Returns that arrival (INF: none).
     """
-    return _rounds(tt, q, lab, time, use_target, ridden, np.zeros(0, np.float64))
-
-
-@njit(cache=True, nogil=True)  # type: ignore[misc]
-def run_rounds_bounded(
-    tt: RaptorTimetable, q: SearchQuery, lab: RoundLabels, lb_rides: FloatArray
-) -> int:
-    """:func:`run_rounds` from ``q.time`` with target pruning, for the egress arrivals only.
-
-    ``lb_rides`` are lower bounds of the rides from each stop to an egress stop
-    (:func:`._heuristic.lower_bounds`).  A label of round ``k`` at stop ``s`` is
-    not recorded when ``k + lb_rides[s]`` exceeds ``max_rounds`` (at least one more
-    ride for a walk, which must be followed by one): no journey through it reaches
-    an egress stop in time.  Every label of ``(k, s)`` that passes the test is the
-    one :func:`run_rounds` records (a label beaten there by one that was dropped
-    would be dropped too: the rides bounds of the stops a label leads to are no
-    lower than its own less the rides in between), so the rounds' egress arrivals
-    and their paths are the same; the other labels (``o_time`` at stops far from
-    the destination) are not those of a full search.
-    """
-    no_ridden = np.zeros((0, 0), np.int32)
-    return _rounds(tt, q, lab, q.time, True, no_ridden, lb_rides)
-
-
-@njit(cache=True, nogil=True)  # type: ignore[misc]
-def _rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcounting)
-    tt: RaptorTimetable,
-    q: SearchQuery,
-    lab: RoundLabels,
-    time: int,
-    use_target: bool,
-    ridden: Int32Array,
-    lb_rides: FloatArray,
-) -> int:
-    """:func:`run_rounds`; ``lb_rides`` empty, or the bounds of :func:`run_rounds_bounded`."""
     # arrays are bound to locals once: attribute access in the loops costs reference counting
     n = tt.n_stops
     n_rounds = q.max_rounds
@@ -328,7 +292,6 @@ def _rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcountin
     first_route = q.first_route
     g = q.gap - q.alight_slack
     n_routes = route_stop_offsets.shape[0] - 1
-    bounded = lb_rides.shape[0] > 0
     e_time = np.full(n, INF, dtype=np.int64)
     if use_target:
         for i in range(q.egress_stops.shape[0]):
@@ -433,12 +396,7 @@ def _rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcountin
                     stale = True
                 if cur >= 0 and not stale and route_alight[soff + j] != 0 and stop_alight[s] != 0:
                     t = np.int64(arrival[base + cur * ns + j]) + alight_slack
-                    if (
-                        t < r_time[k, s]
-                        and t < target
-                        and not (bounded and k + lb_rides[s] > n_rounds)
-                        and not is_banned(bans, t0 + cur, j)
-                    ):
+                    if t < r_time[k, s] and t < target and not is_banned(bans, t0 + cur, j):
                         r_time[k, s] = t
                         r_route[k, s] = r
                         r_trip[k, s] = t0 + cur
@@ -501,7 +459,7 @@ def _rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcountin
             for e in range(tr_offsets[s], tr_offsets[s + 1]):
                 u = tr_to[e]
                 t = ts + tr_time[e]
-                if t >= target or (bounded and k + max(lb_rides[u], 1.0) > n_rounds):
+                if t >= target:
                     continue
                 if t < o_time[k, u]:
                     o_time[k, u] = t

@@ -42,7 +42,6 @@ from otpa.transit.raptor._round_kernel import (
     new_ridden,
     new_round_labels,
     run_rounds,
-    run_rounds_bounded,
 )
 from otpa.transit.raptor.spi import RaptorTimetable, StaySeated, TransferRules
 from otpa.types import FloatArray, Int32Array, IntArray, UInt8Array
@@ -348,21 +347,12 @@ def _sorted(journeys: list[RaptorJourney], reverse: bool) -> list[RaptorJourney]
     return sorted(journeys, key=lambda j: (j.arrival, j.n_rides, j.cost))
 
 
-def _round_search(
-    p: Prepared, lb_rides: FloatArray | None = None
-) -> tuple[RoundLabels, list[tuple[int, int, int]]]:
+def _round_search(p: Prepared) -> tuple[RoundLabels, list[tuple[int, int, int]]]:
     """The round search's labels and its journeys: ``(round, egress entry, arrival)``
-    per round that arrives earlier than the rounds before (arrival in search direction).
-
-    With ``lb_rides`` (rides bounds of :func:`lower_bounds`) the search skips labels
-    that cannot reach an egress stop within ``max_rounds`` rides: the same journeys.
-    """
+    per round that arrives earlier than the rounds before (arrival in search direction)."""
     q = p.query
     lab = new_round_labels(q.max_rounds + 1, p.timetable.n_stops)
-    if lb_rides is None:
-        run_rounds(p.timetable, q, lab, q.time, True, NO_RIDDEN)
-    else:
-        run_rounds_bounded(p.timetable, q, lab, lb_rides)
+    run_rounds(p.timetable, q, lab, q.time, True, NO_RIDDEN)
     found: list[tuple[int, int, int]] = []
     if len(q.egress_stops) == 0:
         return lab, found
@@ -393,12 +383,10 @@ class _Known(NamedTuple):
 def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
     q = p.query
     n_rounds, n_stops = q.max_rounds + 1, p.timetable.n_stops
-    # the rides bounds first (no cost limit yet: the cost search goes on below)
-    lb_rides = lower_bounds(p, request, -np.inf).rides
     # the fastest journeys bound the search: nothing arrives earlier, and whatever
     # could only arrive later for more cost (and rides) is dominated by them (their
     # rides and costs are those of the journeys, without building their legs)
-    lab_r, found = _round_search(p, lb_rides)
+    lab_r, found = _round_search(p)
     if not found:
         return []
     known = [

@@ -16,7 +16,6 @@ import pytest
 from otpa.testing.timetable import TestTimetable, parse_timetable
 from otpa.transit.raptor import _heuristic, api
 from otpa.transit.raptor._prepare import prepare
-from otpa.transit.raptor._reconstruct import round_path
 from otpa.transit.raptor.api import RaptorRequest, route
 from otpa.transit.raptor.spi import RaptorTimetable
 
@@ -198,26 +197,6 @@ def test_route_prefix_bounds_every_ride_of_every_trip(
                 assert (arr[:, i] - dep[:, j]).min() >= p[i] - p[j]
             if j + 1 < ns:
                 assert (arr[:, j + 1] - dep[:, j]).min() == p[j + 1] - p[j]
-
-
-def test_bounded_round_search_finds_the_same_journeys(
-    network: tuple[TestTimetable, list[tuple[str, str, int]]],
-) -> None:
-    """The arrival search that drops labels beyond the rides bounds keeps the rounds'
-    egress arrivals and their paths."""
-    tt, walks = network
-    compared = 0
-    for req in _requests(tt, walks):
-        p = prepare(tt.timetable, req)
-        rides = _heuristic.lower_bounds(p, req, -np.inf).rides
-        full_lab, full = api._round_search(p)
-        lab, found = api._round_search(p, rides)
-        assert found == full
-        for k, i, _ in found:
-            stop = int(p.query.egress_stops[i])
-            assert round_path(p, lab, k, stop) == round_path(p, full_lab, k, stop)
-            compared += 1
-    assert compared >= 3
 
 
 def test_mcraptor_finds_the_same_journeys_with_the_weakest_pruning(
