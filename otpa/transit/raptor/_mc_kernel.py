@@ -18,7 +18,9 @@ as the time and the least rides bound), every alighting of that ride would be
 dropped by the test above, so the label is not offered (no trip search).  Likewise
 the walking transfers of a ride label are skipped together when the least of their
 tests (per stop: least walk cost plus bound, least walk time, least rides) fails.
-Both only skip work whose labels the per-alighting and per-walk tests drop.
+Both only skip work whose labels the per-alighting and per-walk tests drop.  A
+label whose boarding time is after the route's last departure at the position
+searches no trip.
 
 A route scan skips what cannot make a label, so the labels are those of a full
 scan: it boards only at stops marked in the previous round (the bags of round
@@ -332,6 +334,7 @@ def run_mc(  # noqa: C901
                     continue
                 rest_c = suf_c[j - p0] - route_pref[soff + j] - MARGIN
                 rest_r = k + suf_r[j - p0]
+                last_dep = np.int64(departure[base + (nt - 1) * ns + j]) if nt > 0 else -INF
                 li = head[k - 1, s]
                 while li >= 0:
                     if alive[li] == 0:
@@ -352,14 +355,16 @@ def run_mc(  # noqa: C901
                     rule = -1
                     lo = hi = 0
                     if kind == KIND_ACCESS:
-                        kb = first_trip(
+                        kb = -1 if last_dep < lt + q.board_slack else first_trip(
                             departure, base, ns, j, t0, nt, int(lt + q.board_slack), INF, q.cap,
                             trip_allowed, bans,
                         )  # fmt: skip
                     else:
                         pl = li if kind == KIND_RIDE else l_parent[li]
                         lo, hi = rule_range(r_key, l_stop[pl] * n + s)
-                        if lo == hi:
+                        if lo == hi and last_dep < lt + g:
+                            kb = -1  # the last trip leaves before the label is ready
+                        elif lo == hi:
                             kb = first_trip(
                                 departure,
                                 base,
