@@ -20,7 +20,9 @@ the walking transfers of a ride label are skipped together when the least of the
 tests (per stop: least walk cost plus bound, least walk time, least rides) fails.
 Both only skip work whose labels the per-alighting and per-walk tests drop.  A
 label whose boarding time is after the route's last departure at the position
-searches no trip.
+searches no trip, and a route whose last trip leaves every boarding position before
+the earliest label of the round before is ready is not scanned (without
+transfers.txt rules, which may allow an earlier boarding).
 
 A route scan skips what cannot make a label, so the labels are those of a full
 scan: it boards only at stops marked in the previous round (the bags of round
@@ -166,6 +168,10 @@ def run_mc(  # noqa: C901
     mark = np.zeros(n, np.uint8)
     mark_list = np.empty(n, np.int32)
     n_mark = 0
+    # the earliest label of the round before: no boarding before it (plus the board
+    # slack, the least slack of any boarding without transfers.txt rules)
+    t_ready = INF
+    no_rules = r_key.shape[0] == 0
     first_pos = np.full(route_stop_offsets.shape[0] - 1, -1, np.int32)
     last_pos = np.full(route_stop_offsets.shape[0] - 1, -1, np.int32)
     queue = np.empty(route_stop_offsets.shape[0] - 1, np.int32)
@@ -196,6 +202,7 @@ def run_mc(  # noqa: C901
         used[0] = li + 1
         l_time[li], l_cost[li], l_stop[li], kind_of[li] = t, c, s, KIND_ACCESS
         l_parent[li], l_rnd[li], alive[li], l_ref[li] = -1, 0, 1, i
+        t_ready = min(t_ready, t)
         nxt[li] = head[0, s]
         head[0, s] = li
         if mark[s] == 0:
@@ -247,6 +254,15 @@ def run_mc(  # noqa: C901
             t0 = route_trip_offsets[r]
             nt = route_trip_offsets[r + 1] - t0
             base = route_time_offsets[r]
+            if nt == 0:
+                continue
+            if no_rules:
+                # the last trip leaves every boarding position before any label is ready
+                latest = -INF
+                for j in range(p0, p1 + 1):
+                    latest = max(latest, int(departure[base + (nt - 1) * ns + j]))
+                if latest < t_ready + q.board_slack:
+                    continue
             # for a boarding at j: the least bound of an alighting after j, cost (plus
             # the prefix at j) and rides
             best_c, best_r = np.inf, np.inf
@@ -487,8 +503,10 @@ def run_mc(  # noqa: C901
                 nxt[wi] = head[k, u]
                 head[k, u] = wi
         n_mark = 0
+        t_ready = INF
         for li in range(round_start, used[0]):
             if alive[li] != 0:
+                t_ready = min(t_ready, l_time[li])
                 s = l_stop[li]
                 if mark[s] == 0:
                     mark[s] = 1
