@@ -18,7 +18,10 @@ as the time and the least rides bound), every alighting of that ride would be
 dropped by the test above, so the label is not offered (no trip search).  Likewise
 the walking transfers of a ride label are skipped together when the least of their
 tests (per stop: least walk cost plus bound, least walk time, least rides) fails.
-Both only skip work whose labels the per-alighting and per-walk tests drop.  A
+Both only skip work whose labels the per-alighting and per-walk tests drop (a
+skipped boarding that would have been the first offer of a trip may change the
+order of the route bag's slots: only a tie of two trips of one route at the same
+stop, second and cost, would resolve otherwise).  A
 label whose boarding time is after the route's last departure at the position
 searches no trip, and a route whose last trip leaves every boarding position before
 the earliest label of the round before is ready is not scanned (without
