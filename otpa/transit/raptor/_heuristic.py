@@ -47,7 +47,7 @@ from otpa.types import FloatArray, Int32Array, IntArray
 if TYPE_CHECKING:
     from otpa.transit.raptor.api import RaptorRequest
 
-__all__ = ["StaticGraph", "lower_bounds", "static_graph"]
+__all__ = ["LowerBounds", "StaticGraph", "lower_bounds", "route_prefix", "static_graph"]
 
 _LOCK = threading.Lock()
 _CACHE: dict[int, tuple[weakref.ref[Any], StaticGraph]] = {}
@@ -58,6 +58,14 @@ _INCOMING: OrderedDict[
 _BOUNDS_SIZE = 16
 _BOUNDS: OrderedDict[tuple[Any, ...], _Kept] = OrderedDict()
 _DIGESTS: OrderedDict[int, tuple[weakref.ref[Any], tuple[int, int, float]]] = OrderedDict()
+_PREFIX: dict[int, tuple[weakref.ref[Any], IntArray]] = {}
+
+
+class LowerBounds(NamedTuple):
+    """Per stop, lower bounds of the rest of a journey to the destination."""
+
+    cost: FloatArray  # generalized cost
+    rides: FloatArray
 
 
 class StaticGraph(NamedTuple):
@@ -89,6 +97,57 @@ def _min_hops(tt: RaptorTimetable) -> IntArray:
                 best = min(best, d)
             hop[soff + j] = best if best > 0 else 0
     return hop
+
+
+@njit(cache=True, nogil=True)  # type: ignore[misc]
+def _route_prefix(tt: RaptorTimetable) -> IntArray:
+    """Per route position ``i``: a sum ``pref[i]`` with ``arrival[i] - departure[j] >=
+    pref[i] - pref[j]`` for every trip of the route and ``j < i``.
+
+    The least hop times over the trips, plus the least dwell times where one is negative
+    (never in valid data), so it holds whatever the timetable.
+    """
+    offs = tt.route_stop_offsets
+    pref = np.zeros(tt.route_stops.shape[0], dtype=np.int64)
+    for r in range(offs.shape[0] - 1):
+        soff = offs[r]
+        ns = offs[r + 1] - soff
+        nt = tt.route_trip_offsets[r + 1] - tt.route_trip_offsets[r]
+        base = tt.route_time_offsets[r]
+        acc = np.int64(0)
+        for j in range(ns - 1):
+            hop = np.int64(1) << 40
+            dwell = np.int64(0)
+            for k in range(nt):
+                x = base + k * ns + j
+                hop = min(hop, np.int64(tt.arrival[x + 1]) - tt.departure[x])
+                if j > 0:
+                    dwell = min(dwell, np.int64(tt.departure[x]) - tt.arrival[x])
+            acc += hop + dwell
+            pref[soff + j + 1] = acc
+    return pref
+
+
+def route_prefix(tt: RaptorTimetable) -> IntArray:
+    """:func:`_route_prefix` of a timetable, cached while ``tt.arrival`` is alive.
+
+    McRAPTOR bounds the ride of a trip boarded at position ``j`` and left at ``i`` from
+    below by ``pref[i] - pref[j]`` (its in-vehicle cost, one unit per second).
+    """
+    key = id(tt.arrival)
+    with _LOCK:
+        hit = _PREFIX.get(key)
+        if hit is not None and hit[0]() is tt.arrival:
+            return hit[1]
+    pref: IntArray = readonly(_route_prefix(tt), np.int64)
+
+    def _drop(_: weakref.ref[Any], key: int = key) -> None:
+        with _LOCK:
+            _PREFIX.pop(key, None)
+
+    with _LOCK:
+        _PREFIX[key] = (weakref.ref(tt.arrival, _drop), pref)
+    return pref
 
 
 def _build(tt: RaptorTimetable) -> StaticGraph:
@@ -419,7 +478,7 @@ class _Kept:
         self.lock = threading.Lock()  # one thread goes on with the searches at a time
         self.cost, self.egress_stops = cost, egress_stops
         self.limits = (-np.inf, -np.inf)
-        self.bounds: tuple[FloatArray, FloatArray] | None = None
+        self.bounds: LowerBounds | None = None
 
     def serves(self, refs: tuple[Any, ...]) -> bool:
         return all(r() is a for r, a in zip(self.refs, refs, strict=True))
@@ -427,7 +486,7 @@ class _Kept:
 
 def lower_bounds(
     p: Prepared, req: RaptorRequest, cost_limit: float = np.inf
-) -> tuple[FloatArray, FloatArray]:
+) -> LowerBounds:
     """``(cost, rides)`` lower bounds from every stop to the destination.
 
     The searches of the last few keys are kept (searches repeated with other trip
@@ -450,7 +509,7 @@ def lower_bounds(
 
     Returns
     -------
-    tuple of numpy.ndarray
+    LowerBounds
         Generalized cost and rides per stop (``inf``: destination unreachable).
     """
     key = _bounds_key(p, req)
@@ -487,7 +546,7 @@ def lower_bounds(
 
 def _go_on(
     p: Prepared, req: RaptorRequest, kept: _Kept, limits: tuple[float, float]
-) -> tuple[FloatArray, FloatArray]:
+) -> LowerBounds:
     """The cost search continued to ``limits[0]``, the rides searched again if
     ``limits[1]`` is higher than before; their bounds."""
     tt, q = p.timetable, p.query
@@ -510,9 +569,9 @@ def _go_on(
     edges = (in_off, in_from, _incoming_costs(walk_cost, in_edge))
     lb_cost: FloatArray = _dijkstra(g, *kept.cost, *edges, board, True, limits[0])
     if kept.bounds is not None and kept.limits[1] >= limits[1]:
-        return readonly(lb_cost, np.float64), kept.bounds[1]
+        return LowerBounds(readonly(lb_cost, np.float64), kept.bounds.rides)
     lb_rides = _rides_bfs(g, tt.n_stops, kept.egress_stops, in_off, in_from, int(limits[1]))
-    return readonly(lb_cost, np.float64), readonly(lb_rides, np.float64)
+    return LowerBounds(readonly(lb_cost, np.float64), readonly(lb_rides, np.float64))
 
 
 def _incoming_costs(walk_cost: FloatArray, in_edge: IntArray | None) -> FloatArray:

@@ -8,6 +8,25 @@ so far (or known from the arrival search) arrives no later than the label ever
 could, with no more rides and for no more than its cost plus a lower bound of
 the rest (:mod:`._heuristic`).  Continuing only adds time, rides and cost.
 
+Target pruning is also tested before a label boards: a ride from stop position
+``j`` costs at least the label's cost, the boarding's fixed costs (board cost,
+route penalty, stop cost, transfer penalty) and, for the alighting at ``i > j``,
+``pref[i] - pref[j]`` in-vehicle seconds (least hop times of the route,
+:func:`._heuristic.route_prefix`) plus the stop cost and cost bound there; when a
+journey found beats the least of these over the rest of the route (with ``ea_min``
+as the time and the least rides bound), every alighting of that ride would be
+dropped by the test above, so the label is not offered (no trip search).  Likewise
+the walking transfers of a ride label are skipped together when the least of their
+tests (per stop: least walk cost plus bound, least walk time, least rides) fails.
+Both only skip work whose labels the per-alighting and per-walk tests drop (a
+skipped boarding that would have been the first offer of a trip may change the
+order of the route bag's slots: only a tie of two trips of one route at the same
+stop, second and cost, would resolve otherwise).  A
+label whose boarding time is after the route's last departure at the position
+searches no trip, and a route whose last trip leaves every boarding position before
+the earliest label of the round before is ready is not scanned (without
+transfers.txt rules, which may allow an earlier boarding).
+
 A route scan skips what cannot make a label, so the labels are those of a full
 scan: it boards only at stops marked in the previous round (the bags of round
 ``k - 1`` of the others are empty) and never at or after the last position where
@@ -31,6 +50,7 @@ from otpa.transit.raptor._common import (
     is_banned,
     rule_range,
 )
+from otpa.transit.raptor._heuristic import LowerBounds
 from otpa.transit.raptor._mc_labels import (
     KIND_ACCESS,
     KIND_RIDE,
@@ -50,6 +70,11 @@ from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.types import FloatArray, IntArray
 
 __all__ = ["run_mc"]
+
+#: Boarding bounds are lowered by this much against float rounding (they add the same
+#: terms in another order than the label's cost and the bound at alighting do; seeded
+#: journeys cost 1e-6 more than their own).
+MARGIN = 1e-7
 
 
 @njit(cache=True, inline="always")  # type: ignore[misc]
@@ -94,20 +119,22 @@ def run_mc(  # noqa: C901
     tt: RaptorTimetable,
     q: SearchQuery,
     lab: McLabels,
-    lb_cost: FloatArray,
-    lb_rides: FloatArray,
+    bounds: LowerBounds,
     ea_min: float,
+    route_pref: IntArray,
 ) -> int:
     """Run McRAPTOR from ``q.time``; returns 0 or an ``OVERFLOW_*`` status.
 
-    ``lb_cost`` and ``lb_rides`` are admissible lower bounds of the rest of the journey
-    per stop (:mod:`._heuristic`) and no journey arrives before ``ea_min``;
+    ``bounds`` are admissible lower bounds of the cost and rides of the rest of the
+    journey per stop (:mod:`._heuristic`), ``route_pref`` the route prefix of
+    :func:`._heuristic.route_prefix` and no journey arrives before ``ea_min``;
     labels that cannot end within ``max_rounds`` rides or beat a journey already
     found are dropped.  The destination set may start with journeys known to exist
     (``d_label = -1``, found by the arrival search) that only serve this pruning.
     """
     n = tt.n_stops
     n_rounds = q.max_rounds
+    lb_cost, lb_rides = bounds.cost, bounds.rides
     w = q.wait_reluctance
     f = q.initial_wait_factor * w
     g = q.gap - q.alight_slack
@@ -144,9 +171,21 @@ def run_mc(  # noqa: C901
     mark = np.zeros(n, np.uint8)
     mark_list = np.empty(n, np.int32)
     n_mark = 0
+    # the earliest label of the round before: no boarding before it (plus the board
+    # slack, the least slack of any boarding without transfers.txt rules)
+    t_ready = INF
+    no_rules = r_key.shape[0] == 0
     first_pos = np.full(route_stop_offsets.shape[0] - 1, -1, np.int32)
     last_pos = np.full(route_stop_offsets.shape[0] - 1, -1, np.int32)
     queue = np.empty(route_stop_offsets.shape[0] - 1, np.int32)
+    longest = 1
+    for r in range(route_stop_offsets.shape[0] - 1):
+        longest = max(longest, route_stop_offsets[r + 1] - route_stop_offsets[r])
+    suf_c = np.empty(longest, np.float64)
+    suf_r = np.empty(longest, np.float64)
+    walk_c = np.full(n, np.nan)
+    walk_r = np.empty(n, np.float64)
+    walk_t = np.empty(n, np.int64)
     for i in range(q.access_stops.shape[0]):
         s = q.access_stops[i]
         t = np.int64(q.time) + q.access_time[i]
@@ -166,6 +205,7 @@ def run_mc(  # noqa: C901
         used[0] = li + 1
         l_time[li], l_cost[li], l_stop[li], kind_of[li] = t, c, s, KIND_ACCESS
         l_parent[li], l_rnd[li], alive[li], l_ref[li] = -1, 0, 1, i
+        t_ready = min(t_ready, t)
         nxt[li] = head[0, s]
         head[0, s] = li
         if mark[s] == 0:
@@ -217,6 +257,25 @@ def run_mc(  # noqa: C901
             t0 = route_trip_offsets[r]
             nt = route_trip_offsets[r + 1] - t0
             base = route_time_offsets[r]
+            if nt == 0:
+                continue
+            if no_rules:
+                # the last trip leaves every boarding position before any label is ready
+                latest = -INF
+                for j in range(p0, p1 + 1):
+                    latest = max(latest, int(departure[base + (nt - 1) * ns + j]))
+                if latest < t_ready + q.board_slack:
+                    continue
+            # for a boarding at j: the least bound of an alighting after j, cost (plus
+            # the prefix at j) and rides
+            best_c, best_r = np.inf, np.inf
+            for j in range(j_end, p0, -1):
+                s = route_stops[soff + j]
+                if route_alight[soff + j] != 0 and stop_alight[s] != 0:
+                    best_c = min(best_c, route_pref[soff + j] + stop_cost[s] + lb_cost[s])
+                    best_r = min(best_r, lb_rides[s])
+                suf_c[j - 1 - p0] = best_c
+                suf_r[j - 1 - p0] = best_r
             rb_n = 0
             for j in range(p0, j_end + 1):
                 if rb_n == 0 and j > p1:
@@ -292,6 +351,9 @@ def run_mc(  # noqa: C901
                             used[1] = nd + 1
                 if j > p1 or route_board[soff + j] == 0 or stop_board[s] == 0:
                     continue
+                rest_c = suf_c[j - p0] - route_pref[soff + j] - MARGIN
+                rest_r = k + suf_r[j - p0]
+                last_dep = np.int64(departure[base + (nt - 1) * ns + j]) if nt > 0 else -INF
                 li = head[k - 1, s]
                 while li >= 0:
                     if alive[li] == 0:
@@ -299,17 +361,29 @@ def run_mc(  # noqa: C901
                         continue
                     kind = kind_of[li]
                     lt = l_time[li]
+                    # what any ride from here costs at least (waits, trip costs and the
+                    # nonpreferred penalty aside) plus the bound of its alighting
+                    c_lo = l_cost[li] + q.board_cost + route_penalty[r] + stop_cost[s]
+                    if kind != KIND_ACCESS:
+                        c_lo += q.transfer_penalty
+                    if dest_beats(
+                        d_alive, d_time, d_cost, d_round, used[1], ea_min, c_lo + rest_c, rest_r
+                    ):
+                        li = nxt[li]
+                        continue
                     rule = -1
                     lo = hi = 0
                     if kind == KIND_ACCESS:
-                        kb = first_trip(
+                        kb = -1 if last_dep < lt + q.board_slack else first_trip(
                             departure, base, ns, j, t0, nt, int(lt + q.board_slack), INF, q.cap,
                             trip_allowed, bans,
                         )  # fmt: skip
                     else:
                         pl = li if kind == KIND_RIDE else l_parent[li]
                         lo, hi = rule_range(r_key, l_stop[pl] * n + s)
-                        if lo == hi:
+                        if lo == hi and last_dep < lt + g:
+                            kb = -1  # the last trip leaves before the label is ready
+                        elif lo == hi:
                             kb = first_trip(
                                 departure,
                                 base,
@@ -385,6 +459,25 @@ def run_mc(  # noqa: C901
             if alive[li] == 0:
                 continue
             s = l_stop[li]
+            if np.isnan(walk_c[s]):  # the least of the tests below over the stop's walks
+                mc, mr, mt = np.inf, np.inf, INF
+                for e in range(tr_offsets[s], tr_offsets[s + 1]):
+                    mc = min(mc, tr_cost[e] + lb_cost[tr_to[e]])
+                    mr = min(mr, max(lb_rides[tr_to[e]], 1.0))
+                    mt = min(mt, int(tr_time[e]))
+                walk_c[s], walk_r[s], walk_t[s] = mc - MARGIN, mr, mt
+            # no walk passes when their least bounds do not
+            if k + walk_r[s] > n_rounds or dest_beats(
+                d_alive,
+                d_time,
+                d_cost,
+                d_round,
+                used[1],
+                max(float(l_time[li] + walk_t[s]), ea_min),
+                l_cost[li] + walk_c[s],
+                k + walk_r[s],
+            ):
+                continue
             for e in range(tr_offsets[s], tr_offsets[s + 1]):
                 u = tr_to[e]
                 t = l_time[li] + tr_time[e]
@@ -413,8 +506,10 @@ def run_mc(  # noqa: C901
                 nxt[wi] = head[k, u]
                 head[k, u] = wi
         n_mark = 0
+        t_ready = INF
         for li in range(round_start, used[0]):
             if alive[li] != 0:
+                t_ready = min(t_ready, l_time[li])
                 s = l_stop[li]
                 if mark[s] == 0:
                     mark[s] = 1

@@ -17,6 +17,7 @@ from otpa.testing.timetable import TestTimetable, parse_timetable
 from otpa.transit.raptor import _heuristic, api
 from otpa.transit.raptor._prepare import prepare
 from otpa.transit.raptor.api import RaptorRequest, route
+from otpa.transit.raptor.spi import RaptorTimetable
 
 
 def _network(seed: int) -> tuple[TestTimetable, list[tuple[str, str, int]]]:
@@ -173,3 +174,54 @@ def test_incoming_walk_costs_follow_the_reversed_transfers_and_are_kept() -> Non
     assert _heuristic._incoming_costs(changing, in_edge).tolist() == [99.0, 20.0, 30.0]
     assert first.tolist() == [10.0, 20.0, 30.0]
     assert _heuristic._incoming_costs(cost, None) is cost  # reversed search: as given
+
+
+def test_route_prefix_bounds_every_ride_of_every_trip(
+    network: tuple[TestTimetable, list[tuple[str, str, int]]],
+) -> None:
+    """``pref[i] - pref[j]`` is at most the ride from ``j`` to ``i`` on any trip, and
+    the least hop of each route is attained (the bound is the tightest of its kind)."""
+    tt, _ = network
+    t = tt.timetable
+    pref = _heuristic.route_prefix(t)
+    assert _heuristic.route_prefix(t) is pref  # kept per timetable
+    for r in range(t.n_routes):
+        soff, ns = int(t.route_stop_offsets[r]), int(np.diff(t.route_stop_offsets)[r])
+        nt = int(t.route_trip_offsets[r + 1] - t.route_trip_offsets[r])
+        base = int(t.route_time_offsets[r])
+        arr = np.asarray(t.arrival[base : base + nt * ns]).reshape(nt, ns).astype(np.int64)
+        dep = np.asarray(t.departure[base : base + nt * ns]).reshape(nt, ns).astype(np.int64)
+        p = pref[soff : soff + ns]
+        for j in range(ns):
+            for i in range(j + 1, ns):
+                assert (arr[:, i] - dep[:, j]).min() >= p[i] - p[j]
+            if j + 1 < ns:
+                assert (arr[:, j + 1] - dep[:, j]).min() == p[j + 1] - p[j]
+
+
+def test_mcraptor_finds_the_same_journeys_with_the_weakest_pruning(
+    network: tuple[TestTimetable, list[tuple[str, str, int]]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The boarding and walking tests of McRAPTOR only skip what the alighting tests
+    would drop: with zero bounds and no ride prefix (almost no pruning) the journeys
+    are the same, legs and costs included."""
+    tt, walks = network
+    reqs = _requests(tt, walks)
+    _heuristic._BOUNDS.clear()
+    pruned = [route(tt.timetable, r) for r in reqs]
+
+    def zero_bounds(
+        p: _heuristic.Prepared, req: RaptorRequest, cost_limit: float = np.inf
+    ) -> _heuristic.LowerBounds:
+        n = p.timetable.n_stops
+        return _heuristic.LowerBounds(np.zeros(n), np.zeros(n))
+
+    def zero_prefix(t: RaptorTimetable) -> np.ndarray:
+        return np.zeros(len(t.route_stops), np.int64)
+
+    monkeypatch.setattr(api, "lower_bounds", zero_bounds)
+    monkeypatch.setattr(api, "route_prefix", zero_prefix)
+    weakest = [route(tt.timetable, r) for r in reqs]
+    assert sum(len(js) for js in weakest) >= 3
+    assert pruned == weakest
