@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
 __all__ = ["LowerBounds", "StaticGraph", "lower_bounds", "route_prefix", "static_graph"]
 
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()  # a weak-reference callback may take it while this thread holds it
 _CACHE: dict[int, tuple[weakref.ref[Any], StaticGraph]] = {}
 _INCOMING_SIZE = 4
 _INCOMING: OrderedDict[

@@ -364,9 +364,13 @@ def run_mc(  # noqa: C901
                     # what any ride from here costs at least (waits, trip costs and the
                     # nonpreferred penalty aside) plus the bound of its alighting
                     c_lo = l_cost[li] + q.board_cost + route_penalty[r] + stop_cost[s]
+                    ruled = False
                     if kind != KIND_ACCESS:
                         c_lo += q.transfer_penalty
-                    if dest_beats(
+                        pl0 = li if kind == KIND_RIDE else l_parent[li]
+                        lo0, hi0 = rule_range(r_key, l_stop[pl0] * n + s)
+                        ruled = lo0 != hi0  # a rule may board before lt: negative wait
+                    if not ruled and dest_beats(
                         d_alive, d_time, d_cost, d_round, used[1], ea_min, c_lo + rest_c, rest_r
                     ):
                         li = nxt[li]

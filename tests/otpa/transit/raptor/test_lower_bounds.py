@@ -13,7 +13,7 @@ import random
 import numpy as np
 import pytest
 
-from otpa.testing.timetable import TestTimetable, parse_timetable
+from otpa.testing.timetable import TestRule, TestTimetable, parse_timetable
 from otpa.transit.raptor import _heuristic, api
 from otpa.transit.raptor._prepare import prepare
 from otpa.transit.raptor.api import RaptorRequest, route
@@ -224,4 +224,55 @@ def test_mcraptor_finds_the_same_journeys_with_the_weakest_pruning(
     monkeypatch.setattr(api, "route_prefix", zero_prefix)
     weakest = [route(tt.timetable, r) for r in reqs]
     assert sum(len(js) for js in weakest) >= 3
+    assert pruned == weakest
+
+
+# A walk B -> C of 10 minutes, but a minimum-time transfers.txt rule B -> C (0 s) lets R2
+# be boarded at 00:22, before the walk label is at C (00:30): the kernels then charge a
+# negative wait, so a bound that assumes waits of at least 0 must not prune that boarding.
+_RULED_LINES = """
+    R1 A 00:10 B 00:20
+    R2 C 00:22 D 00:30
+    R4 C 02:00 D 02:01
+"""
+
+
+@pytest.mark.parametrize(
+    ("faster", "wait_reluctance"),
+    [("R3 A 00:10 D 00:25", 1.0), ("", 0.5)],
+    ids=["cheaper-of-two", "only-journey"],
+)
+def test_boarding_prune_keeps_rides_a_transfer_rule_boards_early(
+    faster: str, wait_reluctance: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The journeys through the rule are those of the weakest pruning (the review's
+    cases: the boarding bound dropped the cheaper of two journeys, or the only one)."""
+    tt = parse_timetable(_RULED_LINES + "    " + faster + "\n")
+    rp = np.zeros(tt.timetable.n_routes)
+    if faster:
+        rp[tt.route("R3")] = 1100.0  # the direct ride arrives first but costs more
+    req = tt.request(
+        "A", "D", "00:10", transfers=[("B", "C", 600)],
+        rules=tt.rules(TestRule("B", "C", 2, min_time_s=0)), criteria="cost",
+        route_penalty=rp, max_rounds=3, wait_reluctance=wait_reluctance,
+    )  # fmt: skip
+    _heuristic._BOUNDS.clear()
+    pruned = route(tt.timetable, req)
+
+    def zero_bounds(
+        p: _heuristic.Prepared, req: RaptorRequest, cost_limit: float = np.inf
+    ) -> _heuristic.LowerBounds:
+        n = p.timetable.n_stops
+        return _heuristic.LowerBounds(np.zeros(n), np.zeros(n))
+
+    def zero_prefix(t: RaptorTimetable) -> np.ndarray:
+        return np.zeros(len(t.route_stops), np.int64)
+
+    monkeypatch.setattr(api, "lower_bounds", zero_bounds)
+    monkeypatch.setattr(api, "route_prefix", zero_prefix)
+    weakest = route(tt.timetable, req)
+    ruled = [j for j in weakest if "Walk" in tt.path(j)]
+    assert len(ruled) == 1
+    assert tt.path(ruled[0]).endswith("~ C ~ R2 00:22 00:30 ~ D")
+    assert len(weakest) == (2 if faster else 1)
     assert pruned == weakest
