@@ -15,7 +15,9 @@ route penalty, stop cost, transfer penalty) and, for the alighting at ``i > j``,
 :func:`._heuristic.route_prefix`) plus the stop cost and cost bound there; when a
 journey found beats the least of these over the rest of the route (with ``ea_min``
 as the time and the least rides bound), every alighting of that ride would be
-dropped by the test above, so the label is not offered (no trip search).  Likewise
+dropped by the test above, so the label is not offered (no trip search); not
+across a transfers.txt rule, which may board a trip before the label is ready (a
+negative wait, so the least of these is no bound there).  Likewise
 the walking transfers of a ride label are skipped together when the least of their
 tests (per stop: least walk cost plus bound, least walk time, least rides) fails.
 Both only skip work whose labels the per-alighting and per-walk tests drop (a
