@@ -596,6 +596,21 @@ def plan_path(
     return f"{urllib.parse.urlsplit(router_url).path}/plan?{query}"
 
 
+def random_plan_paths(graph: Any, n: int, seed: int, when: dt.datetime) -> list[str]:
+    """``n`` WALK,TRANSIT plan paths between random WALK-component vertex pairs (``seed``)."""
+    rng = np.random.default_rng(seed)
+    walk = largest_component(graph, "WALK")
+    return [
+        plan_path(
+            "http://h/otp/routers/rnv",
+            (float(graph.vertex_lat[a]), float(graph.vertex_lon[a])),
+            (float(graph.vertex_lat[b]), float(graph.vertex_lon[b])),
+            when,
+        )
+        for a, b in random_pairs(graph, walk, n, rng)
+    ]
+
+
 def _get(conn: http.client.HTTPConnection, path: str) -> tuple[int, bytes]:
     conn.request("GET", path, headers={"Accept": "application/json"})
     resp = conn.getresponse()

@@ -298,20 +298,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     net, _ = bench_plan.load_network(args.data / "small" / "rnv", graph_file, rebuild=False)
     when = dt.datetime.combine(dt.date.fromisoformat(args.date), dt.time(8, 0))
     reqs = requests(args, net, when)
-    bench = argparse.Namespace(seed=42, pairs=args.cpu_pairs)
     graph = net.street
     assert graph is not None
-    rng = np.random.default_rng(bench.seed)
-    walk = bench_plan.largest_component(graph, "WALK")
-    cpu_paths = [
-        bench_plan.plan_path(
-            "http://h/otp/routers/rnv",
-            (float(graph.vertex_lat[a]), float(graph.vertex_lon[a])),
-            (float(graph.vertex_lat[b]), float(graph.vertex_lon[b])),
-            when,
-        )
-        for a, b in bench_plan.random_pairs(graph, walk, bench.pairs, rng)
-    ]
+    cpu_paths = bench_plan.random_plan_paths(graph, args.cpu_pairs, 42, when)
     record: dict[str, Any] = {"old": str(args.old), "new": str(args.new), "requests": len(reqs)}
     with tempfile.TemporaryDirectory(prefix="plan-identical-") as tmp:
         graphs = Path(tmp)

@@ -220,7 +220,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.path.insert(0, str(HERE))
     import bench_plan
     import check_plan_identical
-    import numpy as np
 
     graph_file = args.graph or bench_plan.RESULTS / "small_rnv.graph"
     data = bench_plan._default_data() / "small" / "rnv"
@@ -228,17 +227,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     graph = net.street
     assert graph is not None
     when = dt.datetime(2016, 11, 3, 8, 0)
-    rng = np.random.default_rng(42)
-    walk = bench_plan.largest_component(graph, "WALK")
-    paths = [
-        bench_plan.plan_path(
-            "http://h/otp/routers/rnv",
-            (float(graph.vertex_lat[a]), float(graph.vertex_lon[a])),
-            (float(graph.vertex_lat[b]), float(graph.vertex_lon[b])),
-            when,
-        )
-        for a, b in bench_plan.random_pairs(graph, walk, args.pairs, rng)
-    ]
+    paths = bench_plan.random_plan_paths(graph, args.pairs, 42, when)
     trees = args.tree or [str(ROOT)]
     record: dict[str, Any] = {"trees": trees, "passes": []}
     with tempfile.TemporaryDirectory(prefix="profile-service-") as tmp_name:

@@ -199,6 +199,23 @@ def test_route_prefix_bounds_every_ride_of_every_trip(
                 assert (arr[:, j + 1] - dep[:, j]).min() == p[j + 1] - p[j]
 
 
+def _zero_bounds(
+    p: _heuristic.Prepared, req: RaptorRequest, cost_limit: float = np.inf
+) -> _heuristic.LowerBounds:
+    n = p.timetable.n_stops
+    return _heuristic.LowerBounds(np.zeros(n), np.zeros(n))
+
+
+def _zero_prefix(t: RaptorTimetable) -> np.ndarray:
+    return np.zeros(len(t.route_stops), np.int64)
+
+
+def _weakest_pruning(monkeypatch: pytest.MonkeyPatch) -> None:
+    """McRAPTOR from here on with zero bounds and no ride prefix (almost no pruning)."""
+    monkeypatch.setattr(api, "lower_bounds", _zero_bounds)
+    monkeypatch.setattr(api, "route_prefix", _zero_prefix)
+
+
 def test_mcraptor_finds_the_same_journeys_with_the_weakest_pruning(
     network: tuple[TestTimetable, list[tuple[str, str, int]]],
     monkeypatch: pytest.MonkeyPatch,
@@ -211,17 +228,7 @@ def test_mcraptor_finds_the_same_journeys_with_the_weakest_pruning(
     _heuristic._BOUNDS.clear()
     pruned = [route(tt.timetable, r) for r in reqs]
 
-    def zero_bounds(
-        p: _heuristic.Prepared, req: RaptorRequest, cost_limit: float = np.inf
-    ) -> _heuristic.LowerBounds:
-        n = p.timetable.n_stops
-        return _heuristic.LowerBounds(np.zeros(n), np.zeros(n))
-
-    def zero_prefix(t: RaptorTimetable) -> np.ndarray:
-        return np.zeros(len(t.route_stops), np.int64)
-
-    monkeypatch.setattr(api, "lower_bounds", zero_bounds)
-    monkeypatch.setattr(api, "route_prefix", zero_prefix)
+    _weakest_pruning(monkeypatch)
     weakest = [route(tt.timetable, r) for r in reqs]
     assert sum(len(js) for js in weakest) >= 3
     assert pruned == weakest
@@ -259,17 +266,7 @@ def test_boarding_prune_keeps_rides_a_transfer_rule_boards_early(
     _heuristic._BOUNDS.clear()
     pruned = route(tt.timetable, req)
 
-    def zero_bounds(
-        p: _heuristic.Prepared, req: RaptorRequest, cost_limit: float = np.inf
-    ) -> _heuristic.LowerBounds:
-        n = p.timetable.n_stops
-        return _heuristic.LowerBounds(np.zeros(n), np.zeros(n))
-
-    def zero_prefix(t: RaptorTimetable) -> np.ndarray:
-        return np.zeros(len(t.route_stops), np.int64)
-
-    monkeypatch.setattr(api, "lower_bounds", zero_bounds)
-    monkeypatch.setattr(api, "route_prefix", zero_prefix)
+    _weakest_pruning(monkeypatch)
     weakest = route(tt.timetable, req)
     ruled = [j for j in weakest if "Walk" in tt.path(j)]
     assert len(ruled) == 1
