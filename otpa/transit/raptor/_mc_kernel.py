@@ -426,7 +426,10 @@ def run_mc(  # noqa: C901
                         if kind == KIND_ACCESS:
                             c += f * (d - lt)
                         else:
-                            c += q.transfer_penalty + w * (d - lt)
+                            # a transfers.txt rule may board before the label is ready
+                            # (a timed transfer, a minimum time shorter than the walk):
+                            # no wait then, never a negative one (bounds assume >= 0)
+                            c += q.transfer_penalty + w * max(d - lt, np.int64(0))
                             if q.has_preferred and rule != 0 and rule != 1:
                                 c += q.nonpreferred_penalty
                         rb_n = _offer(

@@ -179,7 +179,9 @@ def _timed(p: Prepared, raw: list[_Raw], egress: int) -> tuple[list[tuple[int, i
             else:
                 b = int(tt.route_stops[soff + leg.bpos])
                 a = walked_from if walked_from >= 0 else b
-                cost += q.transfer_penalty + q.wait_reluctance * (dep - free_at)
+                # never a negative wait (a rule may allow boarding before free_at), as
+                # in the McRAPTOR kernel
+                cost += q.transfer_penalty + q.wait_reluctance * max(dep - free_at, 0)
                 if q.has_preferred and _rule_kind(p, a, b, prev, leg) not in (0, 1):
                     cost += q.nonpreferred_penalty
             free_at = arr + q.alight_slack

@@ -257,7 +257,7 @@ def test_boarding_prune_keeps_rides_a_transfer_rule_boards_early(
     tt = parse_timetable(_RULED_LINES + "    " + faster + "\n")
     rp = np.zeros(tt.timetable.n_routes)
     if faster:
-        rp[tt.route("R3")] = 1100.0  # the direct ride arrives first but costs more
+        rp[tt.route("R3")] = 1500.0  # the direct ride arrives first but costs more
     req = tt.request(
         "A", "D", "00:10", transfers=[("B", "C", 600)],
         rules=tt.rules(TestRule("B", "C", 2, min_time_s=0)), criteria="cost",
@@ -273,3 +273,28 @@ def test_boarding_prune_keeps_rides_a_transfer_rule_boards_early(
     assert tt.path(ruled[0]).endswith("~ C ~ R2 00:22 00:30 ~ D")
     assert len(weakest) == (2 if faster else 1)
     assert pruned == weakest
+
+
+@pytest.mark.parametrize("kind", [1, 2])
+def test_a_transfer_rule_boarding_before_the_label_is_ready_waits_nothing(kind: int) -> None:
+    """A rule that lets a ride be boarded before the label is ready (a timed transfer after
+    the alight slack, a minimum time shorter than the walk) costs no wait, never a negative
+    one: the journey's cost does not depend on the wait reluctance, and the Pareto set is
+    that of the weakest pruning (the bounds assume waits of at least 0)."""
+    if kind == 1:  # same stop, alight slack 120 s: ready 00:22, R2 leaves 00:21
+        tt = parse_timetable("R1 A 00:10 B 00:20\nR2 B 00:21 D 00:30\nR4 B 02:00 D 02:01\n")
+        extra: dict[str, object] = {"rules": tt.rules(TestRule("B", "B", 1)), "alight_slack_s": 120}
+        via = "~ B ~ R2 00:21 00:30 ~ D"
+    else:  # walk B -> C 600 s, rule of 0 s: R2 leaves C at 00:22, the walk ends 00:30
+        tt = parse_timetable(_RULED_LINES)
+        extra = {"rules": tt.rules(TestRule("B", "C", 2, min_time_s=0)),
+                 "transfers": [("B", "C", 600)]}  # fmt: skip
+        via = "~ C ~ R2 00:22 00:30 ~ D"
+    costs = []
+    for w in (0.5, 1.0):
+        req = tt.request("A", "D", "00:10", criteria="cost", max_rounds=3,
+                         wait_reluctance=w, **extra)  # type: ignore[arg-type]  # fmt: skip
+        journeys = route(tt.timetable, req)
+        assert [tt.path(j).endswith(via) for j in journeys] == [True]
+        costs.append(journeys[0].cost)
+    assert costs[0] == costs[1]
