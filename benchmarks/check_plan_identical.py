@@ -109,6 +109,17 @@ def _log(msg: str) -> None:
     print(f"[check_plan_identical {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
+def server_url(proc: subprocess.Popen[str], what: str) -> str:
+    """The URL a started server prints on its first line of stdout."""
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    m = re.search(r"(http://\S+)", line)
+    if m is None:
+        msg = f"{what} did not start: {line!r}"
+        raise RuntimeError(msg)
+    return m.group(1)
+
+
 @contextlib.contextmanager
 def serve(tree: Path, graphs: Path) -> Iterator[tuple[str, int]]:
     """A ``python -m service`` of the code in ``tree``; yields (router URL, pid)."""
@@ -117,13 +128,7 @@ def serve(tree: Path, graphs: Path) -> Iterator[tuple[str, int]]:
     cmd += ["--port", "0", "--log-level", "WARNING"]
     proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=subprocess.PIPE, text=True)
     try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        m = re.search(r"(http://\S+)", line)
-        if m is None:
-            msg = f"service of {tree} did not start: {line!r}"
-            raise RuntimeError(msg)
-        yield m.group(1), proc.pid
+        yield server_url(proc, f"service of {tree}"), proc.pid
     finally:
         proc.terminate()
         proc.wait(timeout=30)

@@ -40,7 +40,6 @@ import datetime as dt
 import gc
 import json
 import os
-import re
 import runpy
 import shutil
 import signal
@@ -148,6 +147,8 @@ def _log(msg: str) -> None:
 @contextlib.contextmanager
 def _serve(spec: str, graphs: Path, index: int, tmp: Path) -> Iterator[tuple[str, int, Path]]:
     """An instrumented server of ``tree[@options]``; yields (URL, pid, counters file)."""
+    from check_plan_identical import server_url  # (on sys.path: main puts it there)
+
     tree, _, options = spec.partition("@")
     out = tmp / f"counters_{index}.json"
     env = {**os.environ, "PYTHONPATH": str(Path(tree).resolve()), "PROFILE_OUT": str(out)}
@@ -167,13 +168,7 @@ def _serve(spec: str, graphs: Path, index: int, tmp: Path) -> Iterator[tuple[str
     cmd += ["--router", "rnv", "--port", "0", "--log-level", "WARNING", *extra]
     proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=subprocess.PIPE, text=True)
     try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        m = re.search(r"(http://\S+)", line)
-        if m is None:
-            msg = f"server of {spec} did not start: {line!r}"
-            raise RuntimeError(msg)
-        yield m.group(1), proc.pid, out
+        yield server_url(proc, f"server of {spec}"), proc.pid, out
     finally:
         proc.terminate()
         proc.wait(timeout=30)

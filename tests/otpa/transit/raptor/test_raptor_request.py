@@ -141,10 +141,8 @@ def test_timetable_language_errors() -> None:
         TT.stop("Q")
 
 
-def test_with_access_swaps_only_the_access() -> None:
-    base = _request(access_stops=[], access_time_s=[], access_cost=[], board_slack_s=60)
-    req = base.with_access(np.array([1]), np.array([30]), np.array([45.0]))
-    built = _request(access_stops=[1], access_time_s=[30], access_cost=[45.0], board_slack_s=60)
+def _assert_same_fields(req: RaptorRequest, built: RaptorRequest) -> None:
+    """Every field of ``req`` equals ``built``'s: same type, and arrays of the same dtype."""
     for f in dataclasses.fields(RaptorRequest):
         a, b = getattr(req, f.name), getattr(built, f.name)
         assert type(a) is type(b)
@@ -153,6 +151,13 @@ def test_with_access_swaps_only_the_access() -> None:
             assert a.tolist() == b.tolist()
         else:
             assert a == b
+
+
+def test_with_access_swaps_only_the_access() -> None:
+    base = _request(access_stops=[], access_time_s=[], access_cost=[], board_slack_s=60)
+    req = base.with_access(np.array([1]), np.array([30]), np.array([45.0]))
+    built = _request(access_stops=[1], access_time_s=[30], access_cost=[45.0], board_slack_s=60)
+    _assert_same_fields(req, built)
     assert base.access_stops.shape == (0,)  # the base request is unchanged
     # ready at B at 00:01:30 (walk and slack): the trip leaves B at 00:10
     assert [TT.path(j) for j in route(TT.timetable, req)] == ["Access 30s ~ B ~ R1 00:10 00:20 ~ C"]
@@ -167,14 +172,7 @@ def test_with_trip_allowed_swaps_only_the_trip_flags() -> None:
     base = _request(board_slack_s=0)
     req = base.with_trip_allowed(np.array([0, 1], dtype=np.int64))
     built = _request(board_slack_s=0, trip_allowed=[0, 1])
-    for f in dataclasses.fields(RaptorRequest):
-        a, b = getattr(req, f.name), getattr(built, f.name)
-        assert type(a) is type(b)
-        if isinstance(a, np.ndarray):
-            assert a.dtype == b.dtype
-            assert a.tolist() == b.tolist()
-        else:
-            assert a == b
+    _assert_same_fields(req, built)
     assert base.trip_allowed is None  # the base request is unchanged
     # the first trip banned: the second one, five minutes later
     assert [tt.path(j) for j in route(tt.timetable, base)] == ["A ~ R1 00:00 00:20 ~ C"]
