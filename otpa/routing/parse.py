@@ -208,6 +208,7 @@ _DIGITS = re.compile(r"[0-9]+")
 _EIGHT_DIGITS = re.compile(r"[0-9]{8}")
 _CENTURY_HINT = re.compile(r"20[0-9][0-9]")
 _DATE_SEPARATORS = str.maketrans(dict.fromkeys("_-:/", "."))
+_MONTH_DAY_YEAR = re.compile(r"([0-9]{1,2})\.([0-9]{1,2})\.([1-9][0-9]{3})", re.ASCII)
 _FIELD_RANGES = {"H": (0, 23), "k": (1, 24), "h": (1, 12), "m": (0, 59), "s": (0, 59)}
 _FIELD_RANGES["S"] = (0, 999)
 
@@ -289,6 +290,20 @@ def _resolve_date(fields: dict[str, int], now: dt.datetime) -> dt.date | None:
 def _otp_parse_date(text: str, now: dt.datetime) -> dt.date | None:
     """OTP 1.x ``DateUtils.parseDate``: the first pattern that reads a year >= 1000."""
     normalized = _java_trim(text).translate(_DATE_SEPARATORS)
+    common = _MONTH_DAY_YEAR.fullmatch(normalized) if len(normalized) > 8 else None
+    if common is not None:
+        # ``MM-dd-yyyy`` (the form OTP's clients send): the patterns before "M.d.yyyy"
+        # all want more fields than the text has, so that one reads it first
+        month, day, year = (int(x) for x in common.groups())
+        fields = {"M": month, "d": day, "y": year, "y#": 4, "y*": 4}
+        parsed = _resolve_date(fields, now)
+        if parsed is not None and parsed.year >= _SANITY_CUTOFF_YEAR:
+            return parsed
+    return _date_by_patterns(normalized, now)
+
+
+def _date_by_patterns(normalized: str, now: dt.datetime) -> dt.date | None:
+    """``DateUtils.parseDate`` on a trimmed text with ``_ - : /`` read as ``.``."""
     patterns: tuple[str, ...] = _DF_LIST
     if len(normalized) <= 8:
         if _EIGHT_DIGITS.fullmatch(normalized):

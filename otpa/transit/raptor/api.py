@@ -20,8 +20,14 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 
 from otpa.transit.raptor._heuristic import lower_bounds, route_prefix
+from otpa.transit.raptor._label_pools import (
+    give_mc_labels,
+    give_round_labels,
+    take_mc_labels,
+    take_round_labels,
+)
 from otpa.transit.raptor._mc_kernel import run_mc
-from otpa.transit.raptor._mc_labels import OVERFLOW_DEST, OVERFLOW_LABELS, new_mc_labels
+from otpa.transit.raptor._mc_labels import OVERFLOW_DEST, OVERFLOW_LABELS
 from otpa.transit.raptor._memo import known_valid, remember_valid
 from otpa.transit.raptor._onboard import OnBoard, onboard_cost_offset
 from otpa.transit.raptor._prepare import Prepared, prepare
@@ -367,9 +373,12 @@ def _sorted(journeys: list[RaptorJourney], reverse: bool) -> list[RaptorJourney]
 
 def _round_search(p: Prepared) -> tuple[RoundLabels, list[tuple[int, int, int]]]:
     """The round search's labels and its journeys: ``(round, egress entry, arrival)``
-    per round that arrives earlier than the rounds before (arrival in search direction)."""
+    per round that arrives earlier than the rounds before (arrival in search direction).
+
+    The labels are the thread's (:func:`take_round_labels`): give them back once read.
+    """
     q = p.query
-    lab = new_round_labels(q.max_rounds + 1, p.timetable.n_stops)
+    lab = take_round_labels(q.max_rounds + 1, p.timetable.n_stops)
     run_rounds(p.timetable, q, lab, q.time, True, NO_RIDDEN)
     found: list[tuple[int, int, int]] = []
     if len(q.egress_stops) == 0:
@@ -388,7 +397,14 @@ def _route_arrival(p: Prepared) -> list[RaptorJourney]:
     """Journeys of the round search."""
     lab, found = _round_search(p)
     stops = p.query.egress_stops
-    return [journey(p, round_path(p, lab, k, int(stops[i])), i) for k, i, _ in found]
+    out = [journey(p, round_path(p, lab, k, int(stops[i])), i) for k, i, _ in found]
+    give_round_labels(lab)
+    return out
+
+
+#: Route-bag capacity a McRAPTOR search starts with (the kernel allocates the bags; a
+#: larger one costs nothing measurable and spares the searches that overflowed 64).
+_FIRST_ROUTE_BAG = 256
 
 
 class _Known(NamedTuple):
@@ -405,14 +421,15 @@ def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
     # could only arrive later for more cost (and rides) is dominated by them (their
     # rides and costs are those of the journeys, without building their legs)
     lab_r, found = _round_search(p)
-    if not found:
-        return []
     known = [
         _Known(*path_cost(p, round_path(p, lab_r, k, int(q.egress_stops[i])), i))
         for k, i, _ in found
     ]
-    arrivals = [t for _, _, t in found]
+    give_round_labels(lab_r)
     del lab_r
+    if not found:
+        return []
+    arrivals = [t for _, _, t in found]
     ea_min = float(min(arrivals))
     # bounds reaching the dearest cost seeded below prune as exact ones would; the
     # labels tested against them already cost the cheapest access and a boarding (one
@@ -421,9 +438,11 @@ def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
     least_label = float(q.access_cost.min()) + q.board_cost if len(q.access_cost) else 0.0
     bounds = lower_bounds(p, request, dearest - max(least_label - 1.0, 0.0))
     pref = route_prefix(p.timetable)
-    cap, dest_cap, rb_cap = max(1 << 14, 8 * n_stops), 64 + len(known), 64
+    # the pool is the thread's (at least this large, see _label_pools); what the search
+    # finds does not depend on its capacities: when one overflows, it runs again
+    cap, dest_cap, rb_cap = max(1 << 14, 8 * n_stops), 64 + len(known), _FIRST_ROUTE_BAG
     while True:
-        lab = new_mc_labels(n_rounds, n_stops, cap, dest_cap, rb_cap)
+        lab = take_mc_labels(n_rounds, n_stops, cap, dest_cap, rb_cap)
         for i, (kj, t) in enumerate(zip(known, arrivals, strict=True)):
             lab.d_label[i], lab.d_egress[i], lab.d_time[i] = -1, -1, t
             lab.d_cost[i], lab.d_round[i], lab.d_alive[i] = kj.cost + 1e-6, kj.n_rides, 1
@@ -431,10 +450,11 @@ def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
         status = run_mc(p.timetable, q, lab, bounds, ea_min, pref)
         if status == 0:
             break
+        give_mc_labels(lab)
         if status == OVERFLOW_LABELS:
-            cap *= 4
+            cap = 4 * lab.time.shape[0]
         elif status == OVERFLOW_DEST:
-            dest_cap *= 4
+            dest_cap = 4 * lab.d_time.shape[0]
         else:
             rb_cap *= 4
     out: list[RaptorJourney] = []
@@ -443,6 +463,7 @@ def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
             raw = mc_path(lab, int(lab.d_label[i]))
             j = journey(p, raw, int(lab.d_egress[i]))
             out.append(dataclasses.replace(j, cost=float(lab.d_cost[i])))
+    give_mc_labels(lab)
     return out
 
 
@@ -517,10 +538,12 @@ def earliest_arrivals(
     """
     ride = _check_arrivals(arrivals)
     p = prepare(timetable, request)
-    lab = new_round_labels(p.query.max_rounds + 1, p.timetable.n_stops)
+    lab = take_round_labels(p.query.max_rounds + 1, p.timetable.n_stops)
     run_rounds(p.timetable, p.query, lab, p.query.time, False, NO_RIDDEN)
     labels = lab.r_time if ride else lab.o_time
-    return _as_times(labels[p.query.max_rounds], p.reverse)
+    out = _as_times(labels[p.query.max_rounds], p.reverse)
+    give_round_labels(lab)
+    return out
 
 
 def range_raptor(

@@ -17,6 +17,9 @@ from hypothesis import strategies as st
 from otpa.errors import OtpaError
 from otpa.gtfs._times import parse_times
 from otpa.routing.parse import (
+    _DATE_SEPARATORS,
+    _date_by_patterns,
+    _otp_parse_date,
     parse_agency_ids,
     parse_banned_trips,
     parse_date_time,
@@ -118,3 +121,35 @@ def test_polylines_round_trip_to_five_decimals(points: list[tuple[float, float]]
     back_lat, back_lon = decode_polyline(encode_polyline(lat, lon))
     assert np.allclose(back_lat, np.round(np.asarray(lat) * 1e5) / 1e5, atol=1e-9)
     assert np.allclose(back_lon, np.round(np.asarray(lon) * 1e5) / 1e5, atol=1e-9)
+
+
+@FAST
+@given(
+    st.text(alphabet="0123456789", min_size=0, max_size=3),
+    st.text(alphabet="0123456789", min_size=0, max_size=3),
+    st.text(alphabet="0123456789", min_size=0, max_size=5),
+    st.sampled_from("-/._: "),
+)
+def test_month_day_year_reads_as_the_pattern_list_does(
+    month: str, day: str, year: str, sep: str
+) -> None:
+    # ``MM-dd-yyyy`` skips the patterns that cannot read it: same date as trying them all
+    text = f"{month}{sep}{day}{sep}{year}"
+    normalized = text.strip().translate(_DATE_SEPARATORS)
+    assert _otp_parse_date(text, NOW) == _date_by_patterns(normalized, NOW)
+
+
+def test_month_day_year_dates_read_back() -> None:
+    # the fast form's edge cases: leap days, the month and day ranges, the year >= 1000 rule
+    cases = {
+        "02-29-2024": dt.date(2024, 2, 29),
+        "02-29-2023": None,
+        "1-2-2026": dt.date(2026, 1, 2),
+        "12-31-9999": dt.date(9999, 12, 31),
+        "13-01-2026": None,
+        "00-10-2026": None,
+        "11/27/2026": dt.date(2026, 11, 27),
+    }
+    for text, want in cases.items():
+        normalized = text.translate(_DATE_SEPARATORS)
+        assert _otp_parse_date(text, NOW) == want == _date_by_patterns(normalized, NOW), text

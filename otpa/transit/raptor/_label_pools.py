@@ -1,0 +1,125 @@
+"""Label arrays that the searches of one thread hand on to the next one.
+
+A WALK,TRANSIT plan runs two or three arrival searches and as many McRAPTOR
+searches.  Each used to allocate its labels: 16 arrays of ``rounds x stops`` filled
+with "unreached" for the round search, a McRAPTOR pool of 13 arrays for ~16 k labels
+(``8 x n_stops``), and a McRAPTOR search whose pool overflowed ran again from the
+start with a pool four times as large (the next-morning requests on RNV: three runs
+of up to 160 k labels thrown away before the one that fits).  Each thread now keeps
+one set of each and lends it to its next search:
+
+* **round labels** (:class:`~._round_kernel.RoundLabels`) are given back in their
+  fresh state: :func:`_clear_round_labels` restores "unreached" where a time label
+  was set (a search writes the other fields of a label only with its time) and
+  clears the change flags;
+* **McRAPTOR pools** (:class:`~._mc_labels.McLabels`): the kernel writes every label
+  before it reads it, so only the bag heads and the counters are reset.  A thread's
+  first pool has room for :data:`FIRST_LABELS` labels (its pages become resident only
+  once written); a pool that had to grow past :data:`KEEP_LABELS` serves its search
+  and is then dropped.
+
+Pools are lent, not shared: a search borrows the thread's pool (the thread has none
+while it is out) and gives it back when its results are read, so plans running
+concurrently in a server's threads never see each other's labels, and a nested or
+failed search just allocates its own.  What a search finds does not depend on the
+capacities: a search that overflows returns nothing and runs again with more room.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+from numba import njit
+
+from otpa.transit.raptor._mc_labels import McLabels, new_mc_labels
+from otpa.transit.raptor._query import INF
+from otpa.transit.raptor._round_kernel import RoundLabels, new_round_labels
+
+__all__ = [
+    "FIRST_LABELS",
+    "KEEP_LABELS",
+    "give_mc_labels",
+    "give_round_labels",
+    "take_mc_labels",
+    "take_round_labels",
+]
+
+#: Label capacity of a thread's first McRAPTOR pool (~15 MB of address space, resident
+#: only where written): RNV's slowest bench request needs ~196 k.
+FIRST_LABELS = 1 << 18
+#: Largest McRAPTOR pool a thread keeps for its next search.
+KEEP_LABELS = 1 << 19
+#: Destination capacity of a thread's first pool.
+_FIRST_DEST = 256
+
+_LOCAL = threading.local()
+
+
+@njit(cache=True, nogil=True)  # type: ignore[misc]
+def _clear_round_labels(lab: RoundLabels) -> None:
+    """Labels as :func:`~._round_kernel.new_round_labels` makes them (``changed_list``
+    aside, which is never read before it is written)."""
+    o_time, r_time, b_time = lab.o_time, lab.r_time, lab.b_time
+    for k in range(o_time.shape[0]):
+        for s in range(o_time.shape[1]):
+            if o_time[k, s] != INF:
+                o_time[k, s] = INF
+            if r_time[k, s] != INF:
+                r_time[k, s] = INF
+                lab.r_route[k, s] = -1
+                lab.r_trip[k, s] = -1
+                lab.r_bpos[k, s] = -1
+                lab.r_apos[k, s] = -1
+                lab.r_round[k, s] = -1
+                lab.r_src[k, s] = 0
+            if b_time[k, s] != INF:
+                b_time[k, s] = INF
+                lab.b_kind[k, s] = 0
+                lab.b_ref[k, s] = -1
+                lab.b_edge[k, s] = -1
+                lab.b_round[k, s] = -1
+            lab.changed[k, s] = 0
+        lab.n_changed[k] = 0
+
+
+def take_round_labels(n_rounds: int, n_stops: int) -> RoundLabels:
+    """Fresh round labels: the thread's own when their shape fits, else new ones."""
+    lab: RoundLabels | None = getattr(_LOCAL, "round", None)
+    if lab is not None and lab.o_time.shape == (n_rounds, n_stops):
+        _LOCAL.round = None
+        return lab
+    return new_round_labels(n_rounds, n_stops)
+
+
+def give_round_labels(lab: RoundLabels) -> None:
+    """Give labels back for the thread's next search, once their search is read."""
+    _clear_round_labels(lab)
+    _LOCAL.round = lab
+
+
+def take_mc_labels(n_rounds: int, n_stops: int, cap: int, dest_cap: int, rb_cap: int) -> McLabels:
+    """An empty McRAPTOR pool with room for at least ``cap`` labels and ``dest_cap``
+    journeys, route bags of ``rb_cap``: the thread's own when it is large enough."""
+    kept: McLabels | None = getattr(_LOCAL, "mc", None)
+    if kept is None or kept.time.shape[0] < cap or kept.d_time.shape[0] < dest_cap:
+        if kept is None:  # a thread's first pool
+            cap, dest_cap = max(cap, FIRST_LABELS), max(dest_cap, _FIRST_DEST)
+        return new_mc_labels(n_rounds, n_stops, cap, dest_cap, rb_cap)
+    _LOCAL.mc = None
+    head = kept.head
+    if head.shape != (n_rounds, n_stops):
+        head = np.empty((n_rounds, n_stops), np.int32)
+    head.fill(-1)
+    kept.used[:] = 0
+    kept.rb_size[0] = rb_cap
+    return kept._replace(head=head)
+
+
+def give_mc_labels(lab: McLabels) -> None:
+    """Keep a pool for the thread's next search (unless it grew past :data:`KEEP_LABELS`)."""
+    kept: McLabels | None = getattr(_LOCAL, "mc", None)
+    if lab.time.shape[0] > KEEP_LABELS:
+        return
+    if kept is None or kept.time.shape[0] <= lab.time.shape[0]:
+        _LOCAL.mc = lab
