@@ -11,7 +11,7 @@ one set of each and lends it to its next search:
 * **round labels** (:class:`~._round_kernel.RoundLabels`) are given back in their
   fresh state: :func:`_clear_round_labels` restores "unreached" where a time label
   was set (a search writes the other fields of a label only with its time) and
-  clears the change flags;
+  clears the change flags (kept up to :data:`KEEP_ROUND_CELLS`);
 * **McRAPTOR pools** (:class:`~._mc_labels.McLabels`): the kernel writes every label
   before it reads it, so only the bag heads and the counters are reset.  A thread's
   first pool has room for :data:`FIRST_LABELS` labels (its pages become resident only
@@ -39,6 +39,7 @@ from otpa.transit.raptor._round_kernel import RoundLabels, new_round_labels
 __all__ = [
     "FIRST_LABELS",
     "KEEP_LABELS",
+    "KEEP_ROUND_CELLS",
     "give_mc_labels",
     "give_round_labels",
     "take_mc_labels",
@@ -52,6 +53,9 @@ FIRST_LABELS = 1 << 18
 KEEP_LABELS = 1 << 19
 #: Destination capacity of a thread's first pool.
 _FIRST_DEST = 256
+#: Largest round labels (rounds x stops cells, ~71 bytes each) a thread keeps: RNV's
+#: 6 x 2,057 and the 4x region's 6 x 9,824 are kept, larger networks allocate per search.
+KEEP_ROUND_CELLS = 1 << 17
 
 _LOCAL = threading.local()
 
@@ -94,6 +98,8 @@ def take_round_labels(n_rounds: int, n_stops: int) -> RoundLabels:
 
 def give_round_labels(lab: RoundLabels) -> None:
     """Give labels back for the thread's next search, once their search is read."""
+    if lab.o_time.size > KEEP_ROUND_CELLS:
+        return
     _clear_round_labels(lab)
     _LOCAL.round = lab
 

@@ -131,3 +131,13 @@ def test_threads_search_at_the_same_time_with_their_own_pools() -> None:
         w.join()
     assert len(results) == 12
     assert all(r == want for r in results)
+
+
+def test_large_round_labels_are_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    n_rounds, n_stops = 3, TT.timetable.n_stops
+    lab = _label_pools.take_round_labels(n_rounds, n_stops)
+    _label_pools.give_round_labels(lab)
+    assert _label_pools.take_round_labels(n_rounds, n_stops) is lab  # kept, lent again
+    monkeypatch.setattr(_label_pools, "KEEP_ROUND_CELLS", n_rounds * n_stops - 1)
+    _label_pools.give_round_labels(lab)
+    assert _label_pools.take_round_labels(n_rounds, n_stops) is not lab
