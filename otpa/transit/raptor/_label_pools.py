@@ -9,9 +9,8 @@ of up to 160 k labels thrown away before the one that fits).  Each thread now ke
 one set of each and lends it to its next search:
 
 * **round labels** (:class:`~._round_kernel.RoundLabels`) are given back in their
-  fresh state: :func:`_clear_round_labels` restores "unreached" where a time label
-  was set (a search writes the other fields of a label only with its time) and
-  clears the change flags (kept up to :data:`KEEP_ROUND_CELLS`);
+  fresh state (:func:`_clear_round_labels` fills the arrays again, without
+  allocating them; kept up to :data:`KEEP_ROUND_CELLS`);
 * **McRAPTOR pools** (:class:`~._mc_labels.McLabels`): the kernel writes every label
   before it reads it, so only the bag heads and the counters are reset.  A thread's
   first pool has room for :data:`FIRST_LABELS` labels (its pages become resident only
@@ -63,28 +62,26 @@ _LOCAL = threading.local()
 @njit(cache=True, nogil=True)  # type: ignore[misc]
 def _clear_round_labels(lab: RoundLabels) -> None:
     """Labels as :func:`~._round_kernel.new_round_labels` makes them (``changed_list``
-    aside, which is never read before it is written)."""
-    o_time, r_time, b_time = lab.o_time, lab.r_time, lab.b_time
-    for k in range(o_time.shape[0]):
-        for s in range(o_time.shape[1]):
-            if o_time[k, s] != INF:
-                o_time[k, s] = INF
-            if r_time[k, s] != INF:
-                r_time[k, s] = INF
-                lab.r_route[k, s] = -1
-                lab.r_trip[k, s] = -1
-                lab.r_bpos[k, s] = -1
-                lab.r_apos[k, s] = -1
-                lab.r_round[k, s] = -1
-                lab.r_src[k, s] = 0
-            if b_time[k, s] != INF:
-                b_time[k, s] = INF
-                lab.b_kind[k, s] = 0
-                lab.b_ref[k, s] = -1
-                lab.b_edge[k, s] = -1
-                lab.b_round[k, s] = -1
-            lab.changed[k, s] = 0
-        lab.n_changed[k] = 0
+    aside, which is never read before it is written).
+
+    Every array is written whole: a plan's search sets most cells of most rows, and
+    plain fills cost less than testing each cell (~65 against ~100 us on RNV).
+    """
+    lab.o_time[:] = INF
+    lab.r_time[:] = INF
+    lab.r_route[:] = -1
+    lab.r_trip[:] = -1
+    lab.r_bpos[:] = -1
+    lab.r_apos[:] = -1
+    lab.r_round[:] = -1
+    lab.r_src[:] = 0
+    lab.b_time[:] = INF
+    lab.b_kind[:] = 0
+    lab.b_ref[:] = -1
+    lab.b_edge[:] = -1
+    lab.b_round[:] = -1
+    lab.changed[:] = 0
+    lab.n_changed[:] = 0
 
 
 def take_round_labels(n_rounds: int, n_stops: int) -> RoundLabels:
