@@ -406,6 +406,8 @@ def _route_arrival(p: Prepared) -> list[RaptorJourney]:
 #: ``max(_LEAST_LABELS, _LABELS_PER_STOP * n_stops)``.
 _LEAST_LABELS = 1 << 14
 _LABELS_PER_STOP = 8
+#: Room for journeys a McRAPTOR search asks for beyond the seeded ones.
+_LEAST_DEST = 64
 #: Route-bag capacity a McRAPTOR search starts with (the kernel allocates the bags; a
 #: larger one costs nothing measurable and spares the searches that overflowed 64).
 _FIRST_ROUTE_BAG = 256
@@ -444,7 +446,7 @@ def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
     pref = route_prefix(p.timetable)
     # the pool is the thread's (at least this large, see _label_pools); what the search
     # finds does not depend on its capacities: when one overflows, it runs again
-    cap, dest_cap = max(_LEAST_LABELS, _LABELS_PER_STOP * n_stops), 64 + len(known)
+    cap, dest_cap = max(_LEAST_LABELS, _LABELS_PER_STOP * n_stops), _LEAST_DEST + len(known)
     rb_cap = _FIRST_ROUTE_BAG
     while True:
         lab = take_mc_labels(n_rounds, n_stops, cap, dest_cap, rb_cap)

@@ -16,6 +16,7 @@ import pytest
 
 from otpa.testing.timetable import TestTimetable, parse_timetable
 from otpa.transit.raptor import _label_pools, api
+from otpa.transit.raptor._mc_labels import OVERFLOW_DEST, OVERFLOW_LABELS, OVERFLOW_ROUTE_BAG
 from otpa.transit.raptor._round_kernel import new_round_labels
 from otpa.transit.raptor.api import earliest_arrivals, route
 
@@ -80,12 +81,18 @@ def test_reused_pools_find_what_fresh_ones_do() -> None:
 def test_overflowing_pools_grow_and_find_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
     want = _in_new_thread()
     grown: list[int] = []
-    take = _label_pools.take_mc_labels
+    statuses: list[int] = []
+    take, run_mc = _label_pools.take_mc_labels, api.run_mc
 
     def tiny_first(n_rounds: int, n_stops: int, cap: int, dest_cap: int, rb_cap: int) -> Any:
         lab = take(n_rounds, n_stops, cap, dest_cap, rb_cap)
         grown.append(lab.time.shape[0])
         return lab
+
+    def counted(*args: Any) -> int:
+        status = int(run_mc(*args))
+        statuses.append(status)
+        return status
 
     # every McRAPTOR search starts with room for 2 labels, 1 journey and route bags of 1
     monkeypatch.setattr(_label_pools, "FIRST_LABELS", 2)
@@ -93,11 +100,15 @@ def test_overflowing_pools_grow_and_find_the_same(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(_label_pools, "KEEP_LABELS", 2)
     monkeypatch.setattr(api, "_LEAST_LABELS", 2)
     monkeypatch.setattr(api, "_LABELS_PER_STOP", 0)
+    monkeypatch.setattr(api, "_LEAST_DEST", 0)
     monkeypatch.setattr(api, "_FIRST_ROUTE_BAG", 1)
     monkeypatch.setattr(api, "take_mc_labels", tiny_first)
+    monkeypatch.setattr(api, "run_mc", counted)
     assert _in_new_thread() == want
     assert min(grown) == 2
     assert max(grown) > 2  # searches overflowed and ran again
+    # labels, route bags and journeys all overflowed
+    assert {OVERFLOW_LABELS, OVERFLOW_ROUTE_BAG, OVERFLOW_DEST} <= set(statuses)
 
 
 def test_round_labels_come_back_unreached() -> None:
