@@ -106,8 +106,9 @@ def take_mc_labels(n_rounds: int, n_stops: int, cap: int, dest_cap: int, rb_cap:
     journeys, route bags of ``rb_cap``: the thread's own when it is large enough."""
     kept: McLabels | None = getattr(_LOCAL, "mc", None)
     if kept is None or kept.time.shape[0] < cap or kept.d_time.shape[0] < dest_cap:
-        if kept is None:  # a thread's first pool
-            cap, dest_cap = max(cap, FIRST_LABELS), max(dest_cap, _FIRST_DEST)
+        # a new pool, no smaller than the thread's (which it replaces when given back)
+        least = (FIRST_LABELS, _FIRST_DEST) if kept is None else kept.time.shape + kept.d_time.shape
+        cap, dest_cap = max(cap, least[0]), max(dest_cap, least[1])
         return new_mc_labels(n_rounds, n_stops, cap, dest_cap, rb_cap)
     _LOCAL.mc = None
     head = kept.head
