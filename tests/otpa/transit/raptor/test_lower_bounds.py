@@ -298,3 +298,32 @@ def test_a_transfer_rule_boarding_before_the_label_is_ready_waits_nothing(kind: 
         assert [tt.path(j).endswith(via) for j in journeys] == [True]
         costs.append(journeys[0].cost)
     assert costs[0] == costs[1]
+
+
+@pytest.mark.parametrize("scale", [1e12, 1e15])
+def test_huge_costs_keep_the_earliest_journey(
+    network: tuple[TestTimetable, list[tuple[str, str, int]]], scale: float
+) -> None:
+    """Costs may reach 1e15 (route penalties, board costs), where a unit in the last place
+    is 0.125: the rounding margins of the bounds and of the journeys seeded from the
+    arrival search are relative, so the search adding the same costs in another order
+    does not prune the journey it was seeded with (the earliest arrival stays in the set)."""
+    tt, walks = network
+    rng = random.Random(11)
+    checked = 0
+    for _ in range(8):
+        a, b = rng.sample(tt.stop_names, 2)
+        arrive_by = rng.random() < 0.3
+        time = rng.randint(0, 3600) + (5400 if arrive_by else 0)
+        options = {
+            "transfers": walks, "arrive_by": arrive_by, "wait_reluctance": 0.83,
+            "route_penalty": np.asarray([rng.random() for _ in range(tt.timetable.n_routes)])
+            * scale,
+            "board_cost": 0.37 * scale + 0.3, "transfer_penalty": 0.11 * scale + 0.7,
+        }  # fmt: skip
+        fast = route(tt.timetable, tt.request({a: 30}, {b: 45}, time, **options))
+        best = route(tt.timetable, tt.request({a: 30}, {b: 45}, time, criteria="cost", **options))
+        key = (lambda j: -j.departure) if arrive_by else (lambda j: j.arrival)
+        assert min(map(key, best), default=None) == min(map(key, fast), default=None)
+        checked += bool(fast)
+    assert checked >= 3
