@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 from numba import njit
 
+from otpa.transit.raptor._extra_routes import base_of
 from otpa.transit.raptor._memo import frozen
 from otpa.transit.raptor._prepare import Prepared
 from otpa.transit.raptor._reverse import readonly, transposed_transfers
@@ -100,16 +101,18 @@ def _min_hops(tt: RaptorTimetable) -> IntArray:
 
 
 @njit(cache=True, nogil=True)  # type: ignore[misc]
-def _route_prefix(tt: RaptorTimetable) -> IntArray:
-    """Per route position ``i``: a sum ``pref[i]`` with ``arrival[i] - departure[j] >=
-    pref[i] - pref[j]`` for every trip of the route and ``j < i``.
+def _route_prefix(tt: RaptorTimetable, r0: int) -> IntArray:
+    """Per route position ``i`` of routes ``r0`` on: a sum ``pref[i]`` with
+    ``arrival[i] - departure[j] >= pref[i] - pref[j]`` for every trip of the route and
+    ``j < i`` (the array starts at the first position of route ``r0``).
 
     The least hop times over the trips, plus the least dwell times where one is negative
     (never in valid data), so it holds whatever the timetable.
     """
     offs = tt.route_stop_offsets
-    pref = np.zeros(tt.route_stops.shape[0], dtype=np.int64)
-    for r in range(offs.shape[0] - 1):
+    off0 = offs[r0]
+    pref = np.zeros(tt.route_stops.shape[0] - off0, dtype=np.int64)
+    for r in range(r0, offs.shape[0] - 1):
         soff = offs[r]
         ns = offs[r + 1] - soff
         nt = tt.route_trip_offsets[r + 1] - tt.route_trip_offsets[r]
@@ -124,7 +127,7 @@ def _route_prefix(tt: RaptorTimetable) -> IntArray:
                 if j > 0:
                     dwell = min(dwell, np.int64(tt.departure[x]) - tt.arrival[x])
             acc += hop + dwell
-            pref[soff + j + 1] = acc
+            pref[soff - off0 + j + 1] = acc
     return pref
 
 
@@ -132,14 +135,23 @@ def route_prefix(tt: RaptorTimetable) -> IntArray:
     """:func:`_route_prefix` of a timetable, cached while ``tt.arrival`` is alive.
 
     McRAPTOR bounds the ride of a trip boarded at position ``j`` and left at ``i`` from
-    below by ``pref[i] - pref[j]`` (its in-vehicle cost, one unit per second).
+    below by ``pref[i] - pref[j]`` (its in-vehicle cost, one unit per second).  A
+    timetable with routes appended for one search (an on-board start, interlined trips:
+    :func:`._extra_routes.base_of`) reuses the prefix of the timetable it extends and
+    computes only that of its own routes.
     """
     key = id(tt.arrival)
     with _LOCK:
         hit = _PREFIX.get(key)
         if hit is not None and hit[0]() is tt.arrival:
             return hit[1]
-    pref: IntArray = readonly(_route_prefix(tt), np.int64)
+    base = base_of(tt)
+    if base is None:
+        pref: IntArray = readonly(_route_prefix(tt, 0), np.int64)
+    else:
+        head = route_prefix(base)
+        tail = _route_prefix(tt, int(base.n_routes))
+        pref = readonly(np.concatenate([head, tail]), np.int64)
 
     def _drop(_: weakref.ref[Any], key: int = key) -> None:
         with _LOCK:

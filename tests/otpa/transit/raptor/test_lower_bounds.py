@@ -15,6 +15,7 @@ import pytest
 
 from otpa.testing.timetable import TestRule, TestTimetable, parse_timetable
 from otpa.transit.raptor import _heuristic, api
+from otpa.transit.raptor._onboard import OnBoard, add_onboard
 from otpa.transit.raptor._prepare import prepare
 from otpa.transit.raptor.api import RaptorRequest, route
 from otpa.transit.raptor.spi import RaptorTimetable
@@ -327,3 +328,36 @@ def test_huge_costs_keep_the_earliest_journey(
         assert min(map(key, best), default=None) == min(map(key, fast), default=None)
         checked += bool(fast)
     assert checked >= 3
+
+
+def test_an_appended_timetable_reuses_the_route_prefix_of_its_base(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An on-board search appends one route to the timetable: the ride prefix of the
+    routes before it is the base timetable's (computed once), only the new route's is
+    computed, and the whole equals the prefix computed from scratch."""
+    tt = parse_timetable(
+        """
+        R1 A 00:01 B 00:03 C 00:08
+        R1 A 00:11 B 00:12 C 00:20
+        R2 C 00:09 D 00:15 E 00:16
+        """
+    )
+    base = tt.timetable
+    calls: list[int] = []
+    real = _heuristic._route_prefix
+
+    def counted(t: RaptorTimetable, r0: int) -> np.ndarray:
+        calls.append(r0)
+        return real(t, r0)
+
+    monkeypatch.setattr(_heuristic, "_route_prefix", counted)
+    _heuristic._PREFIX.clear()
+    for trip, next_pos, time in ((tt.trip("R1", 0), 1, 60), (tt.trip("R1", 1), 2, 700)):
+        ext, onboard = add_onboard(base, OnBoard(trip, next_pos), time, None)
+        assert onboard.route == base.n_routes
+        got = _heuristic.route_prefix(ext)
+        assert got.tolist() == real(ext, 0).tolist()
+        # R1: least hops 60 (00:11 -> 00:12) then 300 (00:03 -> 00:08); R2: 360, 60
+        assert got[: len(base.route_stops)].tolist() == [0, 60, 360, 0, 360, 420]
+    assert calls == [0, base.n_routes, base.n_routes]
