@@ -15,6 +15,7 @@ import pytest
 
 from otpa.testing.timetable import TestRule, TestTimetable, parse_timetable
 from otpa.transit.raptor import _heuristic, api
+from otpa.transit.raptor._extra_routes import ExtraRoute, append_routes, base_of, trip_times
 from otpa.transit.raptor._onboard import OnBoard, add_onboard
 from otpa.transit.raptor._prepare import prepare
 from otpa.transit.raptor.api import RaptorRequest, route
@@ -361,3 +362,45 @@ def test_an_appended_timetable_reuses_the_route_prefix_of_its_base(
         # R1: least hops 60 (00:11 -> 00:12) then 300 (00:03 -> 00:08); R2: 360, 60
         assert got[: len(base.route_stops)].tolist() == [0, 60, 360, 0, 360, 420]
     assert calls == [0, base.n_routes, base.n_routes]
+
+
+def test_an_appended_timetable_extends_the_pattern_graph_of_its_base() -> None:
+    """The lower bounds' pattern graph of an on-board search's timetable is its base's
+    with the appended route's pattern added: the same arrays as built from scratch."""
+    tt = parse_timetable(
+        """
+        R1 A 00:01 B 00:03 C 00:08
+        R1 A 00:11 B 00:12 C 00:20
+        R2 C 00:09 D 00:15 E 00:16
+        R3 E 00:20 B 00:30
+        """
+    )
+    base = tt.timetable
+    _heuristic._CACHE.clear()
+
+    def copy_of(route: str) -> ExtraRoute:  # a route's first trip as a route of its own
+        r = tt.route(route)
+        lo, hi = base.route_stop_offsets[r], base.route_stop_offsets[r + 1]
+        arr, dep = trip_times(base, tt.trip(route, 0), r)
+        return ExtraRoute(
+            base.route_stops[lo:hi].astype(np.int64), base.route_board[lo:hi],
+            base.route_alight[lo:hi], arr[None, :], dep[None, :], 0, -2, np.array([-2]),
+        )  # fmt: skip
+
+    two = append_routes(base, [copy_of("R3"), copy_of("R1")])  # as interlining does
+    onboard = [
+        add_onboard(t, OnBoard(trip, next_pos), time, None)[0]
+        for t, trip, next_pos, time in (
+            (base, tt.trip("R1", 0), 1, 60), (base, tt.trip("R2", 0), 2, 700),
+            (two, tt.trip("R2", 0), 1, 500),
+        )
+    ]  # fmt: skip
+    for ext in (two, *onboard):
+        assert base_of(ext) is (two if ext is onboard[-1] else base)
+        got, want = _heuristic.static_graph(ext), _heuristic._build(ext)
+        assert got._fields == want._fields
+        for name, a, b in zip(got._fields, got, want, strict=True):
+            assert a.dtype == b.dtype, name
+            assert a.tolist() == b.tolist(), name
+        n_new = ext.n_routes - base.n_routes
+        assert len(got.pat_offsets) == len(_heuristic.static_graph(base).pat_offsets) + n_new
