@@ -32,6 +32,7 @@ import math
 import numpy as np
 from numba import njit
 
+from otpa.errors import InvalidArgumentError
 from otpa.types import BoolArray, FloatArray, Int16Array, Int32Array, IntArray, UInt8Array
 from otpa.util.geo import EARTH_RADIUS_M
 from otpa.util.heap import heap_pop, heap_push
@@ -481,10 +482,19 @@ def edge_search(  # noqa: C901 (one flat loop for numba)
 
 @njit(cache=True, nogil=True)  # type: ignore[misc]
 def pred_chain(pred: Int32Array, state: int) -> Int32Array:
-    """The states from a seed to ``state`` following ``pred`` (-1 ends), in search order."""
+    """The states from a seed to ``state`` following ``pred`` (-1 ends), in search order.
+
+    Raises :class:`~otpa.errors.InvalidArgumentError` when the chain leaves the states
+    or is longer than their number (a cycle: it would never end), instead of reading
+    out of bounds or looping.
+    """
+    n_states = pred.shape[0]
     n = 0
     e = state
     while e >= 0:
+        if e >= n_states or n >= n_states:
+            msg = "pred_chain: the predecessors leave the states or form a cycle"
+            raise InvalidArgumentError(msg)
         n += 1
         e = pred[e]
     out = np.empty(n, dtype=np.int32)

@@ -12,7 +12,9 @@ OpenTripPlanner 1.x, whose pattern vertices for them do not exist.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import threading
+import weakref
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -25,6 +27,7 @@ __all__ = [
     "ExtraRoute",
     "Layout",
     "append_routes",
+    "base_of",
     "chain_layout",
     "chain_times",
     "route_of_trip",
@@ -34,6 +37,11 @@ __all__ = [
 #: Route and trip reference of a route without a single GTFS route or trip: it matches no
 #: route- or trip-specific transfers.txt rule.
 NO_REF = -2
+
+_LOCK = threading.RLock()  # a weak-reference callback may take it while this thread holds it
+#: id(arrival) of a timetable made by append_routes -> (weak reference to that array, the
+#: timetable it was made from); dropped with the array
+_BASE: dict[int, tuple[weakref.ref[Any], RaptorTimetable]] = {}
 
 
 def route_of_trip(tt: RaptorTimetable) -> IntArray:
@@ -185,4 +193,26 @@ def append_routes(tt: RaptorTimetable, extra: list[ExtraRoute]) -> RaptorTimetab
         epoch=tt.epoch,
         route_gtfs_route=np.r_[tt.route_gtfs_route, [r.gtfs_route for r in extra]],
     )
-    return normalized(out)
+    out = normalized(out)
+    key = id(out.arrival)
+
+    def _drop(_: weakref.ref[Any], key: int = key) -> None:
+        with _LOCK:
+            _BASE.pop(key, None)
+
+    with _LOCK:
+        _BASE[key] = (weakref.ref(out.arrival, _drop), tt)
+    return out
+
+
+def base_of(tt: RaptorTimetable) -> RaptorTimetable | None:
+    """The timetable :func:`append_routes` made ``tt`` from, while ``tt`` lives (else None).
+
+    Its routes are the first routes of ``tt``, with the same positions and times, so
+    per-route arrays computed for it hold for them (:func:`._heuristic.route_prefix`).
+    """
+    with _LOCK:
+        hit = _BASE.get(id(tt.arrival))
+    if hit is not None and hit[0]() is tt.arrival:
+        return hit[1]
+    return None

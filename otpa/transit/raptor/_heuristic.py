@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 from numba import njit
 
+from otpa.transit.raptor._extra_routes import base_of
 from otpa.transit.raptor._memo import frozen
 from otpa.transit.raptor._prepare import Prepared
 from otpa.transit.raptor._reverse import readonly, transposed_transfers
@@ -81,11 +82,13 @@ class StaticGraph(NamedTuple):
 
 
 @njit(cache=True, nogil=True)  # type: ignore[misc]
-def _min_hops(tt: RaptorTimetable) -> IntArray:
-    """Per route position ``j``: least ``arrival[j + 1] - departure[j]`` over the route's trips."""
+def _min_hops(tt: RaptorTimetable, r0: int) -> IntArray:
+    """Per route position ``j`` of routes ``r0`` on: least ``arrival[j + 1] -
+    departure[j]`` over the route's trips (the array starts at route ``r0``)."""
     offs = tt.route_stop_offsets
-    hop = np.zeros(tt.route_stops.shape[0], dtype=np.int64)
-    for r in range(offs.shape[0] - 1):
+    off0 = offs[r0]
+    hop = np.zeros(tt.route_stops.shape[0] - off0, dtype=np.int64)
+    for r in range(r0, offs.shape[0] - 1):
         soff = offs[r]
         ns = offs[r + 1] - soff
         nt = tt.route_trip_offsets[r + 1] - tt.route_trip_offsets[r]
@@ -95,21 +98,23 @@ def _min_hops(tt: RaptorTimetable) -> IntArray:
             for k in range(nt):
                 d = np.int64(tt.arrival[base + k * ns + j + 1]) - tt.departure[base + k * ns + j]
                 best = min(best, d)
-            hop[soff + j] = best if best > 0 else 0
+            hop[soff - off0 + j] = best if best > 0 else 0
     return hop
 
 
 @njit(cache=True, nogil=True)  # type: ignore[misc]
-def _route_prefix(tt: RaptorTimetable) -> IntArray:
-    """Per route position ``i``: a sum ``pref[i]`` with ``arrival[i] - departure[j] >=
-    pref[i] - pref[j]`` for every trip of the route and ``j < i``.
+def _route_prefix(tt: RaptorTimetable, r0: int) -> IntArray:
+    """Per route position ``i`` of routes ``r0`` on: a sum ``pref[i]`` with
+    ``arrival[i] - departure[j] >= pref[i] - pref[j]`` for every trip of the route and
+    ``j < i`` (the array starts at the first position of route ``r0``).
 
     The least hop times over the trips, plus the least dwell times where one is negative
     (never in valid data), so it holds whatever the timetable.
     """
     offs = tt.route_stop_offsets
-    pref = np.zeros(tt.route_stops.shape[0], dtype=np.int64)
-    for r in range(offs.shape[0] - 1):
+    off0 = offs[r0]
+    pref = np.zeros(tt.route_stops.shape[0] - off0, dtype=np.int64)
+    for r in range(r0, offs.shape[0] - 1):
         soff = offs[r]
         ns = offs[r + 1] - soff
         nt = tt.route_trip_offsets[r + 1] - tt.route_trip_offsets[r]
@@ -124,7 +129,7 @@ def _route_prefix(tt: RaptorTimetable) -> IntArray:
                 if j > 0:
                     dwell = min(dwell, np.int64(tt.departure[x]) - tt.arrival[x])
             acc += hop + dwell
-            pref[soff + j + 1] = acc
+            pref[soff - off0 + j + 1] = acc
     return pref
 
 
@@ -132,14 +137,23 @@ def route_prefix(tt: RaptorTimetable) -> IntArray:
     """:func:`_route_prefix` of a timetable, cached while ``tt.arrival`` is alive.
 
     McRAPTOR bounds the ride of a trip boarded at position ``j`` and left at ``i`` from
-    below by ``pref[i] - pref[j]`` (its in-vehicle cost, one unit per second).
+    below by ``pref[i] - pref[j]`` (its in-vehicle cost, one unit per second).  A
+    timetable with routes appended for one search (an on-board start, interlined trips:
+    :func:`._extra_routes.base_of`) reuses the prefix of the timetable it extends and
+    computes only that of its own routes.
     """
     key = id(tt.arrival)
     with _LOCK:
         hit = _PREFIX.get(key)
         if hit is not None and hit[0]() is tt.arrival:
             return hit[1]
-    pref: IntArray = readonly(_route_prefix(tt), np.int64)
+    base = base_of(tt)
+    if base is None:
+        pref: IntArray = readonly(_route_prefix(tt, 0), np.int64)
+    else:
+        head = route_prefix(base)
+        tail = _route_prefix(tt, int(base.n_routes))
+        pref = readonly(np.concatenate([head, tail]), np.int64)
 
     def _drop(_: weakref.ref[Any], key: int = key) -> None:
         with _LOCK:
@@ -153,7 +167,7 @@ def route_prefix(tt: RaptorTimetable) -> IntArray:
 def _build(tt: RaptorTimetable) -> StaticGraph:
     offs = tt.route_stop_offsets
     ns = np.diff(offs)
-    hop = _min_hops(tt)
+    hop = _min_hops(tt, 0)
     pats, first, route_pat = np.unique(tt.route_pattern, return_index=True, return_inverse=True)
     # minimum over the routes (days) of a pattern, position by position
     pat_ns = ns[first]
@@ -182,14 +196,63 @@ def _build(tt: RaptorTimetable) -> StaticGraph:
     return StaticGraph(*(readonly(a, a.dtype) for a in graph))
 
 
+def _extend(g: StaticGraph, base: RaptorTimetable, tt: RaptorTimetable) -> StaticGraph:
+    """The graph of ``tt``, ``base`` with routes appended, from ``g``, that of ``base``.
+
+    :func:`._extra_routes.append_routes` gives each appended route a pattern of its
+    own, numbered after every pattern of ``base``: :func:`_build` would put those
+    patterns last, and their entries last at each stop, which is what this does
+    without going over ``base`` again (the same arrays).  Falls back to
+    :func:`_build` for any other numbering.
+    """
+    r0 = base.n_routes
+    new_pat = np.asarray(tt.route_pattern[r0:], np.int64)
+    if (
+        new_pat.size == 0
+        or np.any(np.diff(new_pat) <= 0)
+        or new_pat[0] <= np.max(base.route_pattern, initial=-1)
+    ):
+        return _build(tt)
+    offs = tt.route_stop_offsets
+    ns = np.diff(offs[r0:])
+    n_pats = len(g.pat_offsets) - 1
+    hop = _min_hops(tt, int(r0))
+    cum = np.r_[0, np.cumsum(hop)]
+    starts = np.r_[0, np.cumsum(ns)[:-1]]
+    pref = cum[:-1] - np.repeat(cum[starts], ns)  # sums of the least hops before
+    stops = np.asarray(tt.route_stops[offs[r0] :], np.int64)
+    pats = np.repeat(np.arange(n_pats, n_pats + ns.size, dtype=np.int64), ns)
+    pos = np.arange(stops.size, dtype=np.int64) - np.repeat(starts, ns)
+    old_stop = np.repeat(np.arange(tt.n_stops, dtype=np.int64), np.diff(g.stop_pat_offsets))
+    order = np.argsort(np.r_[old_stop, stops], kind="stable")  # the new ones last per stop
+    counts = np.bincount(g.pat_stops, minlength=tt.n_stops) + np.bincount(
+        stops, minlength=tt.n_stops
+    )
+    graph = StaticGraph(
+        pat_offsets=np.r_[g.pat_offsets, g.pat_offsets[-1] + np.cumsum(ns)].astype(np.int64),
+        pat_stops=np.r_[g.pat_stops, stops].astype(np.int32),
+        pat_pref=np.r_[g.pat_pref, pref].astype(np.int64),
+        stop_pat_offsets=np.r_[0, np.cumsum(counts)].astype(np.int64),
+        stop_pats=np.r_[g.stop_pats, pats][order].astype(np.int64),
+        stop_pat_pos=np.r_[g.stop_pat_pos, pos][order].astype(np.int64),
+        route_pat=np.r_[g.route_pat, n_pats + np.arange(ns.size)].astype(np.int64),
+    )
+    return StaticGraph(*(readonly(a, a.dtype) for a in graph))
+
+
 def static_graph(tt: RaptorTimetable) -> StaticGraph:
-    """The :class:`StaticGraph` of a timetable, cached while ``tt.arrival`` is alive."""
+    """The :class:`StaticGraph` of a timetable, cached while ``tt.arrival`` is alive.
+
+    A timetable with routes appended for one search (an on-board start:
+    :func:`._extra_routes.base_of`) extends its base's graph (:func:`_extend`).
+    """
     key = id(tt.arrival)
     with _LOCK:
         hit = _CACHE.get(key)
         if hit is not None and hit[0]() is tt.arrival:
             return hit[1]
-    graph = _build(tt)
+    base = base_of(tt)
+    graph = _build(tt) if base is None else _extend(static_graph(base), base, tt)
 
     def _drop(_: weakref.ref[Any], key: int = key) -> None:
         with _LOCK:

@@ -71,12 +71,31 @@ from otpa.transit.raptor._query import INF, SearchQuery
 from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.types import FloatArray, IntArray
 
-__all__ = ["run_mc"]
+__all__ = ["MARGIN", "REL_MARGIN", "run_mc", "seed_cost"]
 
-#: Boarding bounds are lowered by this much against float rounding (they add the same
-#: terms in another order than the label's cost and the bound at alighting do; seeded
-#: journeys cost 1e-6 more than their own).
+#: Boarding and walking bounds are lowered by ``MARGIN`` plus ``REL_MARGIN`` of their
+#: value against float rounding (they add the same terms in another order than the
+#: label's cost and the bound at alighting do), seeded journeys cost ten times that more
+#: than their own (:func:`seed_cost`).  Costs may reach 1e15, where one unit in the last
+#: place is 0.125: an absolute margin alone is lost there (the sums of a few terms differ
+#: by a few units in the last place, about 1e-15 of the value).
 MARGIN = 1e-7
+REL_MARGIN = 1e-12
+
+
+@njit(cache=True, inline="always")  # type: ignore[misc]
+def _lowered(c: float) -> float:
+    """A bound ``c`` lowered by the rounding margin."""
+    return float(c - (MARGIN + REL_MARGIN * abs(c)))
+
+
+def seed_cost(c: float) -> float:
+    """The cost a journey known before the search is seeded with: a little above ``c``.
+
+    Labels that reach the same journey then survive the pruning by it, whatever the
+    order the search adds their costs in.
+    """
+    return c + 10.0 * (MARGIN + REL_MARGIN * abs(c))
 
 
 @njit(cache=True, inline="always")  # type: ignore[misc]
@@ -353,7 +372,7 @@ def run_mc(  # noqa: C901
                             used[1] = nd + 1
                 if j > p1 or route_board[soff + j] == 0 or stop_board[s] == 0:
                     continue
-                rest_c = suf_c[j - p0] - route_pref[soff + j] - MARGIN
+                rest_c = suf_c[j - p0] - route_pref[soff + j]
                 rest_r = k + suf_r[j - p0]
                 last_dep = np.int64(departure[base + (nt - 1) * ns + j]) if nt > 0 else -INF
                 li = head[k - 1, s]
@@ -373,7 +392,14 @@ def run_mc(  # noqa: C901
                         lo0, hi0 = rule_range(r_key, l_stop[pl0] * n + s)
                         ruled = lo0 != hi0  # a rule may board before lt: negative wait
                     if not ruled and dest_beats(
-                        d_alive, d_time, d_cost, d_round, used[1], ea_min, c_lo + rest_c, rest_r
+                        d_alive,
+                        d_time,
+                        d_cost,
+                        d_round,
+                        used[1],
+                        ea_min,
+                        _lowered(c_lo + rest_c),
+                        rest_r,
                     ):
                         li = nxt[li]
                         continue
@@ -474,7 +500,7 @@ def run_mc(  # noqa: C901
                     mc = min(mc, tr_cost[e] + lb_cost[tr_to[e]])
                     mr = min(mr, max(lb_rides[tr_to[e]], 1.0))
                     mt = min(mt, int(tr_time[e]))
-                walk_c[s], walk_r[s], walk_t[s] = mc - MARGIN, mr, mt
+                walk_c[s], walk_r[s], walk_t[s] = mc, mr, mt
             # no walk passes when their least bounds do not
             if k + walk_r[s] > n_rounds or dest_beats(
                 d_alive,
@@ -483,7 +509,7 @@ def run_mc(  # noqa: C901
                 d_round,
                 used[1],
                 max(float(l_time[li] + walk_t[s]), ea_min),
-                l_cost[li] + walk_c[s],
+                _lowered(l_cost[li] + walk_c[s]),
                 k + walk_r[s],
             ):
                 continue

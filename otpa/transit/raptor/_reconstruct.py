@@ -1,8 +1,9 @@
 """Journeys from the labels of a search: follow the back-pointers, then map to travel order.
 
-Paths are first collected in search direction as small records, timed there,
-then mapped back: for an arrive-by search the legs are reversed, times negated,
-positions and route-trips flipped and access/egress swapped.  Every journey
+Paths are first collected in search direction as small records, timed there (a
+walking transfer ends when a transfers.txt rule lets the next ride be boarded,
+:func:`_walk_times`), then mapped back: for an arrive-by search the legs are
+reversed, times negated, positions and route-trips flipped and access/egress swapped.  Every journey
 gets its generalized cost recomputed from its legs with the request's cost
 parameters, so both criteria report comparable costs.
 """
@@ -101,16 +102,20 @@ def mc_path(lab: McLabels, label: int) -> list[_Raw]:
     return out
 
 
-def _rule_kind(p: Prepared, a: int, b: int, prev: _Ride, ride: _Ride) -> int:
+def _rule(p: Prepared, a: int, b: int, prev: _Ride, ride: _Ride) -> tuple[int, int]:
+    """``(kind, min_time)`` of the transfers.txt rule from ``prev`` at ``a`` to ``ride`` at ``b``.
+
+    ``(-1, 0)`` when no rule applies; the kernels' choice (:func:`._common.first_rule`).
+    """
     q, tt = p.query, p.timetable
     if not q.has_rules:
-        return -1
+        return -1, 0
     key = a * tt.n_stops + b
     lo = int(np.searchsorted(q.r_key, key, side="left"))
     hi = int(np.searchsorted(q.r_key, key, side="right"))
     if lo == hi:
-        return -1
-    kind, _ = first_rule(
+        return -1, 0
+    kind, min_time = first_rule(
         q,
         lo,
         hi,
@@ -119,7 +124,34 @@ def _rule_kind(p: Prepared, a: int, b: int, prev: _Ride, ride: _Ride) -> int:
         int(tt.route_gtfs_route[ride.route]),
         int(tt.route_trip_ref[ride.trip]),
     )
-    return int(kind)
+    return int(kind), int(min_time)
+
+
+def _walk_times(p: Prepared, kind: int, min_time: int, free_at: int, dur: int) -> tuple[int, int]:
+    """Search-direction ``(start, end)`` of a walking transfer between two rides.
+
+    ``free_at`` is when the walk may start (the vehicle's arrival plus the alight
+    slack), ``dur`` the street walk, ``kind``/``min_time`` the transfers.txt rule
+    between the two rides (:func:`_rule`).  Without a rule the walk takes ``dur``.
+    A rule may let the next ride leave before the street walk ends
+    (:func:`._common.first_trip_rules`); OpenTripPlanner 1.x reaches such a ride
+    over an edge of its own, which is what its clients see: a timed transfer
+    (kind 1, ``TimedTransferEdge``) takes no time and no slack, so the walk is at
+    the vehicle's arrival; a minimum time (kind 2, the ``TransferEdge`` built from
+    the transfers.txt row) takes ``min_time``, so the walk lasts
+    ``min(dur, min_time)`` from ``free_at``.  The walk ends when the transfer is
+    ready, ``min(street walk, rule)``, never after the next boarding (the kernels
+    board at or after the vehicle's arrival, or after ``min_time`` and the slacks),
+    so legs never overlap and the wait before the next ride counts from there.
+    The journey's cost is not changed: it stays the search's (the street walk, and
+    the wait from its end, never negative).
+    """
+    end = free_at + dur
+    if kind == 1:
+        end = min(end, free_at - p.query.alight_slack)
+    elif kind == 2:
+        end = min(end, free_at + min_time)
+    return min(free_at, end), end
 
 
 def _block(p: Prepared, ride: _Ride) -> tuple[int, int]:
@@ -151,7 +183,7 @@ def _timed(p: Prepared, raw: list[_Raw], egress: int) -> tuple[list[tuple[int, i
     walked_from = -1
     first = next(x for x in raw if isinstance(x, _Ride))
     access_time = 0
-    for leg in raw:
+    for i, leg in enumerate(raw):
         if isinstance(leg, _Access):
             access_time = int(q.access_time[leg.entry])
             end = _departure(p, first) - q.board_slack
@@ -159,7 +191,15 @@ def _timed(p: Prepared, raw: list[_Raw], egress: int) -> tuple[list[tuple[int, i
             cost += float(q.access_cost[leg.entry])
         elif isinstance(leg, _Walk):
             dur = int(q.tr_time[leg.edge])
-            times.append((free_at, free_at + dur))
+            nxt = raw[i + 1]
+            kind, min_time = (
+                _rule(p, leg.from_stop, leg.to_stop, prev, nxt)
+                if prev is not None and isinstance(nxt, _Ride)
+                else (-1, 0)
+            )
+            times.append(_walk_times(p, kind, min_time, free_at, dur))
+            # the cost is the search's: the street walk, and the wait from when it
+            # ends (never negative, as in the kernels)
             free_at += dur
             cost += float(q.tr_cost[leg.edge])
             walked_from = leg.from_stop
@@ -182,7 +222,7 @@ def _timed(p: Prepared, raw: list[_Raw], egress: int) -> tuple[list[tuple[int, i
                 # never a negative wait (a rule may allow boarding before free_at), as
                 # in the McRAPTOR kernel
                 cost += q.transfer_penalty + q.wait_reluctance * max(dep - free_at, 0)
-                if q.has_preferred and _rule_kind(p, a, b, prev, leg) not in (0, 1):
+                if q.has_preferred and _rule(p, a, b, prev, leg)[0] not in (0, 1):
                     cost += q.nonpreferred_penalty
             free_at = arr + q.alight_slack
             prev = leg

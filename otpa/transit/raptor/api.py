@@ -26,7 +26,7 @@ from otpa.transit.raptor._label_pools import (
     take_mc_labels,
     take_round_labels,
 )
-from otpa.transit.raptor._mc_kernel import run_mc
+from otpa.transit.raptor._mc_kernel import run_mc, seed_cost
 from otpa.transit.raptor._mc_labels import OVERFLOW_DEST, OVERFLOW_LABELS
 from otpa.transit.raptor._memo import known_valid, remember_valid
 from otpa.transit.raptor._onboard import OnBoard, onboard_cost_offset
@@ -439,10 +439,12 @@ def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
     ea_min = float(min(arrivals))
     # bounds reaching the dearest cost seeded below prune as exact ones would; the
     # labels tested against them already cost the cheapest access and a boarding (one
-    # cost unit is kept as margin for rounding), so the bounds need reach that much less
-    dearest = max(kj.cost + 1e-6 for kj in known)
+    # cost unit, and 1e-11 of the cost, kept as margin for rounding: costs may reach
+    # 1e15), so the bounds need reach that much less
+    dearest = max(seed_cost(kj.cost) for kj in known)
     least_label = float(q.access_cost.min()) + q.board_cost if len(q.access_cost) else 0.0
-    bounds = lower_bounds(p, request, dearest - max(least_label - 1.0, 0.0))
+    keep = 1.0 + 1e-11 * abs(dearest)
+    bounds = lower_bounds(p, request, dearest - max(least_label - keep, 0.0))
     pref = route_prefix(p.timetable)
     # the pool is the thread's (at least this large, see _label_pools); what the search
     # finds does not depend on its capacities: when one overflows, it runs again
@@ -452,7 +454,7 @@ def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
         lab = take_mc_labels(n_rounds, n_stops, cap, dest_cap, rb_cap)
         for i, (kj, t) in enumerate(zip(known, arrivals, strict=True)):
             lab.d_label[i], lab.d_egress[i], lab.d_time[i] = -1, -1, t
-            lab.d_cost[i], lab.d_round[i], lab.d_alive[i] = kj.cost + 1e-6, kj.n_rides, 1
+            lab.d_cost[i], lab.d_round[i], lab.d_alive[i] = seed_cost(kj.cost), kj.n_rides, 1
         lab.used[1] = len(known)
         status = run_mc(p.timetable, q, lab, bounds, ea_min, pref)
         if status == 0:

@@ -8,10 +8,14 @@ trip-to-trip beats route-to-route beats stop-to-stop; rules of a lower level
 
 from __future__ import annotations
 
-import numpy as np
+import itertools
+import random
 
-from otpa.testing.timetable import TestRule, parse_timetable
-from otpa.transit.raptor.api import route
+import numpy as np
+import pytest
+
+from otpa.testing.timetable import TestRule, TestTimetable, parse_timetable
+from otpa.transit.raptor.api import RaptorJourney, route
 from otpa.transit.raptor.spi import TransferRules
 
 TT = parse_timetable(
@@ -172,3 +176,118 @@ def test_transfer_penalty_and_penalty_parameter() -> None:
     )
     # without the non-preferred penalty both transfers cost the same: 1440 + 100
     assert [cost for _, cost in got] == [1540.0]
+
+
+def _chronological(journey: RaptorJourney) -> bool:
+    """No leg ends before it starts, none starts before the one before it ends."""
+    legs = journey.legs
+    return all(leg.start <= leg.end for leg in legs) and all(
+        x.end <= y.start for x, y in itertools.pairwise(legs)
+    )
+
+
+# A walk B -> C of 10 minutes; a rule B -> C lets R2 (C 00:22) be boarded before it ends
+EARLY = parse_timetable(
+    """
+    R1  A 00:10  B 00:20
+    R2  C 00:22  D 00:30
+    R4  C 02:00  D 02:01
+    """
+)
+
+
+def early_legs(rule: TestRule, *, arrive_by: bool, criteria: str, **kw: object) -> list[str]:
+    """``kind start-end`` of the legs (seconds after midnight) of the one journey A -> D."""
+    req = EARLY.request(
+        "A", "D", "00:40" if arrive_by else "00:05", transfers=[("B", "C", 600)],
+        rules=EARLY.rules(rule), criteria=criteria, arrive_by=arrive_by, **kw,
+    )  # fmt: skip
+    [journey] = route(EARLY.timetable, req)
+    legs = journey.legs
+    assert _chronological(journey)
+    return [f"{type(leg).__name__[:-3]} {leg.start}-{leg.end}" for leg in legs]
+
+
+@pytest.mark.parametrize("criteria", ["arrival", "cost"])
+@pytest.mark.parametrize("arrive_by", [False, True])
+def test_a_walk_before_an_early_boarding_ends_when_the_rule_lets_the_rider_board(
+    criteria: str, arrive_by: bool
+) -> None:
+    # minimum time 0 s (OTP 1.x: the transfers.txt edge of 0 s): the walk takes no time,
+    # from R1's arrival (00:20 = 1200); R2 leaves at 1320.  Arrive-by searches keep their
+    # walks next to the later ride (as late as possible).
+    walk = "Transfer 1320-1320" if arrive_by else "Transfer 1200-1200"
+    rides = ["Transit 600-1200", walk, "Transit 1320-1800"]
+    got = early_legs(TestRule("B", "C", 2, min_time_s=0), arrive_by=arrive_by, criteria=criteria)
+    assert got[1:-1] == rides
+    # timed (OTP 1.x TimedTransferEdge: no time, no slack) with an alight slack of 60 s:
+    # the walk is at the vehicle's arrival, the egress after the slack
+    got = early_legs(
+        TestRule("B", "C", 1), arrive_by=arrive_by, criteria=criteria, alight_slack_s=60
+    )
+    assert got[1:] == [*rides, "Egress 1860-1860"]
+    # minimum time 60 s with slacks of 30 s: the walk starts after the alight slack and
+    # lasts the minimum time (1230-1290); the board slack passes before R2 leaves
+    got = early_legs(
+        TestRule("B", "C", 2, min_time_s=60),
+        arrive_by=arrive_by, criteria=criteria, board_slack_s=30, alight_slack_s=30,
+    )  # fmt: skip
+    assert got == [
+        "Access 570-570", "Transit 600-1200", "Transfer 1230-1290", "Transit 1320-1800",
+        "Egress 1830-1830",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("criteria", ["arrival", "cost"])
+def test_a_walk_shorter_than_the_rule_keeps_its_time(criteria: str) -> None:
+    # minimum time 900 s: R2 (00:22) is missed, the 10-minute walk takes 10 minutes
+    got = early_legs(TestRule("B", "C", 2, min_time_s=900), arrive_by=False, criteria=criteria)
+    assert got[1:-1] == ["Transit 600-1200", "Transfer 1200-1800", "Transit 7200-7260"]
+
+
+def _random_ruled(seed: int) -> tuple[TestTimetable, list[tuple[str, str, int]], TransferRules]:
+    """A random timetable, walks, and rules of every kind on half the walks and some stops."""
+    rng = random.Random(seed)
+    stops = [f"S{i}" for i in range(10)]
+    lines = []
+    for r in range(6):
+        seq = rng.sample(stops, rng.randint(3, 5))
+        hops = [rng.randint(2, 9) * 60 for _ in seq[1:]]
+        for start in range(rng.randint(0, 9) * 60, 2 * 3600, rng.choice([300, 600, 900])):
+            t, parts = start, []
+            for s, h in zip(seq, [0, *hops], strict=True):
+                t += h
+                parts.append(f"{s} {t // 3600:02d}:{t // 60 % 60:02d}")
+            lines.append(f"R{r} " + " ".join(parts))
+    pairs = [(a, b) for a, b in itertools.permutations(stops, 2) if rng.random() < 0.15]
+    walks = [(a, b, rng.randint(1, 12) * 60) for a, b in pairs]
+    rows = []
+    for a, b, _ in walks:
+        if rng.random() < 0.5:
+            k = rng.choice([0, 1, 2, 2, 3])
+            rows.append(TestRule(a, b, k, min_time_s=rng.randint(0, 10) * 60 if k == 2 else 0))
+    rows += [TestRule(s, s, rng.choice([1, 2]), min_time_s=60) for s in rng.sample(stops, 3)]
+    tt = parse_timetable("\n".join(lines), stops=stops)
+    return tt, walks, tt.rules(*rows)
+
+
+@pytest.mark.parametrize("seed", range(24))  # main failed seeds 7, 17, 19, 23
+def test_legs_are_chronological_under_random_rules(seed: int) -> None:
+    tt, walks, rules = _random_ruled(seed)
+    rng = random.Random(1000 + seed)
+    n = 0
+    for _ in range(10):
+        a, b = rng.sample(tt.stop_names, 2)
+        arrive_by = rng.random() < 0.4
+        kw = {
+            "transfers": walks, "rules": rules, "arrive_by": arrive_by,
+            "board_slack_s": rng.choice([0, 30]), "alight_slack_s": rng.choice([0, 60, 120]),
+            "transfer_slack_s": rng.choice([0, 120]),
+        }  # fmt: skip
+        time = rng.randint(0, 3600) + (5400 if arrive_by else 0)
+        for criteria in ("arrival", "cost"):
+            req = tt.request({a: 30}, {b: 45}, time, criteria=criteria, **kw)
+            for j in route(tt.timetable, req):
+                n += 1
+                assert _chronological(j), [(leg.start, leg.end) for leg in j.legs]
+    assert n > 0

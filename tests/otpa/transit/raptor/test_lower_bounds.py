@@ -15,6 +15,8 @@ import pytest
 
 from otpa.testing.timetable import TestRule, TestTimetable, parse_timetable
 from otpa.transit.raptor import _heuristic, api
+from otpa.transit.raptor._extra_routes import ExtraRoute, append_routes, base_of, trip_times
+from otpa.transit.raptor._onboard import OnBoard, add_onboard
 from otpa.transit.raptor._prepare import prepare
 from otpa.transit.raptor.api import RaptorRequest, route
 from otpa.transit.raptor.spi import RaptorTimetable
@@ -298,3 +300,107 @@ def test_a_transfer_rule_boarding_before_the_label_is_ready_waits_nothing(kind: 
         assert [tt.path(j).endswith(via) for j in journeys] == [True]
         costs.append(journeys[0].cost)
     assert costs[0] == costs[1]
+
+
+@pytest.mark.parametrize("scale", [1e12, 1e15])
+def test_huge_costs_keep_the_earliest_journey(
+    network: tuple[TestTimetable, list[tuple[str, str, int]]], scale: float
+) -> None:
+    """Costs may reach 1e15 (route penalties, board costs), where a unit in the last place
+    is 0.125: the rounding margins of the bounds and of the journeys seeded from the
+    arrival search are relative, so the search adding the same costs in another order
+    does not prune the journey it was seeded with (the earliest arrival stays in the set)."""
+    tt, walks = network
+    rng = random.Random(11)
+    checked = 0
+    for _ in range(8):
+        a, b = rng.sample(tt.stop_names, 2)
+        arrive_by = rng.random() < 0.3
+        time = rng.randint(0, 3600) + (5400 if arrive_by else 0)
+        options = {
+            "transfers": walks, "arrive_by": arrive_by, "wait_reluctance": 0.83,
+            "route_penalty": np.asarray([rng.random() for _ in range(tt.timetable.n_routes)])
+            * scale,
+            "board_cost": 0.37 * scale + 0.3, "transfer_penalty": 0.11 * scale + 0.7,
+        }  # fmt: skip
+        fast = route(tt.timetable, tt.request({a: 30}, {b: 45}, time, **options))
+        best = route(tt.timetable, tt.request({a: 30}, {b: 45}, time, criteria="cost", **options))
+        key = (lambda j: -j.departure) if arrive_by else (lambda j: j.arrival)
+        assert min(map(key, best), default=None) == min(map(key, fast), default=None)
+        checked += bool(fast)
+    assert checked >= 3
+
+
+def test_an_appended_timetable_reuses_the_route_prefix_of_its_base(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An on-board search appends one route to the timetable: the ride prefix of the
+    routes before it is the base timetable's (computed once), only the new route's is
+    computed, and the whole equals the prefix computed from scratch."""
+    tt = parse_timetable(
+        """
+        R1 A 00:01 B 00:03 C 00:08
+        R1 A 00:11 B 00:12 C 00:20
+        R2 C 00:09 D 00:15 E 00:16
+        """
+    )
+    base = tt.timetable
+    calls: list[int] = []
+    real = _heuristic._route_prefix
+
+    def counted(t: RaptorTimetable, r0: int) -> np.ndarray:
+        calls.append(r0)
+        return real(t, r0)
+
+    monkeypatch.setattr(_heuristic, "_route_prefix", counted)
+    _heuristic._PREFIX.clear()
+    for trip, next_pos, time in ((tt.trip("R1", 0), 1, 60), (tt.trip("R1", 1), 2, 700)):
+        ext, onboard = add_onboard(base, OnBoard(trip, next_pos), time, None)
+        assert onboard.route == base.n_routes
+        got = _heuristic.route_prefix(ext)
+        assert got.tolist() == real(ext, 0).tolist()
+        # R1: least hops 60 (00:11 -> 00:12) then 300 (00:03 -> 00:08); R2: 360, 60
+        assert got[: len(base.route_stops)].tolist() == [0, 60, 360, 0, 360, 420]
+    assert calls == [0, base.n_routes, base.n_routes]
+
+
+def test_an_appended_timetable_extends_the_pattern_graph_of_its_base() -> None:
+    """The lower bounds' pattern graph of an on-board search's timetable is its base's
+    with the appended route's pattern added: the same arrays as built from scratch."""
+    tt = parse_timetable(
+        """
+        R1 A 00:01 B 00:03 C 00:08
+        R1 A 00:11 B 00:12 C 00:20
+        R2 C 00:09 D 00:15 E 00:16
+        R3 E 00:20 B 00:30
+        """
+    )
+    base = tt.timetable
+    _heuristic._CACHE.clear()
+
+    def copy_of(route: str) -> ExtraRoute:  # a route's first trip as a route of its own
+        r = tt.route(route)
+        lo, hi = base.route_stop_offsets[r], base.route_stop_offsets[r + 1]
+        arr, dep = trip_times(base, tt.trip(route, 0), r)
+        return ExtraRoute(
+            base.route_stops[lo:hi].astype(np.int64), base.route_board[lo:hi],
+            base.route_alight[lo:hi], arr[None, :], dep[None, :], 0, -2, np.array([-2]),
+        )  # fmt: skip
+
+    two = append_routes(base, [copy_of("R3"), copy_of("R1")])  # as interlining does
+    onboard = [
+        add_onboard(t, OnBoard(trip, next_pos), time, None)[0]
+        for t, trip, next_pos, time in (
+            (base, tt.trip("R1", 0), 1, 60), (base, tt.trip("R2", 0), 2, 700),
+            (two, tt.trip("R2", 0), 1, 500),
+        )
+    ]  # fmt: skip
+    for ext in (two, *onboard):
+        assert base_of(ext) is (two if ext is onboard[-1] else base)
+        got, want = _heuristic.static_graph(ext), _heuristic._build(ext)
+        assert got._fields == want._fields
+        for name, a, b in zip(got._fields, got, want, strict=True):
+            assert a.dtype == b.dtype, name
+            assert a.tolist() == b.tolist(), name
+        n_new = ext.n_routes - base.n_routes
+        assert len(got.pat_offsets) == len(_heuristic.static_graph(base).pat_offsets) + n_new
