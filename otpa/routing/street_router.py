@@ -44,7 +44,7 @@ from otpa.routing._street_core import (
     street_graph,
 )
 from otpa.routing._street_costs import EdgeCosts, edge_costs
-from otpa.routing._street_search import Seeds, run_search
+from otpa.routing._street_search import Seeds
 from otpa.routing._street_types import (
     AccessResult,
     ElevationProfile,
@@ -55,6 +55,7 @@ from otpa.routing._street_types import (
 )
 from otpa.routing._walk_steps import SegmentProfiles, build_steps, path_profile
 from otpa.street import StreetGraph
+from otpa.street.edge_search import run_goal_search
 from otpa.util.cache import OwnerCache
 
 if TYPE_CHECKING:
@@ -236,15 +237,14 @@ def _path(
         goal = (float(graph.vertex_lat[target_vertex]), float(graph.vertex_lon[target_vertex]))
     direct = _direct_candidates(graph, costs, src, target_use)
     initial = None if direct is None else (direct.weight, direct.time_s, direct.distance_m)
-    res = run_search(
+    res = run_goal_search(
         inputs,
         seeds,
-        n_vertices=graph.n_vertices,
+        goal,
         target_vertex=target_vertex,
         targets=Seeds.of(target_rows),
         initial_best=initial,
         max_weight=max_cost_s,
-        goal=goal,
     )
     if not (math.isfinite(res.best_weight) and res.best_weight <= max_cost_s):
         return None
