@@ -55,7 +55,9 @@ from otpa.routing._street_types import (
 )
 from otpa.routing._walk_steps import SegmentProfiles, build_steps, path_profile
 from otpa.street import StreetGraph
-from otpa.street.edge_search import run_goal_search
+from otpa.street.edge_search import LandmarkGoal, run_goal_search
+from otpa.street.landmarks import edge_metric, landmarks_if_ready, min_ratio
+from otpa.types import FloatArray
 from otpa.util.cache import OwnerCache
 
 if TYPE_CHECKING:
@@ -245,6 +247,7 @@ def _path(
         targets=Seeds.of(target_rows),
         initial_best=initial,
         max_weight=max_cost_s,
+        landmarks=_landmark_goal(graph, costs, options.mode, src, dst, target_use),
     )
     if not (math.isfinite(res.best_weight) and res.best_weight <= max_cost_s):
         return None
@@ -260,6 +263,51 @@ def _path(
         g, end = target_use[res.best_target]
         edges = np.append(edges, np.int32(g)).astype(np.int32)
     return assemble(graph, costs, inputs, options, origin, destination, edges, start, end)
+
+
+#: Landmarks an A* street path reads (of the graph's ``DEFAULT_LANDMARKS`` in the mode's
+#: metric, the ones with the largest bounds between the path's ends; built in the
+#: background on first use, :func:`otpa.street.landmarks.landmarks_if_ready`); 0:
+#: straight-line bounds only (the same paths, more states searched).
+LANDMARK_COLUMNS = 16
+
+
+def _landmark_goal(
+    graph: StreetGraph,
+    costs: EdgeCosts,
+    mode: str,
+    src: Snap | int,
+    dst: Snap | int,
+    target_use: list[tuple[int, float]],
+) -> LandmarkGoal | None:
+    """The ALT bounds of a search from ``src`` to ``dst`` (None: straight line only)."""
+    if LANDMARK_COLUMNS <= 0:
+        return None
+    ratio = _RATIOS.get_or_build(
+        costs, mode, lambda: min_ratio(costs.weight, edge_metric(graph, mode))
+    )
+    if ratio <= 0.0:
+        return None
+    lms = landmarks_if_ready(graph, mode)
+    if lms is None or lms.count == 0:
+        return None
+    goal: FloatArray
+    if isinstance(dst, Snap):
+        metric = edge_metric(graph, mode)
+        goal = lms.to_point([(int(graph.edge_from[g]), b * float(metric[g]))
+                             for g, b in target_use])  # fmt: skip
+    else:
+        goal = lms.to_vertex(dst)
+    if isinstance(src, Snap):
+        sources = np.array([graph.edge_from[src.edge], graph.edge_to[src.edge]], dtype=np.int64)
+    else:
+        sources = np.array([src], dtype=np.int64)
+    cols = lms.best_columns(sources, goal, LANDMARK_COLUMNS)
+    return LandmarkGoal(lms.distance, cols, goal, lms.eps, ratio)
+
+
+#: Per edge costs: the least weight per unit of the mode's landmark metric.
+_RATIOS: OwnerCache[str, float] = OwnerCache(max_entries=1)
 
 
 # ----------------------------------------------------------- steps, elevation
