@@ -3,9 +3,10 @@
 Per street mode a *metric*: the graph of the edges the mode may possibly use (WALK:
 walk permission; BICYCLE: bicycle or walk permission, as a cyclist walks the bike;
 CAR: car permission and a car speed), taken *undirected*, with a per-edge value
-(:func:`edge_metric`: the length for WALK and BICYCLE, the time at the edge's car
-speed for CAR).  A few *landmarks* (vertices far apart: each the vertex farthest from
-the ones before) and their shortest distances to every vertex in it.  For vertices
+(:func:`edge_metric`: the length for WALK, for BICYCLE too but a multiple of it where
+the bike is walked, the time at the edge's car speed for CAR).  A few *landmarks*
+(vertices far apart: each the vertex farthest from the ones before) and their shortest
+distances to every vertex in it.  For vertices
 ``v`` and ``t`` the triangle inequality gives
 
     ``d(v, t) >= max_k |d_k(v) - d_k(t)|``,
@@ -43,6 +44,7 @@ from otpa.util.cache import OwnerCache
 
 __all__ = [
     "DEFAULT_LANDMARKS",
+    "WALKED_BIKE_METRIC_FACTOR",
     "Landmarks",
     "build_landmarks",
     "edge_metric",
@@ -51,6 +53,12 @@ __all__ = [
     "min_ratio",
 ]
 
+#: BICYCLE metric: an edge without bicycle permission (where the bike is walked) counts
+#: this many times its length.  Walking a bike weighs ~12.7 x riding it per metre with
+#: OTP's defaults (2.7 x walk reluctance at 0.8 x walk speed against 5 m/s); any factor
+#: keeps the bound valid (:func:`min_ratio` takes the least weight per metric unit), a
+#: smaller one keeps it as tight for faster cyclists or slower walking costs.
+WALKED_BIKE_METRIC_FACTOR = 5.0
 #: Landmarks per graph (16 float32 distances: 64 bytes, one cache line per vertex).
 DEFAULT_LANDMARKS = 16
 
@@ -126,8 +134,10 @@ def _mode_mask(graph: StreetGraph, mode: str) -> BoolArray:
 def edge_metric(graph: StreetGraph, mode: str) -> FloatArray:
     """Per edge: its value in ``mode``'s metric (``inf``: not in the metric's graph).
 
-    WALK and BICYCLE: the length (m) of the edges with walk (or bicycle) permission;
-    CAR: length / car speed (s) of the edges with car permission and a car speed.
+    WALK: the length (m) of the edges with walk permission; BICYCLE: of the edges with
+    bicycle permission, and ``WALKED_BIKE_METRIC_FACTOR`` x the length of those with
+    walk permission only; CAR: length / car speed (s) of the edges with car permission
+    and a car speed.
     """
     return _METRICS.get_or_build(graph, mode, lambda: _edge_metric(graph, mode))
 
@@ -139,6 +149,9 @@ def _edge_metric(graph: StreetGraph, mode: str) -> FloatArray:
         speed = np.asarray(graph.edge_car_speed_mps, dtype=np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
             value = np.where(mask, length / speed, np.inf)
+    elif mode == "BICYCLE":
+        ride = (np.asarray(graph.edge_perm) & BICYCLE) != 0
+        value = np.where(mask, np.where(ride, length, length * WALKED_BIKE_METRIC_FACTOR), np.inf)
     else:
         value = np.where(mask, length, np.inf)
     out: FloatArray = np.ascontiguousarray(value)
