@@ -161,7 +161,7 @@ def main() -> int:
             diff = [i for i, (a, b) in enumerate(zip(o["rows"], w["rows"], strict=True)) if a != b]
             same_cost = all(
                 o["rows"][i] is not None and w["rows"][i] is not None
-                and o["rows"][i][3] == w["rows"][i][3]
+                and o["rows"][i][3:] == w["rows"][i][3:]
                 for i in diff
             )  # fmt: skip
             co, cn = np.asarray(o["cpu"]), np.asarray(w["cpu"])
@@ -170,7 +170,7 @@ def main() -> int:
                 "pairs": len(o["rows"]),
                 "found": found,
                 "different": len(diff),
-                "different_all_same_cost": same_cost,
+                "different_all_same_cost_duration_distance": same_cost,
                 "cpu_old_s": round(float(co.sum()), 4),
                 "cpu_new_s": round(float(cn.sum()), 4),
                 "cpu_ratio_new_old": round(float(cn.sum() / co.sum()), 3),
@@ -182,7 +182,8 @@ def main() -> int:
             failed |= bool(diff)
             print(
                 f"{name}/{mode}: {found}/{len(o['rows'])} found, {len(diff)} different "
-                f"(same cost: {same_cost}); CPU new/old {entry['cpu_ratio_new_old']} "
+                f"(same cost, duration, distance: {same_cost}); "
+                f"CPU new/old {entry['cpu_ratio_new_old']} "
                 f"(p50 {entry['p50_ms_old']} -> {entry['p50_ms_new']} ms)",
                 flush=True,
             )
