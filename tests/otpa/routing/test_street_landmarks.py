@@ -24,6 +24,7 @@ from otpa.routing import PlanRequest, street_router
 from otpa.routing._street_core import search_inputs, start_states
 from otpa.routing._street_costs import edge_costs
 from otpa.routing._street_search import run_search
+from otpa.routing.preferences import Optimize, TriangleFactors
 from otpa.routing.street_router import StreetOptions, snap_point, street_path
 from otpa.street import StreetGraph, build_street_graph
 from otpa.street.landmarks import (
@@ -157,6 +158,37 @@ def test_paths_are_the_same_with_and_without_landmarks(
     for (a, b), row in list(zip(ends, with_lm, strict=True))[:40]:
         if row is not None and isinstance(a, int):
             assert row[3] == pytest.approx(_plain_weight(mode, a, b), rel=1e-12)
+
+
+_VARIANTS = {
+    "wheelchair": ("WALK", {"wheelchair": True}),
+    "slow-walk": ("WALK", {"speed_mps": 0.7, "reluctance": 4.0}),
+    "bike-safe": ("BICYCLE", {"optimize": Optimize.SAFE}),
+    "bike-triangle": ("BICYCLE", {"optimize": Optimize.TRIANGLE,
+                                  "triangle": TriangleFactors(0.5, 0.3, 0.2)}),
+    "bike-fast-walker": ("BICYCLE", {"walk_speed_mps": 2.5, "walk_reluctance": 1.0}),
+    "car-capped": ("CAR", {"speed_mps": 12.0, "drive_distance_reluctance": 0.01}),
+    "car-no-turn-costs": ("CAR", {"turn_costs": False, "drive_time_reluctance": 0.5}),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("variant", sorted(_VARIANTS))
+def test_other_cost_models_give_the_same_paths(
+    variant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Landmark bounds hold for every cost model (reluctances, caps, safety, wheelchair)."""
+    mode, changes = _VARIANTS[variant]
+    g, net = _graph(), _net()
+    opts = dataclasses.replace(_options(mode), **changes)
+    graph_landmarks(g, mode)
+    assert min_ratio(edge_costs(g, opts).weight, edge_metric(g, mode)) > 0  # ALT in use
+    ends = _pairs(mode, 50, seed=11)
+    monkeypatch.setattr(street_router, "LANDMARK_COLUMNS", 0)
+    without = [_row(street_path(net, a, b, opts)) for a, b in ends]
+    monkeypatch.setattr(street_router, "LANDMARK_COLUMNS", DEFAULT_LANDMARKS)
+    with_lm = [_row(street_path(net, a, b, opts)) for a, b in ends]
+    assert with_lm == without
+    assert sum(r is not None for r in with_lm) >= 0.5 * len(ends)
 
 
 def test_equal_weights_take_the_smallest_predecessor(monkeypatch: pytest.MonkeyPatch) -> None:
