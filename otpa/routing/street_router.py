@@ -56,7 +56,7 @@ from otpa.routing._street_types import (
 from otpa.routing._walk_steps import SegmentProfiles, build_steps, path_profile
 from otpa.street import StreetGraph
 from otpa.street.edge_search import LandmarkGoal, run_goal_search
-from otpa.street.landmarks import edge_metric, landmarks_if_ready, min_ratio
+from otpa.street.landmarks import bound_ratio, edge_metric, landmarks_if_ready, vertex_cost
 from otpa.types import FloatArray
 from otpa.util.cache import OwnerCache
 
@@ -247,7 +247,7 @@ def _path(
         targets=Seeds.of(target_rows),
         initial_best=initial,
         max_weight=max_cost_s,
-        landmarks=_landmark_goal(graph, costs, options.mode, src, dst, target_use),
+        landmarks=_landmark_goal(graph, costs, options, src, dst, target_use),
     )
     if not (math.isfinite(res.best_weight) and res.best_weight <= max_cost_s):
         return None
@@ -275,7 +275,7 @@ LANDMARK_COLUMNS = 16
 def _landmark_goal(
     graph: StreetGraph,
     costs: EdgeCosts,
-    mode: str,
+    options: StreetOptions,
     src: Snap | int,
     dst: Snap | int,
     target_use: list[tuple[int, float]],
@@ -283,31 +283,40 @@ def _landmark_goal(
     """The ALT bounds of a search from ``src`` to ``dst`` (None: straight line only)."""
     if LANDMARK_COLUMNS <= 0:
         return None
+    mode = options.mode
     ratio = _RATIOS.get_or_build(
-        costs, mode, lambda: min_ratio(costs.weight, edge_metric(graph, mode))
+        costs,
+        (mode, options.turn_costs),
+        lambda: bound_ratio(graph, mode, costs.weight, turn_costs=options.turn_costs),
     )
     if ratio <= 0.0:
         return None
     lms = landmarks_if_ready(graph, mode)
     if lms is None or lms.count == 0:
         return None
+    # the metric counts half a vertex's cost on each edge at it: a snapped goal is
+    # entered after its start vertex's whole cost (paid there), a goal vertex keeps half
+    vc = vertex_cost(graph, mode)
     goal: FloatArray
     if isinstance(dst, Snap):
         metric = edge_metric(graph, mode)
-        goal = lms.to_point([(int(graph.edge_from[g]), b * float(metric[g]))
+        goal = lms.to_point([(int(graph.edge_from[g]),
+                              b * float(metric[g]) + 0.5 * float(vc[graph.edge_from[g]]))
                              for g, b in target_use])  # fmt: skip
+        offset = 0.0
     else:
         goal = lms.to_vertex(dst)
+        offset = 0.5 * float(vc[dst])
     if isinstance(src, Snap):
         sources = np.array([graph.edge_from[src.edge], graph.edge_to[src.edge]], dtype=np.int64)
     else:
         sources = np.array([src], dtype=np.int64)
     cols = lms.best_columns(sources, goal, LANDMARK_COLUMNS)
-    return LandmarkGoal(lms.distance, cols, goal, lms.eps, ratio)
+    return LandmarkGoal(lms.distance, cols, goal, lms.eps + offset, ratio)
 
 
 #: Per edge costs: the least weight per unit of the mode's landmark metric.
-_RATIOS: OwnerCache[str, float] = OwnerCache(max_entries=1)
+_RATIOS: OwnerCache[tuple[str, bool], float] = OwnerCache(max_entries=2)
 
 
 # ----------------------------------------------------------- steps, elevation

@@ -37,20 +37,29 @@ from scipy.sparse.csgraph import connected_components
 
 from otpa.errors import InvalidArgumentError
 from otpa.osm.model import BICYCLE, CAR, WALK
-from otpa.street._search_kernel import vertex_dijkstra
+from otpa.street._search_kernel import (
+    FREEWAY_SPEED_MPS,
+    LEFT_TURN_S,
+    RIGHT_TURN_S,
+    STRAIGHT_S,
+    vertex_dijkstra,
+)
 from otpa.street.graph import StreetGraph
 from otpa.types import BoolArray, Float32Array, FloatArray, Int32Array, IntArray
 from otpa.util.cache import OwnerCache
 
 __all__ = [
+    "CAR_TURN_WEIGHT",
     "DEFAULT_LANDMARKS",
     "WALKED_BIKE_METRIC_FACTOR",
     "Landmarks",
+    "bound_ratio",
     "build_landmarks",
     "edge_metric",
     "graph_landmarks",
     "landmarks_if_ready",
     "min_ratio",
+    "vertex_cost",
 ]
 
 #: BICYCLE metric: an edge without bicycle permission (where the bike is walked) counts
@@ -59,6 +68,10 @@ __all__ = [
 #: keeps the bound valid (:func:`min_ratio` takes the least weight per metric unit), a
 #: smaller one keeps it as tight for faster cyclists or slower walking costs.
 WALKED_BIKE_METRIC_FACTOR = 5.0
+#: CAR metric: weight per second of free-flow time its turn costs are counted at (OTP's
+#: default reluctance 2: a bound as strong as the weights' for default requests; a
+#: request weighing time less gets its own, smaller factor, :func:`bound_ratio`).
+CAR_TURN_WEIGHT = 2.0
 #: Landmarks per graph (16 float32 distances: 64 bytes, one cache line per vertex).
 DEFAULT_LANDMARKS = 16
 
@@ -134,10 +147,11 @@ def _mode_mask(graph: StreetGraph, mode: str) -> BoolArray:
 def edge_metric(graph: StreetGraph, mode: str) -> FloatArray:
     """Per edge: its value in ``mode``'s metric (``inf``: not in the metric's graph).
 
-    WALK: the length (m) of the edges with walk permission; BICYCLE: of the edges with
-    bicycle permission, and ``WALKED_BIKE_METRIC_FACTOR`` x the length of those with
-    walk permission only; CAR: length / car speed (s) of the edges with car permission
-    and a car speed.
+    WALK: the length (m) of the edges with walk permission (the effective walk length,
+    Tobler's, with elevation); BICYCLE: of the edges with bicycle permission (the
+    slope-speed effective length with elevation), and ``WALKED_BIKE_METRIC_FACTOR`` x the
+    (effective walk) length of those with walk permission only; CAR: length / car speed
+    (s) of the edges with car permission and a car speed.
     """
     return _METRICS.get_or_build(graph, mode, lambda: _edge_metric(graph, mode))
 
@@ -151,12 +165,66 @@ def _edge_metric(graph: StreetGraph, mode: str) -> FloatArray:
             value = np.where(mask, length / speed, np.inf)
     elif mode == "BICYCLE":
         ride = (np.asarray(graph.edge_perm) & BICYCLE) != 0
-        value = np.where(mask, np.where(ride, length, length * WALKED_BIKE_METRIC_FACTOR), np.inf)
+        ride_len = _elevated(graph.edge_slope_speed_effective_length_m, length)
+        walk_len = _elevated(graph.edge_effective_walk_length_m, length)
+        value = np.where(
+            mask, np.where(ride, ride_len, walk_len * WALKED_BIKE_METRIC_FACTOR), np.inf
+        )
     else:
-        value = np.where(mask, length, np.inf)
+        value = np.where(mask, _elevated(graph.edge_effective_walk_length_m, length), np.inf)
     out: FloatArray = np.ascontiguousarray(value)
     out.flags.writeable = False
     return out
+
+
+def _elevated(values: FloatArray | None, length: FloatArray) -> FloatArray:
+    """Per-edge lengths with the slopes (elevation) if the graph has them, else ``length``."""
+    if values is None:
+        return length
+    return np.asarray(values, dtype=np.float64)
+
+
+def vertex_cost(graph: StreetGraph, mode: str) -> FloatArray:
+    """Per vertex: its value in ``mode``'s metric for passing through it.
+
+    CAR (with turn costs): a driver pays OTP's turn cost at every vertex but a
+    free-flowing one (one in-edge and one out-edge, as
+    :mod:`otpa.routing._street_geometry` has it), at least ``STRAIGHT_S`` (5 s), unless
+    two roads faster than ``FREEWAY_SPEED_MPS`` meet there; in the metric that is
+    ``5 / CAR_TURN_WEIGHT``.  WALK and BICYCLE: 0 (a walker's turn may cost nothing).
+    """
+    return _VERTEX_COSTS.get_or_build(graph, mode, lambda: _vertex_cost(graph, mode))
+
+
+def _vertex_cost(graph: StreetGraph, mode: str) -> FloatArray:
+    n_v = graph.n_vertices
+    if mode != "CAR":
+        return np.zeros(n_v)
+    in_indptr, out_indptr = np.asarray(graph.in_indptr), np.asarray(graph.out_indptr)
+    free = (np.diff(in_indptr) == 1) & (np.diff(out_indptr) == 1)
+    fast = np.asarray(graph.edge_car_speed_mps, dtype=np.float64) > FREEWAY_SPEED_MPS
+    frm, to = np.asarray(graph.edge_from), np.asarray(graph.edge_to)
+    fast_in = np.zeros(n_v, dtype=bool)
+    fast_out = np.zeros(n_v, dtype=bool)
+    fast_in[to[fast]] = True
+    fast_out[frm[fast]] = True
+    floor = min(RIGHT_TURN_S, LEFT_TURN_S, STRAIGHT_S) / CAR_TURN_WEIGHT
+    out: FloatArray = np.where(free | (fast_in & fast_out), 0.0, floor)
+    return out
+
+
+def bound_ratio(graph: StreetGraph, mode: str, weight: FloatArray, *, turn_costs: bool) -> float:
+    """The factor of a cost model's landmark bound: its least weight per metric unit.
+
+    WALK and BICYCLE: :func:`min_ratio` of the weights over :func:`edge_metric`. CAR:
+    the same over the edges' free-flow times, at most ``CAR_TURN_WEIGHT`` (the metric
+    counts the least turn cost as ``1 / CAR_TURN_WEIGHT`` of it), and 0 (no bound)
+    without turn costs.
+    """
+    ratio = min_ratio(weight, edge_metric(graph, mode))
+    if mode == "CAR":
+        return min(ratio, CAR_TURN_WEIGHT) if turn_costs else 0.0
+    return ratio
 
 
 def min_ratio(weight: FloatArray, metric: FloatArray) -> float:
@@ -217,7 +285,10 @@ def build_landmarks(graph: StreetGraph, mode: str, count: int = DEFAULT_LANDMARK
     chosen = np.zeros(count, dtype=np.int32)
     if count == 0:
         return Landmarks(chosen, table, 0.0, mode)
-    indptr, nbr, length = _undirected(graph, edge_metric(graph, mode))
+    vc = vertex_cost(graph, mode)
+    frm, to = np.asarray(graph.edge_from), np.asarray(graph.edge_to)
+    table_value = edge_metric(graph, mode) + 0.5 * (vc[frm] + vc[to])
+    indptr, nbr, length = _undirected(graph, table_value)
     no_adj = np.zeros(0, dtype=np.int32)
     perm = np.ones(length.shape[0], dtype=np.uint8)
     barrier = np.zeros(n_v, dtype=np.uint8)
@@ -268,6 +339,7 @@ def build_landmarks(graph: StreetGraph, mode: str, count: int = DEFAULT_LANDMARK
 
 
 _METRICS: OwnerCache[str, FloatArray] = OwnerCache(max_entries=3)
+_VERTEX_COSTS: OwnerCache[str, FloatArray] = OwnerCache(max_entries=3)
 _LANDMARKS: OwnerCache[tuple[str, int], Landmarks] = OwnerCache(max_entries=3)
 _STARTED: OwnerCache[tuple[str, int], threading.Thread] = OwnerCache(max_entries=3)
 _BUILD_LOCK = threading.Lock()

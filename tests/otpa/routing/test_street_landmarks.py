@@ -29,11 +29,13 @@ from otpa.routing.street_router import StreetOptions, snap_point, street_path
 from otpa.street import StreetGraph, build_street_graph
 from otpa.street.landmarks import (
     DEFAULT_LANDMARKS,
+    bound_ratio,
     build_landmarks,
     edge_metric,
     graph_landmarks,
     landmarks_if_ready,
     min_ratio,
+    vertex_cost,
 )
 from tests.conftest import require_data
 from tests.otpa.street._builders import grid_osm
@@ -80,9 +82,12 @@ def test_tables_are_the_metric_distances(mode: str) -> None:
     lms = graph_landmarks(g, mode)
     assert lms.count == DEFAULT_LANDMARKS
     assert len(set(lms.vertex.tolist())) == lms.count  # far apart: all different
-    metric = edge_metric(g, mode)
+    # the metric's edges, each with half of both end vertices' costs (CAR turns)
+    frm_all, to_all = np.asarray(g.edge_from), np.asarray(g.edge_to)
+    vc = vertex_cost(g, mode)
+    metric = edge_metric(g, mode) + 0.5 * (vc[frm_all] + vc[to_all])
     keep = np.isfinite(metric)
-    frm, to = np.asarray(g.edge_from)[keep], np.asarray(g.edge_to)[keep]
+    frm, to = frm_all[keep], to_all[keep]
     n = g.n_vertices
     # scipy keeps the smallest of duplicate entries only via minimum: build it by hand
     dense = {}
@@ -104,8 +109,9 @@ def test_tables_are_the_metric_distances(mode: str) -> None:
 def test_bound_never_exceeds_the_remaining_weight(mode: str) -> None:
     g = _graph()
     lms = graph_landmarks(g, mode)
-    ratio = min_ratio(edge_costs(g, _options(mode)).weight, edge_metric(g, mode))
+    ratio = bound_ratio(g, mode, edge_costs(g, _options(mode)).weight, turn_costs=True)
     assert ratio > 0
+    vc = vertex_cost(g, mode)
     checked = 0
     tight = 0.0
     for a, b in _pairs(mode, 60, seed=1):
@@ -114,7 +120,7 @@ def test_bound_never_exceeds_the_remaining_weight(mode: str) -> None:
             continue
         da, db = lms.to_vertex(a), lms.to_vertex(b)
         gap = np.abs(da - db)
-        bound = ratio * (float(gap[np.isfinite(gap)].max()) - lms.eps)
+        bound = ratio * (float(gap[np.isfinite(gap)].max()) - lms.eps - 0.5 * vc[b])
         assert bound <= exact
         checked += 1
         tight = max(tight, bound / exact)
@@ -181,7 +187,8 @@ def test_other_cost_models_give_the_same_paths(
     g, net = _graph(), _net()
     opts = dataclasses.replace(_options(mode), **changes)
     graph_landmarks(g, mode)
-    assert min_ratio(edge_costs(g, opts).weight, edge_metric(g, mode)) > 0  # ALT in use
+    ratio = bound_ratio(g, mode, edge_costs(g, opts).weight, turn_costs=opts.turn_costs)
+    assert (ratio > 0) == opts.turn_costs  # ALT in use (CAR bounds need the turn costs)
     ends = _pairs(mode, 50, seed=11)
     monkeypatch.setattr(street_router, "LANDMARK_COLUMNS", 0)
     without = [_row(street_path(net, a, b, opts)) for a, b in ends]
