@@ -395,10 +395,11 @@ def goal_search(
     The lower bound of a state at vertex ``w`` is the larger of ``h_ratio`` x the
     straight-line bound of :func:`edge_search` and ``lm_ratio`` x (``max |lm[w, k] -
     lm_goal[k]|`` over the columns ``lm_cols`` of the landmark distance table ``lm``,
-    less ``lm_eps``): ALT.  With a metric ``lm`` (distances from landmarks ``k`` in an
-    undirected graph of edge lengths, ``inf`` where unreachable: skipped), ``lm_goal``
-    the landmarks' distances to the goal and ``lm_ratio`` at most every usable edge's
-    weight per metre, it is a consistent lower bound of the weight to the goal.
+    less ``lm_eps``): ALT.  With ``lm`` the distances from landmarks ``k`` in a metric
+    (an undirected graph of per-edge values, :mod:`otpa.street.landmarks`; ``inf`` where
+    unreachable: skipped), ``lm_goal`` the landmarks' distances to the goal and
+    ``lm_ratio`` at most every usable edge's weight per metric unit, it is a consistent
+    lower bound of the weight to the goal.
     Returns ``(settled states, 0, touched edges)``.
     """
     no_f = np.zeros(0)
