@@ -310,6 +310,7 @@ def run_plans(net: TransportNetwork, requests: Sequence[Any], *, warmup: int = W
     for req in requests[:warmup]:
         with contextlib.suppress(PlanningError):
             plan(net, req)
+    _join_background_builds()
     run = PlanRun()
     for req in requests:
         t0 = time.perf_counter()
@@ -324,6 +325,13 @@ def run_plans(net: TransportNetwork, requests: Sequence[Any], *, warmup: int = W
         run.itineraries.append(len(its))
         run.transit.append(any(leg.mode not in _STREET_LEG_MODES for it in its for leg in it.legs))
     return run
+
+
+def _join_background_builds() -> None:
+    """Wait for the builds a warm-up started in the background (street landmarks)."""
+    for th in threading.enumerate():
+        if th.name.startswith("otpa-landmarks"):
+            th.join()
 
 
 def profile_plans(net: TransportNetwork, requests: Sequence[Any], out: Path) -> list[str]:

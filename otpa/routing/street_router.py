@@ -44,7 +44,7 @@ from otpa.routing._street_core import (
     street_graph,
 )
 from otpa.routing._street_costs import EdgeCosts, edge_costs
-from otpa.routing._street_search import Seeds, run_search
+from otpa.routing._street_search import Seeds
 from otpa.routing._street_types import (
     AccessResult,
     ElevationProfile,
@@ -55,6 +55,9 @@ from otpa.routing._street_types import (
 )
 from otpa.routing._walk_steps import SegmentProfiles, build_steps, path_profile
 from otpa.street import StreetGraph
+from otpa.street.edge_search import LandmarkGoal, run_goal_search
+from otpa.street.landmarks import bound_ratio, edge_metric, landmarks_if_ready, vertex_cost
+from otpa.types import FloatArray
 from otpa.util.cache import OwnerCache
 
 if TYPE_CHECKING:
@@ -236,15 +239,15 @@ def _path(
         goal = (float(graph.vertex_lat[target_vertex]), float(graph.vertex_lon[target_vertex]))
     direct = _direct_candidates(graph, costs, src, target_use)
     initial = None if direct is None else (direct.weight, direct.time_s, direct.distance_m)
-    res = run_search(
+    res = run_goal_search(
         inputs,
         seeds,
-        n_vertices=graph.n_vertices,
+        goal,
         target_vertex=target_vertex,
         targets=Seeds.of(target_rows),
         initial_best=initial,
         max_weight=max_cost_s,
-        goal=goal,
+        landmarks=_landmark_goal(graph, costs, options, src, dst, target_use),
     )
     if not (math.isfinite(res.best_weight) and res.best_weight <= max_cost_s):
         return None
@@ -260,6 +263,60 @@ def _path(
         g, end = target_use[res.best_target]
         edges = np.append(edges, np.int32(g)).astype(np.int32)
     return assemble(graph, costs, inputs, options, origin, destination, edges, start, end)
+
+
+#: Landmarks an A* street path reads (of the graph's ``DEFAULT_LANDMARKS`` in the mode's
+#: metric, the ones with the largest bounds between the path's ends; built in the
+#: background on first use, :func:`otpa.street.landmarks.landmarks_if_ready`); 0:
+#: straight-line bounds only (the same paths, more states searched).
+LANDMARK_COLUMNS = 16
+
+
+def _landmark_goal(
+    graph: StreetGraph,
+    costs: EdgeCosts,
+    options: StreetOptions,
+    src: Snap | int,
+    dst: Snap | int,
+    target_use: list[tuple[int, float]],
+) -> LandmarkGoal | None:
+    """The ALT bounds of a search from ``src`` to ``dst`` (None: straight line only)."""
+    if LANDMARK_COLUMNS <= 0:
+        return None
+    mode = options.mode
+    ratio = _RATIOS.get_or_build(
+        costs,
+        (mode, options.turn_costs),
+        lambda: bound_ratio(graph, mode, costs.weight, turn_costs=options.turn_costs),
+    )
+    if ratio <= 0.0:
+        return None
+    lms = landmarks_if_ready(graph, mode)
+    if lms is None or lms.count == 0:
+        return None
+    # the metric counts half a vertex's cost on each edge at it: a snapped goal is
+    # entered after its start vertex's whole cost (paid there), a goal vertex keeps half
+    vc = vertex_cost(graph, mode)
+    goal: FloatArray
+    if isinstance(dst, Snap):
+        metric = edge_metric(graph, mode)
+        goal = lms.to_point([(int(graph.edge_from[g]),
+                              b * float(metric[g]) + 0.5 * float(vc[graph.edge_from[g]]))
+                             for g, b in target_use])  # fmt: skip
+        offset = 0.0
+    else:
+        goal = lms.to_vertex(dst)
+        offset = 0.5 * float(vc[dst])
+    if isinstance(src, Snap):
+        sources = np.array([graph.edge_from[src.edge], graph.edge_to[src.edge]], dtype=np.int64)
+    else:
+        sources = np.array([src], dtype=np.int64)
+    cols = lms.best_columns(sources, goal, LANDMARK_COLUMNS)
+    return LandmarkGoal(lms.distance, cols, goal, lms.eps + offset, ratio)
+
+
+#: Per edge costs: the least weight per unit of the mode's landmark metric.
+_RATIOS: OwnerCache[tuple[str, bool], float] = OwnerCache(max_entries=2)
 
 
 # ----------------------------------------------------------- steps, elevation

@@ -33,7 +33,15 @@ import numpy as np
 from numba import njit
 
 from otpa.errors import InvalidArgumentError
-from otpa.types import BoolArray, FloatArray, Int16Array, Int32Array, IntArray, UInt8Array
+from otpa.types import (
+    BoolArray,
+    Float32Array,
+    FloatArray,
+    Int16Array,
+    Int32Array,
+    IntArray,
+    UInt8Array,
+)
 from otpa.util.geo import EARTH_RADIUS_M
 from otpa.util.heap import heap_pop, heap_push
 
@@ -46,6 +54,7 @@ __all__ = [
     "STRAIGHT_S",
     "banned",
     "edge_search",
+    "goal_search",
     "many_to_many",
     "path_turns",
     "pred_chain",
@@ -224,7 +233,7 @@ def turn_cost(
 
 
 @njit(cache=True, nogil=True)  # type: ignore[misc]
-def edge_search(  # noqa: C901 (one flat loop for numba)
+def edge_search(
     out_indptr: IntArray,
     in_indptr: IntArray,
     in_edges: Int32Array,
@@ -308,6 +317,198 @@ def edge_search(  # noqa: C901 (one flat loop for numba)
     without the GIL); without it the caller gives them initialised (``inf``, ``-1``)
     and gets the entries it must reset listed in ``touched_v``/``touched_e``.
     """
+    return _edge_search_core(
+        out_indptr, in_indptr, in_edges, edge_from, edge_to, edge_reverse, w_e, t_e, len_e,
+        ban_bit, ban_indptr, ban_to, ban_modes, use_bans, blocked, free_flowing, in_deg,
+        out_deg, car_speed, turn_speed, driving, drive_on_right, turn_costs, reverse, seed_v,
+        seed_vw, seed_e, seed_w, seed_t, seed_d, target_v, tgt_e, tgt_w, tgt_t, tgt_d, max_w,
+        max_t, max_d, v_lat, v_lon, h_lat, h_lon, h_ratio,
+        np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=np.int64), np.zeros(0), 0.0, 0.0,
+        False, init, lab, tim, dist, pred, cost_v, time_v, dist_v, edge_v, best, touched_v,
+        touched_e,
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)  # type: ignore[misc]
+def goal_search(
+    out_indptr: IntArray,
+    in_indptr: IntArray,
+    in_edges: Int32Array,
+    edge_from: Int32Array,
+    edge_to: Int32Array,
+    edge_reverse: Int32Array,
+    w_e: FloatArray,
+    t_e: FloatArray,
+    len_e: FloatArray,
+    ban_bit: UInt8Array,
+    ban_indptr: IntArray,
+    ban_to: Int32Array,
+    ban_modes: UInt8Array,
+    use_bans: bool,
+    blocked: BoolArray,
+    free_flowing: BoolArray,
+    in_deg: Int16Array,
+    out_deg: Int16Array,
+    car_speed: FloatArray,
+    turn_speed: FloatArray,
+    driving: bool,
+    drive_on_right: bool,
+    turn_costs: bool,
+    seed_v: IntArray,
+    seed_vw: FloatArray,
+    seed_e: Int32Array,
+    seed_w: FloatArray,
+    seed_t: FloatArray,
+    seed_d: FloatArray,
+    target_v: int,
+    tgt_e: Int32Array,
+    tgt_w: FloatArray,
+    tgt_t: FloatArray,
+    tgt_d: FloatArray,
+    max_w: float,
+    v_lat: FloatArray,
+    v_lon: FloatArray,
+    h_lat: float,
+    h_lon: float,
+    h_ratio: float,
+    lm: Float32Array,
+    lm_cols: IntArray,
+    lm_goal: FloatArray,
+    lm_ratio: float,
+    lm_eps: float,
+    init: bool,
+    lab: FloatArray,
+    tim: FloatArray,
+    dist: FloatArray,
+    pred: Int32Array,
+    best: FloatArray,
+    touched_e: IntArray,
+) -> tuple[int, int, int]:
+    """A forward point-to-point :func:`edge_search` with canonical ties, no cuts but ``max_w``.
+
+    The result does not depend on the order states are settled in, so not on the
+    lower bound: of two predecessors (targets) giving a state (the best) the same
+    weight, the smaller state id wins (a seed, and a preset ``best``, before any), and
+    the search goes on while a key equals the best weight.  (The time and distance
+    labels of a state whose predecessor changed on such a tie are not passed on; a
+    caller recomputes them along the path.)
+
+    The lower bound of a state at vertex ``w`` is the larger of ``h_ratio`` x the
+    straight-line bound of :func:`edge_search` and ``lm_ratio`` x (``max |lm[w, k] -
+    lm_goal[k]|`` over the columns ``lm_cols`` of the landmark distance table ``lm``,
+    less ``lm_eps``): ALT.  With ``lm`` the distances from landmarks ``k`` in a metric
+    (an undirected graph of per-edge values, :mod:`otpa.street.landmarks`; ``inf`` where
+    unreachable: skipped), ``lm_goal`` the landmarks' distances to the goal and
+    ``lm_ratio`` at most every usable edge's weight per metric unit, it is a consistent
+    lower bound of the weight to the goal.
+    Returns ``(settled states, 0, touched edges)``.
+    """
+    no_f = np.zeros(0)
+    return _edge_search_core(
+        out_indptr, in_indptr, in_edges, edge_from, edge_to, edge_reverse, w_e, t_e, len_e,
+        ban_bit, ban_indptr, ban_to, ban_modes, use_bans, blocked, free_flowing, in_deg,
+        out_deg, car_speed, turn_speed, driving, drive_on_right, turn_costs, False, seed_v,
+        seed_vw, seed_e, seed_w, seed_t, seed_d, target_v, tgt_e, tgt_w, tgt_t, tgt_d, max_w,
+        _INF, _INF, v_lat, v_lon, h_lat, h_lon, h_ratio, lm, lm_cols, lm_goal, lm_ratio,
+        lm_eps, True, init, lab, tim, dist, pred, no_f, no_f, no_f,
+        np.zeros(0, dtype=np.int32), best, np.zeros(0, dtype=np.int64), touched_e,
+    )  # fmt: skip
+
+
+@njit(cache=True, inline="always")  # type: ignore[misc]
+def _bound(
+    w: int,
+    v_lat: FloatArray,
+    v_lon: FloatArray,
+    h_lat: float,
+    h_lon: float,
+    kx: float,
+    ky: float,
+    lm: Float32Array,
+    lm_cols: IntArray,
+    lm_goal: FloatArray,
+    lm_ratio: float,
+    lm_eps: float,
+) -> float:
+    """The A* lower bound at vertex ``w``: straight line, and landmarks (ALT) if given."""
+    h = math.hypot(kx * (v_lon[w] - h_lon), ky * (v_lat[w] - h_lat))
+    far = 0.0
+    for i in range(lm_cols.shape[0]):
+        k = lm_cols[i]
+        x = np.float64(lm[w, k]) - lm_goal[k]
+        if x < 0.0:
+            x = -x
+        if x > far and x < _INF:
+            far = x
+    hl = lm_ratio * (far - lm_eps)
+    return hl if hl > h else h
+
+
+@njit(cache=True, nogil=True)  # type: ignore[misc]
+def _edge_search_core(  # noqa: C901 (one flat loop for numba)
+    out_indptr: IntArray,
+    in_indptr: IntArray,
+    in_edges: Int32Array,
+    edge_from: Int32Array,
+    edge_to: Int32Array,
+    edge_reverse: Int32Array,
+    w_e: FloatArray,
+    t_e: FloatArray,
+    len_e: FloatArray,
+    ban_bit: UInt8Array,
+    ban_indptr: IntArray,
+    ban_to: Int32Array,
+    ban_modes: UInt8Array,
+    use_bans: bool,
+    blocked: BoolArray,
+    free_flowing: BoolArray,
+    in_deg: Int16Array,
+    out_deg: Int16Array,
+    car_speed: FloatArray,
+    turn_speed: FloatArray,
+    driving: bool,
+    drive_on_right: bool,
+    turn_costs: bool,
+    reverse: bool,
+    seed_v: IntArray,
+    seed_vw: FloatArray,
+    seed_e: Int32Array,
+    seed_w: FloatArray,
+    seed_t: FloatArray,
+    seed_d: FloatArray,
+    target_v: int,
+    tgt_e: Int32Array,
+    tgt_w: FloatArray,
+    tgt_t: FloatArray,
+    tgt_d: FloatArray,
+    max_w: float,
+    max_t: float,
+    max_d: float,
+    v_lat: FloatArray,
+    v_lon: FloatArray,
+    h_lat: float,
+    h_lon: float,
+    h_ratio: float,
+    lm: Float32Array,
+    lm_cols: IntArray,
+    lm_goal: FloatArray,
+    lm_ratio: float,
+    lm_eps: float,
+    canonical: bool,
+    init: bool,
+    lab: FloatArray,
+    tim: FloatArray,
+    dist: FloatArray,
+    pred: Int32Array,
+    cost_v: FloatArray,
+    time_v: FloatArray,
+    dist_v: FloatArray,
+    edge_v: Int32Array,
+    best: FloatArray,
+    touched_v: IntArray,
+    touched_e: IntArray,
+) -> tuple[int, int, int]:
+    """:func:`edge_search` with landmark bounds and canonical ties (see there)."""
     if init:
         lab[:] = _INF
         tim[:] = _INF
@@ -366,7 +567,8 @@ def edge_search(  # noqa: C901 (one flat loop for numba)
                 key = nc
                 if astar:
                     w = edge_to[f]
-                    key = nc + math.hypot(kx * (v_lon[w] - h_lon), ky * (v_lat[w] - h_lat))
+                    key = nc + _bound(w, v_lat, v_lon, h_lat, h_lon, kx, ky, lm, lm_cols, lm_goal,
+                                      lm_ratio, lm_eps)  # fmt: skip
                 hc, hi, n = heap_push(hc, hi, n, key, f)
     for i in range(seed_e.shape[0]):
         e = seed_e[i]
@@ -382,7 +584,8 @@ def edge_search(  # noqa: C901 (one flat loop for numba)
             key = c
             if astar:
                 w = edge_to[e]
-                key = c + math.hypot(kx * (v_lon[w] - h_lon), ky * (v_lat[w] - h_lat))
+                key = c + _bound(w, v_lat, v_lon, h_lat, h_lon, kx, ky, lm, lm_cols, lm_goal,
+                                 lm_ratio, lm_eps)  # fmt: skip
             hc, hi, n = heap_push(hc, hi, n, key, e)
     settled = 0
     while n > 0:
@@ -390,11 +593,13 @@ def edge_search(  # noqa: C901 (one flat loop for numba)
         c = lab[e]
         if astar:
             w = edge_to[e]
-            if key > c + math.hypot(kx * (v_lon[w] - h_lon), ky * (v_lat[w] - h_lat)):
+            h = _bound(w, v_lat, v_lon, h_lat, h_lon, kx, ky, lm, lm_cols, lm_goal,
+                       lm_ratio, lm_eps)  # fmt: skip
+            if key > c + h:
                 continue
         elif key > c:
             continue
-        if key >= best[0] or key > max_w:
+        if key > best[0] or key > max_w or (key == best[0] and not canonical):
             break  # (an A* key is a lower bound of every path through the state; a plain
             # search never holds a key above max_w)
         settled += 1
@@ -410,12 +615,22 @@ def edge_search(  # noqa: C901 (one flat loop for numba)
             dist_v[v] = d
             edge_v[v] = e
         if v == target_v:
-            best[0] = c
-            best[1] = t
-            best[2] = d
-            best[3] = e
-            best[4] = -1
-            break
+            if not canonical:
+                best[0] = c
+                best[1] = t
+                best[2] = d
+                best[3] = e
+                best[4] = -1
+                break
+            # canonical: the smallest state of the least weight entering the target;
+            # the search goes on while a key may tie
+            if c < best[0] or (c == best[0] and best[3] >= 0 and e < best[3]):
+                best[0] = c
+                best[1] = t
+                best[2] = d
+                best[3] = e
+                best[4] = -1
+            continue
         if blocked[v]:
             continue
         for j in range(tgt_e.shape[0]):
@@ -429,7 +644,12 @@ def edge_search(  # noqa: C901 (one flat loop for numba)
                 tc = turn_cost(e, g, v, driving, drive_on_right, free_flowing, in_deg,
                                out_deg, car_speed, turn_speed)  # fmt: skip
             cand = c + tc + tgt_w[j]
-            if cand < best[0]:
+            if cand < best[0] or (
+                canonical
+                and cand == best[0]
+                and best[3] >= 0
+                and (e < best[3] or (e == best[3] and j < best[4]))
+            ):
                 best[0] = cand
                 best[1] = t + math.ceil(tc) + tgt_t[j]
                 best[2] = d + tgt_d[j]
@@ -459,11 +679,21 @@ def edge_search(  # noqa: C901 (one flat loop for numba)
                 tc = turn_cost(a, b, v, driving, drive_on_right, free_flowing, in_deg,
                                out_deg, car_speed, turn_speed)  # fmt: skip
             nc = c + wf + tc
-            if nc >= lab[f] or nc > max_w:
+            if nc > lab[f] or nc > max_w:
+                continue
+            tie = nc == lab[f]
+            if tie and (not canonical or e >= pred[f]):
                 continue
             nt = t + t_e[f] + math.ceil(tc)
             nd = d + len_e[f]
             if nt > max_t or nd > max_d:
+                continue
+            if tie:
+                # canonical: of two predecessors giving the same weight, the smaller state
+                # (its key is unchanged: nothing to push)
+                tim[f] = nt
+                dist[f] = nd
+                pred[f] = e
                 continue
             if track and lab[f] == _INF:
                 touched_e[nte] = f
@@ -475,7 +705,8 @@ def edge_search(  # noqa: C901 (one flat loop for numba)
             key = nc
             if astar:
                 w = edge_to[f]
-                key = nc + math.hypot(kx * (v_lon[w] - h_lon), ky * (v_lat[w] - h_lat))
+                key = nc + _bound(w, v_lat, v_lon, h_lat, h_lon, kx, ky, lm, lm_cols, lm_goal,
+                                  lm_ratio, lm_eps)  # fmt: skip
             hc, hi, n = heap_push(hc, hi, n, key, f)
     return settled, ntv, nte
 

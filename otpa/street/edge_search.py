@@ -44,10 +44,19 @@ from otpa.street._search_kernel import (
     RIGHT_TURN_S,
     STRAIGHT_S,
     edge_search,
+    goal_search,
     path_turns,
     pred_chain,
 )
-from otpa.types import BoolArray, FloatArray, Int16Array, Int32Array, IntArray, UInt8Array
+from otpa.types import (
+    BoolArray,
+    Float32Array,
+    FloatArray,
+    Int16Array,
+    Int32Array,
+    IntArray,
+    UInt8Array,
+)
 
 __all__ = [
     "FREEWAY_SPEED_MPS",
@@ -56,12 +65,14 @@ __all__ = [
     "NON_DRIVING_DEGREES",
     "RIGHT_TURN_S",
     "STRAIGHT_S",
+    "LandmarkGoal",
     "SearchInputs",
     "SearchResult",
     "Seeds",
     "edge_search",
     "path_turn_costs",
     "release_free_labels",
+    "run_goal_search",
     "run_search",
 ]
 
@@ -69,6 +80,10 @@ _INF = np.inf
 _NO_VERTICES = np.zeros(0, dtype=np.int64)
 _NO_WEIGHTS = np.zeros(0, dtype=np.float64)
 _NO_STATES = np.zeros(0, dtype=np.int32)
+_NO_TABLE = np.zeros((0, 0), dtype=np.float32)
+#: Landmark bounds weigh this share of the least weight per metre (float rounding of the
+#: edge weights and lengths summed along a path).
+LANDMARK_RATIO_SAFETY = 1.0 - 1e-7
 
 
 @dataclass(frozen=True)
@@ -259,6 +274,86 @@ def run_search(
         time_v=time_v,
         dist_v=dist_v,
         edge_v=edge_v,
+        best_weight=float(best[0]),
+        best_time_s=float(best[1]),
+        best_distance_m=float(best[2]),
+        best_state=int(best[3]),
+        best_target=int(best[4]),
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class LandmarkGoal:
+    """ALT lower bounds towards one goal (:mod:`otpa.street.landmarks`).
+
+    ``table``: the ``(n_vertices, k)`` landmark distances of a metric; ``columns``:
+    the landmarks used; ``goal``: every landmark's distance to the goal; ``eps``: the
+    table's rounding bound; ``ratio``: at most every usable edge's weight per unit of
+    the metric (:func:`otpa.street.landmarks.min_ratio`).
+    """
+
+    table: Float32Array
+    columns: IntArray
+    goal: FloatArray
+    eps: float
+    ratio: float
+
+
+def run_goal_search(
+    inputs: SearchInputs,
+    seeds: Seeds,
+    goal: tuple[float, float],
+    *,
+    target_vertex: int = -1,
+    targets: Seeds | None = None,
+    initial_best: tuple[float, float, float] | None = None,
+    max_weight: float = _INF,
+    landmarks: LandmarkGoal | None = None,
+) -> SearchResult:
+    """A forward A* to a target vertex or target edges all at ``goal`` (lat, lon).
+
+    The path does not depend on the lower bound (canonical ties, see
+    :func:`otpa.street._search_kernel.goal_search`): with or without ``landmarks``,
+    the same states and weights.  Only the best target is meaningful in the result
+    (no vertex labels; the best's time and distance may not be its path's: recompute
+    them along :meth:`SearchResult.chain`).  Label arrays come from the pool as in
+    :func:`run_search`.
+    """
+    n_e = inputs.weight.shape[0]
+    lease_e, (lab, tim, dist, pred) = _EDGE_LABELS.take(n_e)
+    touched_e = scratch_indices(n_e, "edges")
+    best = np.array([_INF, _INF, _INF, -1.0, -1.0])
+    if initial_best is not None:
+        best[:3] = initial_best
+    tg = targets if targets is not None else Seeds.empty()
+    ratio = inputs.min_weight_per_m
+    if landmarks is None or not landmarks.ratio > 0.0:
+        table, cols, goal_m, eps, lm_ratio = _NO_TABLE, _NO_VERTICES, _NO_WEIGHTS, 0.0, 0.0
+    else:
+        table, cols, goal_m = landmarks.table, landmarks.columns, landmarks.goal
+        eps, lm_ratio = landmarks.eps, landmarks.ratio * LANDMARK_RATIO_SAFETY
+    _, _, nte = goal_search(
+        inputs.out_indptr, inputs.in_indptr, inputs.in_edges, inputs.edge_from, inputs.edge_to,
+        inputs.edge_reverse, inputs.weight, inputs.time_ceil_s, inputs.length_m, inputs.ban_bit,
+        inputs.ban_indptr, inputs.ban_to, inputs.ban_modes, inputs.use_bans, inputs.blocked,
+        inputs.free_flowing, inputs.in_deg, inputs.out_deg, inputs.car_speed, inputs.turn_speed,
+        inputs.driving, inputs.drive_on_right, inputs.turn_costs, _NO_VERTICES, _NO_WEIGHTS,
+        seeds.edge, seeds.weight, seeds.time_s, seeds.distance_m,
+        int(target_vertex), tg.edge, tg.weight, tg.time_s, tg.distance_m, float(max_weight),
+        inputs.vertex_lat, inputs.vertex_lon, float(goal[0]), float(goal[1]), float(ratio),
+        table, cols, goal_m, float(lm_ratio), float(eps), False,
+        lab, tim, dist, pred, best, touched_e,
+    )  # fmt: skip
+    lease_e.written(touched_e[:nte])
+    return SearchResult(
+        label=lab,
+        time_s=tim,
+        distance_m=dist,
+        pred=pred,
+        cost_v=_NO_WEIGHTS,
+        time_v=_NO_WEIGHTS,
+        dist_v=_NO_WEIGHTS,
+        edge_v=_NO_STATES,
         best_weight=float(best[0]),
         best_time_s=float(best[1]),
         best_distance_m=float(best[2]),
