@@ -43,9 +43,11 @@ from otpa.street._search_kernel import (
     NON_DRIVING_DEGREES,
     RIGHT_TURN_S,
     STRAIGHT_S,
+    banned,
     edge_search,
     path_turns,
     pred_chain,
+    turn_cost,
 )
 from otpa.types import BoolArray, FloatArray, Int16Array, Int32Array, IntArray, UInt8Array
 
@@ -59,10 +61,12 @@ __all__ = [
     "SearchInputs",
     "SearchResult",
     "Seeds",
+    "banned",
     "edge_search",
     "path_turn_costs",
     "release_free_labels",
     "run_search",
+    "turn_cost",
 ]
 
 _INF = np.inf
