@@ -229,9 +229,8 @@ def _direct(prep: Prepared, origin: StreetEnd, mob: MobilityAccess | None) -> Fl
     if origin.where is None or snaps is None:
         return np.full(n, np.inf)
     limit = float(prep.request.max_time_s)
-    tree = street_tree(
-        prep.network, origin.where, prep.options, max_time_s=limit + prep.links.edge_margin_s
-    )
+    # the plan's street-only time: that of the lowest-weight path, the limit applied after
+    tree = street_tree(prep.network, origin.where, prep.options, max_time_s=limit, cut="weight")
     t = tree_times(tree, snaps).time_s
     for rental in () if mob is None else mob.street_trees:  # renting may beat walking
         t = np.minimum(t, tree_times(rental, snaps).time_s)
@@ -241,9 +240,7 @@ def _direct(prep: Prepared, origin: StreetEnd, mob: MobilityAccess | None) -> Fl
         missing = ~np.isfinite(t)
         if missing.any():
             relaxed = dataclasses.replace(prep.options, max_slope=math.inf)
-            tree = street_tree(
-                prep.network, origin.where, relaxed, max_time_s=limit + prep.links.edge_margin_s
-            )
+            tree = street_tree(prep.network, origin.where, relaxed, max_time_s=limit, cut="weight")
             again = tree_times(tree, snaps).time_s + _origin_connector(prep, origin)
             t[missing] = (again + prep.connector_s)[missing]
     t[t > limit] = np.inf

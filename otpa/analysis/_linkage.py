@@ -37,7 +37,7 @@ from otpa.types import FloatArray, Int32Array, IntArray
 from otpa.util.cache import OwnerCache
 from otpa.util.geo import EARTH_RADIUS_M, haversine_m
 
-__all__ = ["LINK_RADIUS_M", "Egress", "TargetLinks", "edge_margin_s", "link_targets", "local_xy"]
+__all__ = ["LINK_RADIUS_M", "Egress", "TargetLinks", "link_targets", "local_xy"]
 
 #: Points farther than this from a usable street are not linked (R5 uses 300 m for
 #: grid cells; OTP links origins up to 1 km away).
@@ -68,24 +68,17 @@ class TargetLinks:
     lon: FloatArray
     snaps: SnapArrays | None
     egress: Egress
-    edge_margin_s: float = 0.0  # see :func:`edge_margin_s`
-
-
-def edge_margin_s(graph: StreetGraph, snaps: SnapArrays, options: StreetOptions) -> float:
-    """Seconds to add to a street search's limit so the edges the points lie on get labelled.
-
-    A point partway along an edge is read off the label of the whole edge, so a search
-    must reach past its limit by the longest such edge.  The slowest way along an edge
-    is a walked bicycle (0.8 x walk speed); uphill walks are slower still, hence the
-    factor 1.5 (and a cap of an hour).
-    """
-    on = snaps.edge[snaps.edge >= 0]
-    longest = float(np.max(np.asarray(graph.edge_length_m, dtype=np.float64)[on], initial=0.0))
-    return float(_margin_for(np.array([longest]), options)[0])
 
 
 def _margin_for(longest_m: FloatArray, options: StreetOptions) -> FloatArray:
-    """``edge_margin_s`` for edges of the given longest lengths (elementwise)."""
+    """Seconds to add to a stop tree's time limit so the edges of its points get labelled.
+
+    A point partway along an edge is read off the label of the whole edge, so a
+    time-limited search must reach past its limit by the longest such edge (per stop:
+    the longest edge of its candidate points).  The slowest way along an edge is a
+    walked bicycle (0.8 x walk speed); uphill walks are slower still, hence the factor
+    1.5 (and a cap of an hour).
+    """
     slowest = 0.8 * min(options.speed_mps, options.walk_speed_mps)
     return np.minimum(1.5 * longest_m / slowest, 3600.0) + 1.0
 
@@ -217,7 +210,7 @@ def _egress_streets(
     cand = usable[near[close]]
     # each stop tree reaches past the limit by the longest edge of ITS candidates only: one
     # long edge elsewhere in the grid (rural roads: up to the one-hour cap) must not deepen
-    # every stop's search (the per-vertex form of ``edge_margin_s``)
+    # every stop's search
     cand_edge = snaps.edge[cand]
     cand_len = np.where(
         cand_edge >= 0, np.asarray(graph.edge_length_m, dtype=np.float64)[cand_edge], 0.0
@@ -315,27 +308,22 @@ def _link(
         return TargetLinks(lat, lon, None, egress)
     graph = network.street
     h = _key(lat, lon, options, (0.0, 0.0))[0]
-    # the snaps and their edge margin, cached apart: a single-origin surface snaps its
-    # points before its transit search and links the reached stops after it
-    snaps, margin = _SNAPS.get_or_build(
-        graph, (h, options), lambda: _snap(graph, lat, lon, options)
-    )
+    # the snaps, cached apart: a single-origin surface snaps its points before its
+    # transit search and links the reached stops after it
+    snaps = _SNAPS.get_or_build(graph, (h, options), lambda: _snap(graph, lat, lon, options))
     if stops is not None and stops.size == 0:
         egress = _csr([], lat.shape[0])
     else:
         egress = _egress_streets(
             network, snaps, lat, lon, options, max_time_s, max_distance_m, stops
         )
-    return TargetLinks(lat, lon, snaps, egress, margin)
+    return TargetLinks(lat, lon, snaps, egress)
 
 
-_SNAPS: OwnerCache[tuple[object, ...], tuple[SnapArrays, float]] = OwnerCache(
-    max_entries=_CACHE_PER_NETWORK
-)
+_SNAPS: OwnerCache[tuple[object, ...], SnapArrays] = OwnerCache(max_entries=_CACHE_PER_NETWORK)
 
 
 def _snap(
     graph: StreetGraph, lat: FloatArray, lon: FloatArray, options: StreetOptions
-) -> tuple[SnapArrays, float]:
-    snaps = snap_many(graph, lat, lon, options.mode, LINK_RADIUS_M)
-    return snaps, edge_margin_s(graph, snaps, options)
+) -> SnapArrays:
+    return snap_many(graph, lat, lon, options.mode, LINK_RADIUS_M)

@@ -6,6 +6,22 @@ kernel live in :mod:`otpa.street`; this module keeps the router's names.
 
 from __future__ import annotations
 
-from otpa.street.edge_search import SearchInputs, SearchResult, Seeds, path_turn_costs, run_search
+from otpa.street.edge_search import (
+    SearchInputs,
+    SearchResult,
+    Seeds,
+    banned,
+    path_turn_costs,
+    run_search,
+    turn_cost,
+)
 
-__all__ = ["SearchInputs", "SearchResult", "Seeds", "path_turn_costs", "run_search"]
+__all__ = [
+    "SearchInputs",
+    "SearchResult",
+    "Seeds",
+    "banned",
+    "path_turn_costs",
+    "run_search",
+    "turn_cost",
+]

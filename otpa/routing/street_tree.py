@@ -9,9 +9,29 @@ edge, with the time rounded up per edge as OTP 1.x does, or -- on the origin's o
 edge -- the direct share between the two positions.  So a travel time read off a tree
 equals the duration of the street path the planner would return.
 
+Two ways to bound a tree (``cut``):
+
+``"weight"``
+    The planner's definition: a point's time is that of its lowest-*weight* path, and a
+    limit ``max_time_s`` applies to that time afterwards.  Let ``rho`` be the largest
+    weight per second of any usable edge (and 1 for turn costs, whose time is rounded
+    up): a path within ``max_time_s`` weighs at most ``rho x max_time_s``, so the
+    search stops there (:func:`weight_bound`).  Every label up to that weight is the
+    unbounded search's.  An edge entered within the bound but not finished (a long
+    edge) is not labelled by the search; :func:`tree_times` labels such an edge of a
+    point from its searched predecessors, as the search would have.  A reading is then
+    the lowest-weight path, or ``inf`` where that path weighs more than the bound (so
+    it takes longer than ``max_time_s``).  Nothing depends on the points' edges.
+``"time"``
+    Paths whose time passes ``max_time_s`` are cut *during* the weight-ordered search,
+    so the cut decides which paths compete: where the lowest-weight path takes longer,
+    a heavier one within the limit may be read.  Points on an edge only partly within
+    the limit need the whole edge labelled: callers add the longest edge time they care
+    about.  (The stops' egress trees, :mod:`otpa.routing.vertex_trees`, are of this kind.)
+
 Examples
 --------
->>> tree = street_tree(network, origin_snap, options, max_time_s=1800)  # doctest: +SKIP
+>>> tree = street_tree(network, snap, options, max_time_s=1800, cut="weight")  # doctest: +SKIP
 >>> times = tree_times(tree, snaps)  # doctest: +SKIP
 """
 
@@ -19,7 +39,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -32,15 +52,21 @@ from otpa.routing._street_core import (
     start_states,
     street_graph,
 )
-from otpa.routing._street_costs import edge_costs
-from otpa.routing._street_search import run_search
+from otpa.routing._street_costs import EdgeCosts, edge_costs
+from otpa.routing._street_search import SearchInputs, banned, run_search, turn_cost
 from otpa.routing._street_types import Snap, StreetOptions
-from otpa.types import FloatArray, Int32Array
+from otpa.types import BoolArray, FloatArray, Int16Array, Int32Array, IntArray, UInt8Array
+from otpa.util.cache import OwnerCache
 
 if TYPE_CHECKING:
     from otpa.network import TransportNetwork
 
-__all__ = ["StreetTree", "TreeReading", "street_tree", "tree_times"]
+__all__ = ["StreetTree", "TreeReading", "street_tree", "tree_times", "weight_bound"]
+
+#: Relative slack on :func:`weight_bound` (the sums of edge weights round differently
+#: from their products; a larger bound only labels a little more).
+_BOUND_SLACK = 1e-9
+_RHO: OwnerCache[str, float] = OwnerCache(max_entries=2)
 
 
 @dataclass(frozen=True, eq=False)
@@ -78,6 +104,47 @@ class StreetTree:
     vertex_weight: FloatArray
     vertex_time_s: FloatArray
     vertex_distance_m: FloatArray
+    #: ``cut="weight"``: the search's weight bound, inputs and seed states (what labelling
+    #: an edge entered within the bound from its predecessors needs); None for ``"time"``
+    bounded: _Bounded | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class _Bounded:
+    max_weight: float
+    inputs: SearchInputs
+    seed_edge: Int32Array
+    seed_weight: FloatArray
+    seed_time_s: FloatArray
+    seed_distance_m: FloatArray
+
+
+def weight_per_second(costs: EdgeCosts, turn_costs: bool) -> float:
+    """The largest weight per second of travel on any usable edge (``inf``: unbounded).
+
+    A share of an edge weighs the same share of its weight in at least as many (rounded
+    up) seconds, and a turn cost adds itself to the weight and its ceiling to the time,
+    so every path weighs at most this times its time (at least 1 with turn costs).
+    """
+
+    def compute() -> float:
+        w = np.asarray(costs.weight, dtype=np.float64)
+        t = np.asarray(costs.time_s, dtype=np.float64)
+        used = np.isfinite(w) & (w > 0.0)
+        if np.any(used & ~(t > 0.0)):
+            return math.inf  # a weight without time: no bound by time
+        return float(np.max(w[used] / t[used], initial=0.0))
+
+    rho = _RHO.get_or_build(costs.weight, "rho", compute)
+    return max(rho, 1.0) if turn_costs else rho
+
+
+def weight_bound(costs: EdgeCosts, options: StreetOptions, max_time_s: float) -> float:
+    """The weight no path within ``max_time_s`` exceeds (``inf``: none known)."""
+    rho = weight_per_second(costs, bool(options.turn_costs))
+    if not (math.isfinite(rho) and math.isfinite(max_time_s)):
+        return math.inf
+    return rho * float(max_time_s) * (1.0 + _BOUND_SLACK)
 
 
 def street_tree(
@@ -86,8 +153,9 @@ def street_tree(
     options: StreetOptions,
     *,
     max_time_s: float,
+    cut: Literal["time", "weight"] = "time",
 ) -> StreetTree:
-    """Search the streets from ``origin`` up to ``max_time_s`` (edge labels kept).
+    """Search the streets from ``origin`` for the points within ``max_time_s`` (edge labels kept).
 
     Parameters
     ----------
@@ -98,21 +166,29 @@ def street_tree(
     options
         Mode and cost model (as for planning).
     max_time_s
-        Nothing farther is labelled.  Points on an edge only partly within the limit
-        need the whole edge labelled: callers add the longest edge time they care about.
+        The limit (see the module docstring for the two kinds of ``cut``).
+    cut
+        ``"weight"``: every point's lowest-weight path is read wherever it takes at
+        most ``max_time_s`` (the planner's paths; the caller applies the limit to the
+        times read).  ``"time"``: nothing farther than ``max_time_s`` is labelled, and
+        points on an edge only partly within the limit need the whole edge labelled
+        (callers add the longest edge time they care about).
     """
     graph = street_graph(network)
     costs = edge_costs(graph, options)
     inputs = search_inputs(graph, options, costs)
     start = resolve(graph, origin)
     seeds, skip = start_states(graph, costs, start, reverse=False)
-    res = run_search(
-        inputs,
-        seeds,
-        n_vertices=graph.n_vertices,
-        max_time_s=float(max_time_s),
-        vertex_labels=True,
-    )
+    bounded = None
+    if cut == "weight":
+        max_w = weight_bound(costs, options, max_time_s)
+        res = run_search(inputs, seeds, n_vertices=graph.n_vertices, max_weight=max_w,
+                         vertex_labels=True)  # fmt: skip
+        bounded = _Bounded(max_w, inputs, seeds.edge, seeds.weight, seeds.time_s,
+                           seeds.distance_m)  # fmt: skip
+    else:
+        res = run_search(inputs, seeds, n_vertices=graph.n_vertices,
+                         max_time_s=float(max_time_s), vertex_labels=True)  # fmt: skip
     if not isinstance(start, Snap):
         res.cost_v[start] = res.time_v[start] = res.dist_v[start] = 0.0
     return StreetTree(
@@ -131,6 +207,7 @@ def street_tree(
         vertex_weight=_read_only(res.cost_v),
         vertex_time_s=_read_only(res.time_v),
         vertex_distance_m=_read_only(res.dist_v),
+        bounded=bounded,
     )
 
 
@@ -210,6 +287,159 @@ def _read(
                 out[i, 0], out[i, 1], out[i, 2] = cw, ct, cd
 
 
+@njit(cache=True, nogil=True)
+def _entered(
+    g: int,
+    lab: FloatArray,
+    tim: FloatArray,
+    dis: FloatArray,
+    w: FloatArray,
+    tc: FloatArray,
+    length: FloatArray,
+    in_indptr: IntArray,
+    in_edges: Int32Array,
+    e_from: Int32Array,
+    rev: Int32Array,
+    ban_bit: UInt8Array,
+    ban_indptr: IntArray,
+    ban_to: Int32Array,
+    ban_modes: UInt8Array,
+    use_bans: bool,
+    blocked: BoolArray,
+    free_flowing: BoolArray,
+    in_deg: Int16Array,
+    out_deg: Int16Array,
+    car_speed: FloatArray,
+    turn_speed: FloatArray,
+    driving: bool,
+    drive_on_right: bool,
+    turn_costs: bool,
+    seed_e: Int32Array,
+    seed_w: FloatArray,
+    seed_t: FloatArray,
+    seed_d: FloatArray,
+) -> tuple[float, float, float]:
+    """The label edge ``g`` gets from its seeds and searched predecessors.
+
+    What the search's relaxation gives ``g`` (seeds first, then each labelled edge into
+    its start vertex, in the same arithmetic) without the weight bound on ``g`` itself.
+    """
+    bw = math.inf
+    bt = math.inf
+    bd = math.inf
+    for k in range(seed_e.shape[0]):
+        if seed_e[k] == g and seed_w[k] < bw:
+            bw, bt, bd = seed_w[k], seed_t[k], seed_d[k]
+    v = e_from[g]
+    if blocked[v]:
+        return bw, bt, bd
+    wf = w[g]
+    for k in range(in_indptr[v], in_indptr[v + 1]):
+        e = in_edges[k]
+        c = lab[e]
+        if c == math.inf or g == rev[e]:
+            continue
+        if use_bans and banned(ban_indptr, ban_to, ban_modes, e, g, ban_bit[g]):
+            continue
+        turn = 0.0
+        if turn_costs:
+            turn = turn_cost(e, g, v, driving, drive_on_right, free_flowing, in_deg, out_deg,
+                             car_speed, turn_speed)  # fmt: skip
+        nc = c + wf + turn
+        if nc < bw:
+            bw = nc
+            bt = tim[e] + tc[g] + math.ceil(turn)
+            bd = dis[e] + length[g]
+    return bw, bt, bd
+
+
+@njit(cache=True, nogil=True)
+def _read_bounded(
+    lab: FloatArray,
+    tim: FloatArray,
+    dis: FloatArray,
+    w: FloatArray,
+    t: FloatArray,
+    tc: FloatArray,
+    length: FloatArray,
+    rev: Int32Array,
+    e_from: Int32Array,
+    e_to: Int32Array,
+    seed_edge: Int32Array,
+    seed_skip: FloatArray,
+    v_w: FloatArray,
+    v_t: FloatArray,
+    v_d: FloatArray,
+    at_vertex_m: float,
+    p_edge: Int32Array,
+    p_frac: FloatArray,
+    max_w: float,
+    in_indptr: IntArray,
+    in_edges: Int32Array,
+    ban_bit: UInt8Array,
+    ban_indptr: IntArray,
+    ban_to: Int32Array,
+    ban_modes: UInt8Array,
+    use_bans: bool,
+    blocked: BoolArray,
+    free_flowing: BoolArray,
+    in_deg: Int16Array,
+    out_deg: Int16Array,
+    car_speed: FloatArray,
+    turn_speed: FloatArray,
+    driving: bool,
+    drive_on_right: bool,
+    turn_costs: bool,
+    seed_e: Int32Array,
+    seed_w: FloatArray,
+    seed_t: FloatArray,
+    seed_d: FloatArray,
+    out: FloatArray,
+) -> None:
+    """:func:`_read` of a ``cut="weight"`` tree: an edge the search entered within its
+    bound but did not label (its end lies past the bound) is labelled from its
+    predecessors (:func:`_entered`); a reading past the bound is ``inf``."""
+    for i in range(p_edge.shape[0]):
+        out[i, 0] = out[i, 1] = out[i, 2] = math.inf
+        g0 = p_edge[i]
+        if g0 < 0:
+            continue
+        v = -1
+        if p_frac[i] * length[g0] <= at_vertex_m:
+            v = e_from[g0]
+        elif (1.0 - p_frac[i]) * length[g0] <= at_vertex_m:
+            v = e_to[g0]
+        if v >= 0:
+            out[i, 0], out[i, 1], out[i, 2] = v_w[v], v_t[v], v_d[v]
+            continue
+        for side in range(2):
+            g = g0 if side == 0 else rev[g0]
+            if g < 0 or not math.isfinite(w[g]):
+                continue
+            f = min(max(p_frac[i] if side == 0 else 1.0 - p_frac[i], 0.0), 1.0)
+            a = _seed_share(seed_edge, seed_skip, g)
+            if a >= 0.0:
+                if f < a:
+                    continue
+                cw, ct, cd = (f - a) * w[g], math.ceil((f - a) * t[g]), (f - a) * length[g]
+            else:
+                lg, tg, dg = lab[g], tim[g], dis[g]
+                if not math.isfinite(lg):
+                    lg, tg, dg = _entered(
+                        g, lab, tim, dis, w, tc, length, in_indptr, in_edges, e_from, rev,
+                        ban_bit, ban_indptr, ban_to, ban_modes, use_bans, blocked,
+                        free_flowing, in_deg, out_deg, car_speed, turn_speed, driving,
+                        drive_on_right, turn_costs, seed_e, seed_w, seed_t, seed_d,
+                    )  # fmt: skip
+                    if not math.isfinite(lg):
+                        continue
+                cw = lg - w[g] + f * w[g]
+                ct = tg - tc[g] + math.ceil(f * t[g])
+                cd = dg - length[g] + f * length[g]
+            if cw <= max_w and cw < out[i, 0]:
+                out[i, 0], out[i, 1], out[i, 2] = cw, ct, cd
+
+
 class TreeReading(NamedTuple):
     """Best street path from a tree's origin to each point (``inf``: not reached)."""
 
@@ -234,11 +464,26 @@ def tree_times(tree: StreetTree, snaps: SnapArrays) -> TreeReading:
         Per point.
     """
     out = np.empty((snaps.edge.shape[0], 3))
-    _read(
-        tree.weight, tree.time_s, tree.distance_m, tree.edge_weight, tree.edge_time_s,
-        tree.edge_time_ceil_s, tree.edge_length_m, tree.edge_reverse, tree.edge_from,
-        tree.edge_to, tree.seed_edge, tree.seed_skip, tree.vertex_weight, tree.vertex_time_s,
-        tree.vertex_distance_m, AT_VERTEX_M, np.ascontiguousarray(snaps.edge, dtype=np.int32),
-        np.ascontiguousarray(snaps.fraction, dtype=np.float64), out,
-    )  # fmt: skip
+    p_edge = np.ascontiguousarray(snaps.edge, dtype=np.int32)
+    p_frac = np.ascontiguousarray(snaps.fraction, dtype=np.float64)
+    b = tree.bounded
+    if b is None:
+        _read(
+            tree.weight, tree.time_s, tree.distance_m, tree.edge_weight, tree.edge_time_s,
+            tree.edge_time_ceil_s, tree.edge_length_m, tree.edge_reverse, tree.edge_from,
+            tree.edge_to, tree.seed_edge, tree.seed_skip, tree.vertex_weight,
+            tree.vertex_time_s, tree.vertex_distance_m, AT_VERTEX_M, p_edge, p_frac, out,
+        )  # fmt: skip
+    else:
+        s = b.inputs
+        _read_bounded(
+            tree.weight, tree.time_s, tree.distance_m, tree.edge_weight, tree.edge_time_s,
+            tree.edge_time_ceil_s, tree.edge_length_m, tree.edge_reverse, tree.edge_from,
+            tree.edge_to, tree.seed_edge, tree.seed_skip, tree.vertex_weight,
+            tree.vertex_time_s, tree.vertex_distance_m, AT_VERTEX_M, p_edge, p_frac,
+            float(b.max_weight), s.in_indptr, s.in_edges, s.ban_bit, s.ban_indptr, s.ban_to,
+            s.ban_modes, s.use_bans, s.blocked, s.free_flowing, s.in_deg, s.out_deg,
+            s.car_speed, s.turn_speed, s.driving, s.drive_on_right, s.turn_costs,
+            b.seed_edge, b.seed_weight, b.seed_time_s, b.seed_distance_m, out,
+        )  # fmt: skip
     return TreeReading(out[:, 1].copy(), out[:, 0].copy(), out[:, 2].copy())

@@ -43,10 +43,12 @@ from otpa.street._search_kernel import (
     NON_DRIVING_DEGREES,
     RIGHT_TURN_S,
     STRAIGHT_S,
+    banned,
     edge_search,
     goal_search,
     path_turns,
     pred_chain,
+    turn_cost,
 )
 from otpa.types import (
     BoolArray,
@@ -69,11 +71,13 @@ __all__ = [
     "SearchInputs",
     "SearchResult",
     "Seeds",
+    "banned",
     "edge_search",
     "path_turn_costs",
     "release_free_labels",
     "run_goal_search",
     "run_search",
+    "turn_cost",
 ]
 
 _INF = np.inf

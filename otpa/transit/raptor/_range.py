@@ -355,7 +355,9 @@ def _times_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refc
                 cur = -1
                 stale = False  # the ride on `cur` from here on is already in the labels
                 for j in range(p0, ns):
-                    if stale and j > p1:
+                    # past the last marked stop nothing is boarded: without a trip, or with
+                    # one whose ride is already recorded, the rest of the route changes nothing
+                    if j > p1 and (stale or cur < 0):
                         break
                     x = pos[soff + j]
                     s = x >> 2

@@ -10,8 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from otpa.analysis import PointSet, compute_time_surface, travel_time_matrix
+import otpa
+from otpa.analysis import AnalysisRequest, PointSet, compute_time_surface, travel_time_matrix
 from otpa.network import TransportNetwork
+from otpa.routing import Location
 from otpa.util.geo import haversine_m
 from tests.fixtures.networks import built_network
 
@@ -144,3 +146,29 @@ def test_bad_matrix_arguments(atlanta: TransportNetwork, atlanta_points: PointSe
         travel_time_matrix(atlanta, atlanta_points, departure=ATL_DEPARTURE, chunks=0)
     with pytest.raises(TypeError, match="unknown analysis option"):
         travel_time_matrix(atlanta, atlanta_points, departure=ATL_DEPARTURE, max_trip=10)
+
+
+#: Beatty (Nevada): from the town to a point 14 m along a 6.2 km desert road, whose
+#: whole length is far past the 10-minute limit.
+BEATTY_FROM = (36.87828, -116.82100)
+BEATTY_TO = (36.881076, -116.817751)
+
+
+def test_a_walk_takes_as_long_as_the_plans_walk(data_root: Path) -> None:
+    """A matrix cell's walk is the plan's WALK itinerary: its lowest-weight path's time,
+    the limit applied to that time (a point partway along an edge longer than the limit
+    is read too, as the planner finds it)."""
+    net = built_network(data_root, "tiny/beatty")
+    when = dt.datetime(2021, 9, 15, 8, 0)
+    request = AnalysisRequest(departure=when, modes="WALK", max_time_s=600, walk_connectors=False)
+    lat, lon = zip(BEATTY_FROM, BEATTY_TO, strict=True)
+    points = PointSet.from_frame(pd.DataFrame({"lat": lat, "lon": lon}))
+    ttm = travel_time_matrix(net, points, request=request).sel(percentile=50).to_numpy()
+    here, there = (Location(lat=p[0], lon=p[1]) for p in (BEATTY_FROM, BEATTY_TO))
+    plan = otpa.plan(net, request.plan_request(here, there))
+    walk = plan.itineraries[0]
+    assert [leg.mode for leg in walk.legs] == ["WALK"]
+    duration = (walk.end_time - walk.start_time).total_seconds()
+    assert duration == 431.0
+    assert ttm[0, 1] == duration
+    assert ttm[0, 0] == 0.0
