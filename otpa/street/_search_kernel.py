@@ -389,7 +389,9 @@ def goal_search(
     The result does not depend on the order states are settled in, so not on the
     lower bound: of two predecessors (targets) giving a state (the best) the same
     weight, the smaller state id wins (a seed, and a preset ``best``, before any), and
-    the search goes on while a key equals the best weight.  (The time and distance
+    the search goes on while a key equals the best weight (except across steps that add
+    no weight in floating point: there the first state to reach the label keeps it, so
+    among such zero-weight links the order may still decide).  (The time and distance
     labels of a state whose predecessor changed on such a tie are not passed on; a
     caller recomputes them along the path.)
 
@@ -399,8 +401,10 @@ def goal_search(
     less ``lm_eps``): ALT.  With ``lm`` the distances from landmarks ``k`` in a metric
     (an undirected graph of per-edge values, :mod:`otpa.street.landmarks`; ``inf`` where
     unreachable: skipped), ``lm_goal`` the landmarks' distances to the goal and
-    ``lm_ratio`` at most every usable edge's weight per metric unit, it is a consistent
-    lower bound of the weight to the goal.
+    ``lm_ratio`` at most every usable edge's weight per metric unit, it is an admissible
+    lower bound of the weight to the goal (consistent for WALK and BICYCLE; CAR's share of
+    the turn-cost floor makes it only admissible there: the search reopens a state whose
+    label improves, so it needs no more; a closed set would not be exact for CAR).
     Returns ``(settled states, 0, touched edges)``.
     """
     no_f = np.zeros(0)
@@ -682,7 +686,10 @@ def _edge_search_core(  # noqa: C901 (one flat loop for numba)
             if nc > lab[f] or nc > max_w:
                 continue
             tie = nc == lab[f]
-            if tie and (not canonical or e >= pred[f]):
+            # a tie is adopted only over a step that adds weight: across a step of no
+            # weight (reluctance 0, or a weight lost to rounding next to a turn cost) two
+            # states of one label could become each other's predecessors (a cycle)
+            if tie and (not canonical or e >= pred[f] or nc == c):
                 continue
             nt = t + t_e[f] + math.ceil(tc)
             nd = d + len_e[f]

@@ -14,8 +14,10 @@ distances to every vertex in it.  For vertices
 and every path the mode may take from ``v`` to ``t`` is a path of the metric's graph.
 A cost model whose every usable edge is in the graph and weighs at least ``r`` x its
 metric value (:func:`min_ratio`; turn and elevator costs are >= 0) thus needs at least
-``r * max_k |d_k(v) - d_k(t)|`` from ``v`` to ``t``, and the bound is consistent (it
-changes by at most ``r`` x the metric value along an edge): the A* of
+``r * max_k |d_k(v) - d_k(t)|`` from ``v`` to ``t``: the bound is admissible, and for
+WALK and BICYCLE consistent (it changes by at most ``r`` x the metric value along an edge;
+CAR's tables carry half of each end's turn-cost floor on an edge, so there it is only
+admissible, which the search allows: it reopens a state whose label improves): the A* of
 :func:`otpa.street.edge_search.run_goal_search` uses it next to the straight-line
 bound.  Tables are float32 (``inf``: not connected); ``eps`` covers their rounding.
 

@@ -48,7 +48,7 @@ from otpa.types import FloatArray, IntArray, UInt8Array
 
 __all__ = ["StaySeatedView", "chains", "extend_filters", "split_ride", "stay_seated_view"]
 
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()  # reentrant: a weak-reference callback may run while it is held
 _CACHE_SIZE = 16
 _CACHE: OrderedDict[
     tuple[int, int], tuple[weakref.ref[Any], weakref.ref[Any], StaySeatedView | None]
@@ -202,9 +202,16 @@ def stay_seated_view(timetable: RaptorTimetable, stay: StaySeated) -> StaySeated
             return hit[2]
     view = _build(timetable, stay)
 
-    def _drop(_: weakref.ref[Any], key: tuple[int, int] = key) -> None:
-        with _LOCK:
-            entry = _CACHE.pop(key, None)
+    def _drop(
+        _: weakref.ref[Any],
+        key: tuple[int, int] = key,
+        lock: threading.RLock = _LOCK,
+        cache: OrderedDict[tuple[int, int], Any] = _CACHE,
+    ) -> None:
+        # the lock and cache are bound here: at interpreter exit the module's globals may
+        # already be gone when the last arrays die and call this
+        with lock:
+            entry = cache.pop(key, None)
         # freed outside the lock: freeing it may run this callback again (its arrays)
         del entry
 

@@ -232,6 +232,40 @@ def test_equal_weights_take_the_smallest_predecessor(monkeypatch: pytest.MonkeyP
         assert path.edges.tolist() == want
 
 
+@pytest.mark.parametrize("columns", [0, DEFAULT_LANDMARKS])
+def test_weightless_steps_make_no_predecessor_cycle(
+    columns: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With reluctance 0 every step weighs nothing: ties there must not link states in a loop.
+
+    (Adopting a tie across a step of no weight made two states of one label each other's
+    predecessors, and reading the path back raised.)  Every pair still gets a path of
+    weight 0 that runs from the origin to the destination.
+    """
+    g = build_street_graph(grid_osm(5, 4, 80.0))
+    net = types.SimpleNamespace(street=g)
+    opts = dataclasses.replace(
+        _options("WALK"), turn_costs=False, reluctance=0.0, stairs_reluctance=0.0
+    )
+    graph_landmarks(g, "WALK")
+    monkeypatch.setattr(street_router, "LANDMARK_COLUMNS", columns)
+    frm, to = np.asarray(g.edge_from), np.asarray(g.edge_to)
+    found = 0
+    for a in range(g.n_vertices):
+        for b in range(g.n_vertices):
+            if a == b:
+                continue
+            path = street_path(net, a, b, opts)
+            assert path is not None
+            assert path.cost == 0.0
+            edges = path.edges
+            assert frm[edges[0]] == a
+            assert to[edges[-1]] == b
+            assert (to[edges[:-1]] == frm[edges[1:]]).all()  # one connected walk
+            found += 1
+    assert found == g.n_vertices * (g.n_vertices - 1)
+
+
 def test_a_graph_without_landmarks_still_plans(monkeypatch: pytest.MonkeyPatch) -> None:
     g = build_street_graph(grid_osm(4, 3))
     net = types.SimpleNamespace(street=g)
