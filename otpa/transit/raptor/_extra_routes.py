@@ -196,9 +196,14 @@ def append_routes(tt: RaptorTimetable, extra: list[ExtraRoute]) -> RaptorTimetab
     out = normalized(out)
     key = id(out.arrival)
 
-    def _drop(_: weakref.ref[Any], key: int = key) -> None:
-        with _LOCK:
-            _BASE.pop(key, None)
+    def _drop(
+        _: weakref.ref[Any],
+        key: int = key,
+        lock: threading.RLock = _LOCK,
+        table: dict[int, Any] = _BASE,
+    ) -> None:
+        with lock:  # bound here: at interpreter exit the module's globals may be gone
+            table.pop(key, None)
 
     with _LOCK:
         _BASE[key] = (weakref.ref(out.arrival, _drop), tt)

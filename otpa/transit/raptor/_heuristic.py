@@ -155,9 +155,14 @@ def route_prefix(tt: RaptorTimetable) -> IntArray:
         tail = _route_prefix(tt, int(base.n_routes))
         pref = readonly(np.concatenate([head, tail]), np.int64)
 
-    def _drop(_: weakref.ref[Any], key: int = key) -> None:
-        with _LOCK:
-            _PREFIX.pop(key, None)
+    def _drop(
+        _: weakref.ref[Any],
+        key: int = key,
+        lock: threading.RLock = _LOCK,
+        table: dict[int, Any] = _PREFIX,
+    ) -> None:
+        with lock:  # bound here: at interpreter exit the module's globals may be gone
+            table.pop(key, None)
 
     with _LOCK:
         _PREFIX[key] = (weakref.ref(tt.arrival, _drop), pref)
@@ -254,9 +259,14 @@ def static_graph(tt: RaptorTimetable) -> StaticGraph:
     base = base_of(tt)
     graph = _build(tt) if base is None else _extend(static_graph(base), base, tt)
 
-    def _drop(_: weakref.ref[Any], key: int = key) -> None:
-        with _LOCK:
-            _CACHE.pop(key, None)
+    def _drop(
+        _: weakref.ref[Any],
+        key: int = key,
+        lock: threading.RLock = _LOCK,
+        table: dict[int, Any] = _CACHE,
+    ) -> None:
+        with lock:  # bound here: at interpreter exit the module's globals may be gone
+            table.pop(key, None)
 
     with _LOCK:
         _CACHE[key] = (weakref.ref(tt.arrival, _drop), graph)

@@ -32,7 +32,7 @@ __all__ = [
     "transposed_transfers",
 ]
 
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()  # a weak-reference callback may take it while this thread holds it
 # id(timetable.arrival) -> (weak reference to that array, reversed timetable)
 _CACHE: dict[int, tuple[weakref.ref[Any], RaptorTimetable]] = {}
 _TRANSPOSED: dict[
@@ -158,9 +158,14 @@ def reversed_timetable(tt: RaptorTimetable) -> RaptorTimetable:
             return hit[1]
     rev = normalized(_build(normalized(tt)))
 
-    def _drop(_: weakref.ref[Any], key: int = key) -> None:
-        with _LOCK:
-            _CACHE.pop(key, None)
+    def _drop(
+        _: weakref.ref[Any],
+        key: int = key,
+        lock: threading.RLock = _LOCK,
+        table: dict[int, Any] = _CACHE,
+    ) -> None:
+        with lock:  # bound here: at interpreter exit the module's globals may be gone
+            table.pop(key, None)
 
     with _LOCK:
         _CACHE[key] = (weakref.ref(tt.arrival, _drop), rev)
@@ -186,9 +191,14 @@ def transposed_transfers(
     # what is derived from them can be kept too
     out = (_owned(out[0], np.int64), _owned(out[1], np.int32), _owned(out[2], np.int64))
 
-    def _drop(_: weakref.ref[Any], key: tuple[str, int, int] = key) -> None:
-        with _LOCK:
-            _TRANSPOSED.pop(key, None)
+    def _drop(
+        _: weakref.ref[Any],
+        key: tuple[str, int, int] = key,
+        lock: threading.RLock = _LOCK,
+        table: dict[tuple[str, int, int], Any] = _TRANSPOSED,
+    ) -> None:
+        with lock:  # bound here: at interpreter exit the module's globals may be gone
+            table.pop(key, None)
 
     with _LOCK:
         _TRANSPOSED[key] = (weakref.ref(to, _drop), weakref.ref(offsets), out)
