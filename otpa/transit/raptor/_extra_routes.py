@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from otpa.transit.raptor._reverse import normalized
+from otpa.transit.raptor._weak_drop import pop_when_dead
 from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.types import Int32Array, IntArray, UInt8Array
 
@@ -196,14 +197,7 @@ def append_routes(tt: RaptorTimetable, extra: list[ExtraRoute]) -> RaptorTimetab
     out = normalized(out)
     key = id(out.arrival)
 
-    def _drop(
-        _: weakref.ref[Any],
-        key: int = key,
-        lock: threading.RLock = _LOCK,
-        table: dict[int, Any] = _BASE,
-    ) -> None:
-        with lock:  # bound here: at interpreter exit the module's globals may be gone
-            table.pop(key, None)
+    _drop = pop_when_dead(_LOCK, _BASE, key)
 
     with _LOCK:
         _BASE[key] = (weakref.ref(out.arrival, _drop), tt)

@@ -42,6 +42,7 @@ from otpa.transit.raptor._extra_routes import base_of
 from otpa.transit.raptor._memo import frozen
 from otpa.transit.raptor._prepare import Prepared
 from otpa.transit.raptor._reverse import readonly, transposed_transfers
+from otpa.transit.raptor._weak_drop import pop_when_dead
 from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.types import FloatArray, Int32Array, IntArray
 
@@ -155,14 +156,7 @@ def route_prefix(tt: RaptorTimetable) -> IntArray:
         tail = _route_prefix(tt, int(base.n_routes))
         pref = readonly(np.concatenate([head, tail]), np.int64)
 
-    def _drop(
-        _: weakref.ref[Any],
-        key: int = key,
-        lock: threading.RLock = _LOCK,
-        table: dict[int, Any] = _PREFIX,
-    ) -> None:
-        with lock:  # bound here: at interpreter exit the module's globals may be gone
-            table.pop(key, None)
+    _drop = pop_when_dead(_LOCK, _PREFIX, key)
 
     with _LOCK:
         _PREFIX[key] = (weakref.ref(tt.arrival, _drop), pref)
@@ -259,14 +253,7 @@ def static_graph(tt: RaptorTimetable) -> StaticGraph:
     base = base_of(tt)
     graph = _build(tt) if base is None else _extend(static_graph(base), base, tt)
 
-    def _drop(
-        _: weakref.ref[Any],
-        key: int = key,
-        lock: threading.RLock = _LOCK,
-        table: dict[int, Any] = _CACHE,
-    ) -> None:
-        with lock:  # bound here: at interpreter exit the module's globals may be gone
-            table.pop(key, None)
+    _drop = pop_when_dead(_LOCK, _CACHE, key)
 
     with _LOCK:
         _CACHE[key] = (weakref.ref(tt.arrival, _drop), graph)

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from otpa.transit.raptor._common import transpose_csr
+from otpa.transit.raptor._weak_drop import pop_when_dead
 from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.types import Int32Array, IntArray
 
@@ -158,14 +159,7 @@ def reversed_timetable(tt: RaptorTimetable) -> RaptorTimetable:
             return hit[1]
     rev = normalized(_build(normalized(tt)))
 
-    def _drop(
-        _: weakref.ref[Any],
-        key: int = key,
-        lock: threading.RLock = _LOCK,
-        table: dict[int, Any] = _CACHE,
-    ) -> None:
-        with lock:  # bound here: at interpreter exit the module's globals may be gone
-            table.pop(key, None)
+    _drop = pop_when_dead(_LOCK, _CACHE, key)
 
     with _LOCK:
         _CACHE[key] = (weakref.ref(tt.arrival, _drop), rev)
@@ -191,14 +185,7 @@ def transposed_transfers(
     # what is derived from them can be kept too
     out = (_owned(out[0], np.int64), _owned(out[1], np.int32), _owned(out[2], np.int64))
 
-    def _drop(
-        _: weakref.ref[Any],
-        key: tuple[str, int, int] = key,
-        lock: threading.RLock = _LOCK,
-        table: dict[tuple[str, int, int], Any] = _TRANSPOSED,
-    ) -> None:
-        with lock:  # bound here: at interpreter exit the module's globals may be gone
-            table.pop(key, None)
+    _drop = pop_when_dead(_LOCK, _TRANSPOSED, key)
 
     with _LOCK:
         _TRANSPOSED[key] = (weakref.ref(to, _drop), weakref.ref(offsets), out)
