@@ -229,6 +229,10 @@ def _seed_share(seed_edge: Int32Array, seed_skip: FloatArray, g: int) -> float:
     return -1.0
 
 
+#: :func:`_read` without entered-edge labels (a tree cut by time)
+_NO_ENTERED = np.empty((0, 2, 3))
+
+
 @njit(cache=True, nogil=True)
 def _read(
     lab: FloatArray,
@@ -249,9 +253,16 @@ def _read(
     at_vertex_m: float,
     p_edge: Int32Array,
     p_frac: FloatArray,
+    entered: FloatArray,
+    max_w: float,
     out: FloatArray,
 ) -> None:
-    """``out[i] = (weight, time, distance)`` of the best path to point ``i``."""
+    """``out[i] = (weight, time, distance)`` of the best path to point ``i``.
+
+    ``entered[i, side]``: the label of point ``i``'s edge on that side where the search
+    left it unlabelled (a ``cut="weight"`` tree, :func:`_entered_points`; empty: none);
+    readings above ``max_w`` are ``inf``.
+    """
     for i in range(p_edge.shape[0]):
         out[i, 0] = out[i, 1] = out[i, 2] = math.inf
         g0 = p_edge[i]
@@ -277,13 +288,18 @@ def _read(
                 if f < a:
                     continue
                 cw, ct, cd = (f - a) * w[g], math.ceil((f - a) * t[g]), (f - a) * length[g]
-            elif math.isfinite(lab[g]):
-                cw = lab[g] - w[g] + f * w[g]
-                ct = tim[g] - tc[g] + math.ceil(f * t[g])
-                cd = dis[g] - length[g] + f * length[g]
             else:
-                continue
-            if cw < out[i, 0]:
+                lg, tg, dg = lab[g], tim[g], dis[g]
+                if not math.isfinite(lg):
+                    if entered.shape[0] == 0:
+                        continue
+                    lg, tg, dg = entered[i, side, 0], entered[i, side, 1], entered[i, side, 2]
+                    if not math.isfinite(lg):
+                        continue
+                cw = lg - w[g] + f * w[g]
+                ct = tg - tc[g] + math.ceil(f * t[g])
+                cd = dg - length[g] + f * length[g]
+            if cw <= max_w and cw < out[i, 0]:
                 out[i, 0], out[i, 1], out[i, 2] = cw, ct, cd
 
 
@@ -354,26 +370,16 @@ def _entered(
 
 
 @njit(cache=True, nogil=True)
-def _read_bounded(
+def _entered_points(
     lab: FloatArray,
     tim: FloatArray,
     dis: FloatArray,
     w: FloatArray,
-    t: FloatArray,
     tc: FloatArray,
     length: FloatArray,
     rev: Int32Array,
     e_from: Int32Array,
-    e_to: Int32Array,
-    seed_edge: Int32Array,
-    seed_skip: FloatArray,
-    v_w: FloatArray,
-    v_t: FloatArray,
-    v_d: FloatArray,
-    at_vertex_m: float,
     p_edge: Int32Array,
-    p_frac: FloatArray,
-    max_w: float,
     in_indptr: IntArray,
     in_edges: Int32Array,
     ban_bit: UInt8Array,
@@ -394,50 +400,26 @@ def _read_bounded(
     seed_w: FloatArray,
     seed_t: FloatArray,
     seed_d: FloatArray,
-    out: FloatArray,
-) -> None:
-    """:func:`_read` of a ``cut="weight"`` tree: an edge the search entered within its
-    bound but did not label (its end lies past the bound) is labelled from its
-    predecessors (:func:`_entered`); a reading past the bound is ``inf``."""
+) -> FloatArray:
+    """For :func:`_read` of a ``cut="weight"`` tree: each point's edge (both sides) that the
+    search entered within its bound but did not label (its end lies past the bound),
+    labelled from its predecessors (:func:`_entered`); ``inf`` elsewhere."""
+    out = np.full((p_edge.shape[0], 2, 3), math.inf)
     for i in range(p_edge.shape[0]):
-        out[i, 0] = out[i, 1] = out[i, 2] = math.inf
         g0 = p_edge[i]
         if g0 < 0:
             continue
-        v = -1
-        if p_frac[i] * length[g0] <= at_vertex_m:
-            v = e_from[g0]
-        elif (1.0 - p_frac[i]) * length[g0] <= at_vertex_m:
-            v = e_to[g0]
-        if v >= 0:
-            out[i, 0], out[i, 1], out[i, 2] = v_w[v], v_t[v], v_d[v]
-            continue
         for side in range(2):
             g = g0 if side == 0 else rev[g0]
-            if g < 0 or not math.isfinite(w[g]):
+            if g < 0 or not math.isfinite(w[g]) or math.isfinite(lab[g]):
                 continue
-            f = min(max(p_frac[i] if side == 0 else 1.0 - p_frac[i], 0.0), 1.0)
-            a = _seed_share(seed_edge, seed_skip, g)
-            if a >= 0.0:
-                if f < a:
-                    continue
-                cw, ct, cd = (f - a) * w[g], math.ceil((f - a) * t[g]), (f - a) * length[g]
-            else:
-                lg, tg, dg = lab[g], tim[g], dis[g]
-                if not math.isfinite(lg):
-                    lg, tg, dg = _entered(
-                        g, lab, tim, dis, w, tc, length, in_indptr, in_edges, e_from, rev,
-                        ban_bit, ban_indptr, ban_to, ban_modes, use_bans, blocked,
-                        free_flowing, in_deg, out_deg, car_speed, turn_speed, driving,
-                        drive_on_right, turn_costs, seed_e, seed_w, seed_t, seed_d,
-                    )  # fmt: skip
-                    if not math.isfinite(lg):
-                        continue
-                cw = lg - w[g] + f * w[g]
-                ct = tg - tc[g] + math.ceil(f * t[g])
-                cd = dg - length[g] + f * length[g]
-            if cw <= max_w and cw < out[i, 0]:
-                out[i, 0], out[i, 1], out[i, 2] = cw, ct, cd
+            out[i, side, 0], out[i, side, 1], out[i, side, 2] = _entered(
+                g, lab, tim, dis, w, tc, length, in_indptr, in_edges, e_from, rev, ban_bit,
+                ban_indptr, ban_to, ban_modes, use_bans, blocked, free_flowing, in_deg,
+                out_deg, car_speed, turn_speed, driving, drive_on_right, turn_costs, seed_e,
+                seed_w, seed_t, seed_d,
+            )  # fmt: skip
+    return out
 
 
 class TreeReading(NamedTuple):
@@ -468,22 +450,23 @@ def tree_times(tree: StreetTree, snaps: SnapArrays) -> TreeReading:
     p_frac = np.ascontiguousarray(snaps.fraction, dtype=np.float64)
     b = tree.bounded
     if b is None:
-        _read(
-            tree.weight, tree.time_s, tree.distance_m, tree.edge_weight, tree.edge_time_s,
-            tree.edge_time_ceil_s, tree.edge_length_m, tree.edge_reverse, tree.edge_from,
-            tree.edge_to, tree.seed_edge, tree.seed_skip, tree.vertex_weight,
-            tree.vertex_time_s, tree.vertex_distance_m, AT_VERTEX_M, p_edge, p_frac, out,
-        )  # fmt: skip
+        entered, max_w = _NO_ENTERED, math.inf
     else:
         s = b.inputs
-        _read_bounded(
-            tree.weight, tree.time_s, tree.distance_m, tree.edge_weight, tree.edge_time_s,
+        entered = _entered_points(
+            tree.weight, tree.time_s, tree.distance_m, tree.edge_weight,
             tree.edge_time_ceil_s, tree.edge_length_m, tree.edge_reverse, tree.edge_from,
-            tree.edge_to, tree.seed_edge, tree.seed_skip, tree.vertex_weight,
-            tree.vertex_time_s, tree.vertex_distance_m, AT_VERTEX_M, p_edge, p_frac,
-            float(b.max_weight), s.in_indptr, s.in_edges, s.ban_bit, s.ban_indptr, s.ban_to,
-            s.ban_modes, s.use_bans, s.blocked, s.free_flowing, s.in_deg, s.out_deg,
-            s.car_speed, s.turn_speed, s.driving, s.drive_on_right, s.turn_costs,
-            b.seed_edge, b.seed_weight, b.seed_time_s, b.seed_distance_m, out,
+            p_edge, s.in_indptr, s.in_edges, s.ban_bit, s.ban_indptr, s.ban_to, s.ban_modes,
+            s.use_bans, s.blocked, s.free_flowing, s.in_deg, s.out_deg, s.car_speed,
+            s.turn_speed, s.driving, s.drive_on_right, s.turn_costs, b.seed_edge,
+            b.seed_weight, b.seed_time_s, b.seed_distance_m,
         )  # fmt: skip
+        max_w = float(b.max_weight)
+    _read(
+        tree.weight, tree.time_s, tree.distance_m, tree.edge_weight, tree.edge_time_s,
+        tree.edge_time_ceil_s, tree.edge_length_m, tree.edge_reverse, tree.edge_from,
+        tree.edge_to, tree.seed_edge, tree.seed_skip, tree.vertex_weight,
+        tree.vertex_time_s, tree.vertex_distance_m, AT_VERTEX_M, p_edge, p_frac, entered,
+        max_w, out,
+    )  # fmt: skip
     return TreeReading(out[:, 1].copy(), out[:, 0].copy(), out[:, 2].copy())

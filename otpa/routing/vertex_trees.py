@@ -102,6 +102,7 @@ def _trees_read(
     no_v = np.zeros(0, dtype=np.int64)
     no_f = np.zeros(0, dtype=np.float64)
     no_e = np.zeros(0, dtype=np.int32)
+    no_entered = np.empty((0, 2, 3))
     max_deg = 0
     for i in range(vertices.shape[0]):
         v = vertices[i]
@@ -141,7 +142,7 @@ def _trees_read(
         _read(
             lab, tim, dist, w_e, t_e64, tc_e64, len_e64, edge_reverse, edge_from, edge_to,
             no_e, no_f, cost_v, time_v, dist_v, at_vertex_m, p_edge[lo:hi], p_frac[lo:hi],
-            out[lo:hi],
+            no_entered, _INF, out[lo:hi],
         )  # fmt: skip
         for j in range(ntv):
             u = touched_v[j]
