@@ -29,6 +29,15 @@ searches no trip, and a route whose last trip leaves every boarding position bef
 the earliest label of the round before is ready is not scanned (without
 transfers.txt rules, which may allow an earlier boarding).
 
+Every test also charges the time left until the earliest arrival: a label at time
+``t`` has to fill the seconds until ``ea_min`` waiting, riding, walking or in egress,
+each at no less than the least of their cost rates ``rho`` (alight slacks, which the
+label's time includes but its cost does not, aside), so its journeys cost at least its
+cost plus ``rho * (ea_min - t - m * alight_slack)`` (``m`` alightings left at most; see
+:func:`time_rates`, which proves it), and the larger of this and the cost bound is
+tested.  Late-evening searches whose journeys run next morning keep the evening's
+labels without it (nothing else charges them the night's wait).
+
 A route scan skips what cannot make a label, so the labels are those of a full
 scan: it boards only at stops marked in the previous round (the bags of round
 ``k - 1`` of the others are empty) and never at or after the last position where
@@ -71,7 +80,7 @@ from otpa.transit.raptor._query import INF, SearchQuery
 from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.types import FloatArray, IntArray
 
-__all__ = ["MARGIN", "REL_MARGIN", "run_mc", "seed_cost"]
+__all__ = ["MARGIN", "REL_MARGIN", "run_mc", "seed_cost", "time_rates"]
 
 #: Boarding and walking bounds are lowered by ``MARGIN`` plus ``REL_MARGIN`` of their
 #: value against float rounding (they add the same terms in another order than the
@@ -96,6 +105,37 @@ def seed_cost(c: float) -> float:
     order the search adds their costs in.
     """
     return c + 10.0 * (MARGIN + REL_MARGIN * abs(c))
+
+
+@njit(cache=True)  # type: ignore[misc]
+def time_rates(q: SearchQuery) -> tuple[float, float, int]:
+    """Least cost per second of a journey's rest: ``(rho, rho_access, slack)``.
+
+    Between a label's time ``t`` and the journey's arrival ``T`` at the destination
+    every second is spent waiting for a boarding (``wait_reluctance`` per second after
+    a ride or walk, ``wait_at_beginning_factor`` times that after the access), riding
+    (1 per second, ``arrival - departure``), walking a transfer (``tr_cost`` for
+    ``tr_time``) or egress (``egress_cost`` for ``egress_time``), except the alight
+    slack after each alighting: the label's time includes it, its cost does not.
+    Every other cost (board cost, transfer and route penalties, trip and stop costs) is
+    per event and non-negative.  So a journey whose rest has at most ``m`` more
+    alightings costs at least ``c + rho * (T - t - m * slack)`` with ``rho`` the least
+    of these rates (``rho_access`` with the initial wait's, for an access label), and
+    ``T`` is at least ``ea_min``, the earliest arrival.  A transfers.txt rule may board
+    before the label is ready: that negative "wait" is free, and ``rho`` times a
+    negative span is at most 0, so the sum still holds (it holds segment by segment,
+    the spans add up to ``T - t``).  Zero-second walks and egress cost nothing and
+    take no time; a zero rate gives ``rho = 0``, no bound.
+    """
+    rho = min(1.0, q.wait_reluctance)
+    for e in range(q.tr_time.shape[0]):
+        if q.tr_time[e] > 0:
+            rho = min(rho, q.tr_cost[e] / q.tr_time[e])
+    for i in range(q.egress_time.shape[0]):
+        if q.egress_time[i] > 0:
+            rho = min(rho, q.egress_cost[i] / q.egress_time[i])
+    rho = max(rho, 0.0)
+    return rho, min(rho, q.initial_wait_factor * q.wait_reluctance), max(q.alight_slack, 0)
 
 
 @njit(cache=True, inline="always")  # type: ignore[misc]
@@ -143,6 +183,9 @@ def run_mc(  # noqa: C901
     bounds: LowerBounds,
     ea_min: float,
     route_pref: IntArray,
+    rho: float,
+    rho_a: float,
+    slack_left: int,
 ) -> int:
     """Run McRAPTOR from ``q.time``; returns 0 or an ``OVERFLOW_*`` status.
 
@@ -152,6 +195,9 @@ def run_mc(  # noqa: C901
     labels that cannot end within ``max_rounds`` rides or beat a journey already
     found are dropped.  The destination set may start with journeys known to exist
     (``d_label = -1``, found by the arrival search) that only serve this pruning.
+    ``rho``, ``rho_a`` and ``slack_left`` are the least cost rates of a journey's rest
+    after a ride or walk label and after an access label, and the seconds it may
+    spend uncharged per alighting (:func:`time_rates`; zeros: no time bound).
     """
     n = tt.n_stops
     n_rounds = q.max_rounds
@@ -325,7 +371,10 @@ def run_mc(  # noqa: C901
                             d_round,
                             used[1],
                             max(float(t), ea_min),
-                            c + lb_cost[s],
+                            max(
+                                c + lb_cost[s],
+                                _lowered(c + rho * (ea_min - t - slack_left * (n_rounds - k))),
+                            ),
                             rides,
                         ):
                             continue
@@ -386,11 +435,14 @@ def run_mc(  # noqa: C901
                     # nonpreferred penalty aside) plus the bound of its alighting
                     c_lo = l_cost[li] + q.board_cost + route_penalty[r] + stop_cost[s]
                     ruled = False
+                    rate = rho_a
                     if kind != KIND_ACCESS:
                         c_lo += q.transfer_penalty
                         pl0 = li if kind == KIND_RIDE else l_parent[li]
                         lo0, hi0 = rule_range(r_key, l_stop[pl0] * n + s)
                         ruled = lo0 != hi0  # a rule may board before lt: negative wait
+                        rate = rho
+                    c_time = c_lo + rate * (ea_min - lt - slack_left * (n_rounds - k + 1))
                     if not ruled and dest_beats(
                         d_alive,
                         d_time,
@@ -398,7 +450,7 @@ def run_mc(  # noqa: C901
                         d_round,
                         used[1],
                         ea_min,
-                        _lowered(c_lo + rest_c),
+                        _lowered(max(c_lo + rest_c, c_time)),
                         rest_r,
                     ):
                         li = nxt[li]
@@ -509,7 +561,10 @@ def run_mc(  # noqa: C901
                 d_round,
                 used[1],
                 max(float(l_time[li] + walk_t[s]), ea_min),
-                _lowered(l_cost[li] + walk_c[s]),
+                _lowered(
+                    l_cost[li]
+                    + max(walk_c[s], rho * (ea_min - l_time[li] - slack_left * (n_rounds - k)))
+                ),
                 k + walk_r[s],
             ):
                 continue
@@ -525,7 +580,10 @@ def run_mc(  # noqa: C901
                     d_round,
                     used[1],
                     max(float(t), ea_min),
-                    c + lb_cost[u],
+                    max(
+                        c + lb_cost[u],
+                        _lowered(c + rho * (ea_min - t - slack_left * (n_rounds - k))),
+                    ),
                     rides,
                 ):
                     continue

@@ -26,7 +26,7 @@ from otpa.transit.raptor._label_pools import (
     take_mc_labels,
     take_round_labels,
 )
-from otpa.transit.raptor._mc_kernel import run_mc, seed_cost
+from otpa.transit.raptor._mc_kernel import run_mc, seed_cost, time_rates
 from otpa.transit.raptor._mc_labels import OVERFLOW_DEST, OVERFLOW_LABELS
 from otpa.transit.raptor._memo import known_valid, remember_valid
 from otpa.transit.raptor._onboard import OnBoard, onboard_cost_offset
@@ -446,6 +446,7 @@ def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
     keep = 1.0 + 1e-11 * abs(dearest)
     bounds = lower_bounds(p, request, dearest - max(least_label - keep, 0.0))
     pref = route_prefix(p.timetable)
+    rates = time_rates(q)
     # the pool is the thread's (at least this large, see _label_pools); what the search
     # finds does not depend on its capacities: when one overflows, it runs again
     cap, dest_cap = max(_LEAST_LABELS, _LABELS_PER_STOP * n_stops), _LEAST_DEST + len(known)
@@ -456,7 +457,7 @@ def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
             lab.d_label[i], lab.d_egress[i], lab.d_time[i] = -1, -1, t
             lab.d_cost[i], lab.d_round[i], lab.d_alive[i] = seed_cost(kj.cost), kj.n_rides, 1
         lab.used[1] = len(known)
-        status = run_mc(p.timetable, q, lab, bounds, ea_min, pref)
+        status = run_mc(p.timetable, q, lab, bounds, ea_min, pref, *rates)
         if status == 0:
             break
         give_mc_labels(lab)
