@@ -51,6 +51,11 @@ code and is run again with larger arrays (see :func:`run_mc`).
 
 from __future__ import annotations
 
+import threading
+import weakref
+from collections import OrderedDict
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -76,11 +81,12 @@ from otpa.transit.raptor._mc_labels import (
     egress_index,
     unlink_beaten,
 )
+from otpa.transit.raptor._memo import frozen
 from otpa.transit.raptor._query import INF, SearchQuery
 from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.types import FloatArray, IntArray
 
-__all__ = ["MARGIN", "REL_MARGIN", "run_mc", "seed_cost", "time_rates"]
+__all__ = ["MARGIN", "REL_MARGIN", "run_mc", "seed_cost", "time_rates", "walk_rate"]
 
 #: Boarding and walking bounds are lowered by ``MARGIN`` plus ``REL_MARGIN`` of their
 #: value against float rounding (they add the same terms in another order than the
@@ -108,7 +114,45 @@ def seed_cost(c: float) -> float:
 
 
 @njit(cache=True)  # type: ignore[misc]
-def time_rates(q: SearchQuery) -> tuple[float, float, int]:
+def _least_rate(time: IntArray, cost: FloatArray) -> float:
+    """The least ``cost / time`` over the entries with ``time > 0`` (inf without any)."""
+    rate = np.inf
+    for e in range(time.shape[0]):
+        if time[e] > 0:
+            rate = min(rate, cost[e] / time[e])
+    return float(rate)
+
+
+_RATES_LOCK = threading.Lock()
+_RATES_SIZE = 16
+_WALK_RATES: OrderedDict[tuple[int, int], tuple[weakref.ref[Any], weakref.ref[Any], float]] = (
+    OrderedDict()
+)
+
+
+def walk_rate(time: np.ndarray[Any, Any], cost: FloatArray) -> float:
+    """The least cost per second of the walking transfers ``(time, cost)`` (inf without any).
+
+    Remembered by identity for arrays whose values cannot change (:func:`._memo.frozen`:
+    a planner passes the network's transfer arrays, the same ones with every search).
+    """
+    keep = frozen(time) and frozen(cost)
+    key = (id(time), id(cost))
+    if keep:
+        with _RATES_LOCK:
+            hit = _WALK_RATES.get(key)
+        if hit is not None and hit[0]() is time and hit[1]() is cost:
+            return hit[2]
+    rate = float(_least_rate(time, cost))
+    if keep:
+        with _RATES_LOCK:
+            _WALK_RATES[key] = (weakref.ref(time), weakref.ref(cost), rate)
+            while len(_WALK_RATES) > _RATES_SIZE:
+                _WALK_RATES.popitem(last=False)
+    return rate
+
+
+def time_rates(q: SearchQuery, walk: float) -> tuple[float, float, int]:
     """Least cost per second of a journey's rest: ``(rho, rho_access, slack)``.
 
     Between a label's time ``t`` and the journey's arrival ``T`` at the destination
@@ -125,17 +169,16 @@ def time_rates(q: SearchQuery) -> tuple[float, float, int]:
     before the label is ready: that negative "wait" is free, and ``rho`` times a
     negative span is at most 0, so the sum still holds (it holds segment by segment,
     the spans add up to ``T - t``).  Zero-second walks and egress cost nothing and
-    take no time; a zero rate gives ``rho = 0``, no bound.
+    take no time; a zero rate gives ``rho = 0``, no bound.  ``walk`` is the least rate
+    of the walking transfers (:func:`walk_rate`; of the request's, which the query's
+    are, in another order for an arrive-by search).
     """
-    rho = min(1.0, q.wait_reluctance)
-    for e in range(q.tr_time.shape[0]):
-        if q.tr_time[e] > 0:
-            rho = min(rho, q.tr_cost[e] / q.tr_time[e])
-    for i in range(q.egress_time.shape[0]):
-        if q.egress_time[i] > 0:
-            rho = min(rho, q.egress_cost[i] / q.egress_time[i])
+    rho = min(1.0, q.wait_reluctance, walk)
+    timed = q.egress_time > 0
+    if timed.any():
+        rho = min(rho, float((q.egress_cost[timed] / q.egress_time[timed]).min()))
     rho = max(rho, 0.0)
-    return rho, min(rho, q.initial_wait_factor * q.wait_reluctance), max(q.alight_slack, 0)
+    return rho, min(rho, q.initial_wait_factor * q.wait_reluctance), max(int(q.alight_slack), 0)
 
 
 @njit(cache=True, inline="always")  # type: ignore[misc]

@@ -26,7 +26,7 @@ from otpa.transit.raptor._label_pools import (
     take_mc_labels,
     take_round_labels,
 )
-from otpa.transit.raptor._mc_kernel import run_mc, seed_cost, time_rates
+from otpa.transit.raptor._mc_kernel import run_mc, seed_cost, time_rates, walk_rate
 from otpa.transit.raptor._mc_labels import OVERFLOW_DEST, OVERFLOW_LABELS
 from otpa.transit.raptor._memo import known_valid, remember_valid
 from otpa.transit.raptor._onboard import OnBoard, onboard_cost_offset
@@ -446,7 +446,7 @@ def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
     keep = 1.0 + 1e-11 * abs(dearest)
     bounds = lower_bounds(p, request, dearest - max(least_label - keep, 0.0))
     pref = route_prefix(p.timetable)
-    rates = time_rates(q)
+    rates = time_rates(q, walk_rate(request.transfer_time_s, request.transfer_cost))
     # the pool is the thread's (at least this large, see _label_pools); what the search
     # finds does not depend on its capacities: when one overflows, it runs again
     cap, dest_cap = max(_LEAST_LABELS, _LABELS_PER_STOP * n_stops), _LEAST_DEST + len(known)

@@ -90,7 +90,7 @@ def _requests(tt: TestTimetable, walks: list[tuple[str, str, int]]) -> list[Rapt
     return out
 
 
-def _no_time_bound(q: Any) -> tuple[float, float, int]:
+def _no_time_bound(q: Any, walk: float) -> tuple[float, float, int]:
     return 0.0, 0.0, 0
 
 
@@ -99,19 +99,29 @@ def _search(tt: TestTimetable, reqs: list[RaptorRequest]) -> list[list[RaptorJou
     return [route(tt.timetable, r) for r in reqs]
 
 
+def _rates(tt: TestTimetable, req: RaptorRequest) -> tuple[float, float, int]:
+    walk = api.walk_rate(req.transfer_time_s, req.transfer_cost)
+    return api.time_rates(api.prepare(tt.timetable, req).query, walk)
+
+
 def test_rates_are_the_least_rates_of_the_request() -> None:
     tt, _ = _evening_and_morning(0)
     req = tt.request({"S1": 30}, {"S2": 40}, 0, transfers=[("S1", "S3", 100)],
                      criteria="cost", wait_reluctance=0.8, alight_slack_s=30,
                      wait_at_beginning_factor=0.5)  # fmt: skip
-    p = api.prepare(tt.timetable, req)
-    assert api.time_rates(p.query) == (0.8, 0.4, 30)
-    cheap = dataclasses.replace(req, transfer_cost=req.transfer_cost * 0.25)
-    assert api.time_rates(api.prepare(tt.timetable, cheap).query) == (0.25, 0.25, 30)
+    assert _rates(tt, req) == (0.8, 0.4, 30)
+    assert _rates(tt, dataclasses.replace(req, transfer_cost=req.transfer_cost * 0.25)) == (
+        0.25,
+        0.25,
+        30,
+    )
     cheap = dataclasses.replace(req, egress_cost=np.asarray([10.0]))  # 10 for 40 s
-    assert api.time_rates(api.prepare(tt.timetable, cheap).query) == (0.25, 0.25, 30)
-    free = dataclasses.replace(req, wait_reluctance=0.0)
-    assert api.time_rates(api.prepare(tt.timetable, free).query)[:2] == (0.0, 0.0)
+    assert _rates(tt, cheap) == (0.25, 0.25, 30)
+    assert _rates(tt, dataclasses.replace(req, arrive_by=True)) == (0.8, 0.4, 0)  # board slack
+    assert _rates(tt, dataclasses.replace(req, wait_reluctance=0.0))[:2] == (0.0, 0.0)
+    no_walks = tt.request({"S1": 30}, {"S2": 0}, 0, criteria="cost")
+    assert api.walk_rate(no_walks.transfer_time_s, no_walks.transfer_cost) == np.inf
+    assert _rates(tt, no_walks) == (1.0, 0.4, 0)
 
 
 def test_the_time_bound_keeps_every_journey(
@@ -151,12 +161,12 @@ def test_a_bound_a_little_too_high_loses_journeys(
     exact = [_search(tt, reqs) for tt, reqs in tests]
     true_rates = api.time_rates
 
-    def too_high(q: Any) -> tuple[float, float, int]:
-        rho, rho_a, slack = true_rates(q)
+    def too_high(q: Any, walk: float) -> tuple[float, float, int]:
+        rho, rho_a, slack = true_rates(q, walk)
         return 1.1 * rho, 1.1 * rho_a, slack
 
-    def slack_charged(q: Any) -> tuple[float, float, int]:
-        rho, rho_a, _ = true_rates(q)
+    def slack_charged(q: Any, walk: float) -> tuple[float, float, int]:
+        rho, rho_a, _ = true_rates(q, walk)
         return rho, rho_a, 0
 
     for wrong in (too_high, slack_charged):
