@@ -173,10 +173,7 @@ def time_rates(q: SearchQuery, walk: float) -> tuple[float, float, int]:
     of the walking transfers (:func:`walk_rate`; of the request's, which the query's
     are, in another order for an arrive-by search).
     """
-    rho = min(1.0, q.wait_reluctance, walk)
-    timed = q.egress_time > 0
-    if timed.any():
-        rho = min(rho, float((q.egress_cost[timed] / q.egress_time[timed]).min()))
+    rho = min(1.0, q.wait_reluctance, walk, float(_least_rate(q.egress_time, q.egress_cost)))
     rho = max(rho, 0.0)
     return rho, min(rho, q.initial_wait_factor * q.wait_reluctance), max(int(q.alight_slack), 0)
 
