@@ -114,7 +114,7 @@ def seed_cost(c: float) -> float:
 
 
 @njit(cache=True)  # type: ignore[misc]
-def _least_rate(time: IntArray, cost: FloatArray) -> float:
+def _least_rate(time: np.ndarray[Any, Any], cost: FloatArray) -> float:
     """The least ``cost / time`` over the entries with ``time > 0`` (inf without any)."""
     rate = np.inf
     for e in range(time.shape[0]):
