@@ -168,10 +168,10 @@ def time_rates(q: SearchQuery, walk: float) -> tuple[float, float, int]:
     ``T`` is at least ``ea_min``, the earliest arrival.  A transfers.txt rule may board
     before the label is ready: that negative "wait" is free, and ``rho`` times a
     negative span is at most 0, so the sum still holds (it holds segment by segment,
-    the spans add up to ``T - t``).  Zero-second walks and egress cost nothing and
-    take no time; a zero rate gives ``rho = 0``, no bound.  ``walk`` is the least rate
-    of the walking transfers (:func:`walk_rate`; of the request's, which the query's
-    are, in another order for an arrive-by search).
+    the spans add up to ``T - t``).  Zero-second walks and egress take no time (their
+    cost, never negative, covers no span); a zero rate gives ``rho = 0``, no bound.
+    ``walk`` is the least rate of the walking transfers (:func:`walk_rate`; of the
+    request's, which the query's are, in another order for an arrive-by search).
     """
     rho = min(1.0, q.wait_reluctance, walk, float(_least_rate(q.egress_time, q.egress_cost)))
     rho = max(rho, 0.0)
