@@ -25,6 +25,11 @@ whether the bound is exact or not; the rides search at ``max_rounds + 1`` (a lab
 dropped either way); pruning, and hence the journeys, stay the same.  Rides weigh 0
 (walks) or 1 (boardings), so that search goes level by level without a heap
 (:func:`_rides_bfs`, the same bounds as the heap search, five times faster).
+
+The rides bounds also serve the arrival search that runs before McRAPTOR
+(:func:`last_rounds`): a stop's labels are recorded only in rounds from which an
+egress stop is still reachable within ``max_rounds`` rides.  They are searched
+first, and the cost search afterwards, when the arrival search has given its limit.
 """
 
 from __future__ import annotations
