@@ -26,10 +26,10 @@ dropped either way); pruning, and hence the journeys, stay the same.  Rides weig
 (walks) or 1 (boardings), so that search goes level by level without a heap
 (:func:`_rides_bfs`, the same bounds as the heap search, five times faster).
 
-The rides bounds also serve the arrival search that runs before McRAPTOR
-(:func:`last_rounds`): a stop's labels are recorded only in rounds from which an
-egress stop is still reachable within ``max_rounds`` rides.  They are searched
-first, and the cost search afterwards, when the arrival search has given its limit.
+Kept rides bounds also serve the arrival search that runs before McRAPTOR in the
+later searches to the same destination (:func:`kept_last_rounds`): a stop's labels
+are recorded only in rounds from which an egress stop is still reachable within
+``max_rounds`` rides.
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ from otpa.transit.raptor._extra_routes import base_of
 from otpa.transit.raptor._memo import frozen
 from otpa.transit.raptor._prepare import Prepared
 from otpa.transit.raptor._reverse import readonly, transposed_transfers
+from otpa.transit.raptor._round_kernel import EVERY_ROUND
 from otpa.transit.raptor._weak_drop import pop_when_dead
 from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.types import FloatArray, Int32Array, IntArray
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
 __all__ = [
     "LowerBounds",
     "StaticGraph",
+    "kept_last_rounds",
     "last_rounds",
     "lower_bounds",
     "route_prefix",
@@ -558,12 +560,15 @@ class _Kept:
         return all(r() is a for r, a in zip(self.refs, refs, strict=True))
 
 
-def _kept(p: Prepared, req: RaptorRequest) -> _Kept:
-    """The kept searches of the bounds' key (a new entry if none serves)."""
+def _kept(p: Prepared, req: RaptorRequest, *, create: bool = True) -> _Kept | None:
+    """The kept searches of the bounds' key (a new entry if none serves, or ``None``
+    unless ``create``)."""
     key = _bounds_key(p, req)
     refs = (p.timetable.arrival, req.transfer_offsets, req.transfer_to)
     with _LOCK:
         kept = _BOUNDS.get(key)
+    if not create:
+        return kept if kept is not None and kept.serves(refs) else None
     if kept is None or not kept.serves(refs):
         n_stops, n_pats = p.timetable.n_stops, len(static_graph(p.timetable).pat_offsets) - 1
         q = p.query
@@ -615,6 +620,7 @@ def lower_bounds(
         Generalized cost and rides per stop (``inf``: destination unreachable).
     """
     kept = _kept(p, req)
+    assert kept is not None
     with kept.lock:
         rides = _rides(p, req, kept)
         if kept.lb_cost is None or kept.cost_limit < cost_limit:
@@ -632,6 +638,26 @@ def last_rounds(p: Prepared, req: RaptorRequest) -> Int32Array:
     Kept with the bounds.
     """
     kept = _kept(p, req)
+    assert kept is not None
+    return _last_rounds(p, req, kept)
+
+
+def kept_last_rounds(p: Prepared, req: RaptorRequest) -> Int32Array:
+    """:func:`last_rounds` where the rides bounds of the destination are kept already
+    (the later searches of a plan, or another request to the same destination), else
+    :data:`._round_kernel.EVERY_ROUND`: the rides search is not worth running only for
+    the arrival search (it costs about what it saves there), nor before a search that
+    may find nothing."""
+    kept = _kept(p, req, create=False)
+    if kept is None:
+        return EVERY_ROUND
+    with kept.lock:
+        if kept.lb_rides is None or kept.rides_limit < p.query.max_rounds + 1:
+            return EVERY_ROUND
+    return _last_rounds(p, req, kept)
+
+
+def _last_rounds(p: Prepared, req: RaptorRequest, kept: _Kept) -> Int32Array:
     n_rounds = int(p.query.max_rounds)
     with kept.lock:
         hit = kept.last_round.get(n_rounds)

@@ -19,7 +19,7 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
-from otpa.transit.raptor._heuristic import last_rounds, lower_bounds, route_prefix
+from otpa.transit.raptor._heuristic import kept_last_rounds, lower_bounds, route_prefix
 from otpa.transit.raptor._label_pools import (
     give_mc_labels,
     give_round_labels,
@@ -432,9 +432,9 @@ def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
     # the fastest journeys bound the search: nothing arrives earlier, and whatever
     # could only arrive later for more cost (and rides) is dominated by them (their
     # rides and costs are those of the journeys, without building their legs)
-    # the search records only labels that can still reach an egress stop within
-    # max_rounds rides (bounds McRAPTOR needs anyway, kept per destination)
-    lab_r, found = _round_search(p, last_rounds(p, request))
+    # where the destination's rides bounds are kept (a plan's later searches), the
+    # search records only labels that can still reach an egress stop within max_rounds
+    lab_r, found = _round_search(p, kept_last_rounds(p, request))
     known = [
         _Known(*path_cost(p, round_path(p, lab_r, k, int(q.egress_stops[i])), i))
         for k, i, _ in found

@@ -91,11 +91,36 @@ def test_plans_are_those_of_the_unpruned_search(
 ) -> None:
     tt, walks = network
     reqs = _requests(tt, walks)
+    _heuristic._BOUNDS.clear()
+    first = [route(tt.timetable, r) for r in reqs]  # keeps the destinations' bounds
+    used = []
+    kept_last_rounds = api.kept_last_rounds
+
+    def recorded(p: _heuristic.Prepared, req: RaptorRequest) -> np.ndarray:
+        used.append(kept_last_rounds(p, req))
+        return used[-1]
+
+    monkeypatch.setattr(api, "kept_last_rounds", recorded)
     pruned = [route(tt.timetable, r) for r in reqs]
-    monkeypatch.setattr(api, "last_rounds", lambda p, req: EVERY_ROUND)
+    assert any(u.shape[0] > 0 for u in used)  # the second searches were bounded
+    monkeypatch.setattr(api, "kept_last_rounds", lambda p, req: EVERY_ROUND)
     plain = [route(tt.timetable, r) for r in reqs]
     assert sum(len(js) for js in plain) >= 3
-    assert pruned == plain
+    assert pruned == plain == first
+
+
+def test_kept_last_rounds_only_once_the_rides_bounds_are_kept() -> None:
+    tt, walks = _network(1)
+    req = tt.request({"S1": 30}, {"S2": 0}, 600, transfers=walks, max_rounds=3, criteria="cost")
+    p = prepare(tt.timetable, req)
+    _heuristic._BOUNDS.clear()
+    assert _heuristic.kept_last_rounds(p, req).shape == (0,)
+    assert not _heuristic._BOUNDS  # looking creates nothing
+    _heuristic.lower_bounds(p, req, 0.0)
+    assert np.array_equal(_heuristic.kept_last_rounds(p, req), _heuristic.last_rounds(p, req))
+    more = tt.request({"S1": 30}, {"S2": 0}, 600, transfers=walks, max_rounds=5, criteria="cost")
+    # rides kept up to 4 only: not enough for 5 rounds
+    assert _heuristic.kept_last_rounds(prepare(tt.timetable, more), more).shape == (0,)
 
 
 def test_last_rounds_are_max_rounds_less_the_rides_bound(
