@@ -25,11 +25,6 @@ whether the bound is exact or not; the rides search at ``max_rounds + 1`` (a lab
 dropped either way); pruning, and hence the journeys, stay the same.  Rides weigh 0
 (walks) or 1 (boardings), so that search goes level by level without a heap
 (:func:`_rides_bfs`, the same bounds as the heap search, five times faster).
-
-Kept rides bounds also serve the arrival search that runs before McRAPTOR in the
-later searches to the same destination (:func:`kept_last_rounds`): a stop's labels
-are recorded only in rounds from which an egress stop is still reachable within
-``max_rounds`` rides.
 """
 
 from __future__ import annotations
@@ -47,7 +42,6 @@ from otpa.transit.raptor._extra_routes import base_of
 from otpa.transit.raptor._memo import frozen
 from otpa.transit.raptor._prepare import Prepared
 from otpa.transit.raptor._reverse import readonly, transposed_transfers
-from otpa.transit.raptor._round_kernel import EVERY_ROUND
 from otpa.transit.raptor._weak_drop import pop_when_dead
 from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.types import FloatArray, Int32Array, IntArray
@@ -55,15 +49,7 @@ from otpa.types import FloatArray, Int32Array, IntArray
 if TYPE_CHECKING:
     from otpa.transit.raptor.api import RaptorRequest
 
-__all__ = [
-    "LowerBounds",
-    "StaticGraph",
-    "kept_last_rounds",
-    "last_rounds",
-    "lower_bounds",
-    "route_prefix",
-    "static_graph",
-]
+__all__ = ["LowerBounds", "StaticGraph", "lower_bounds", "route_prefix", "static_graph"]
 
 _LOCK = threading.RLock()  # a weak-reference callback may take it while this thread holds it
 _CACHE: dict[int, tuple[weakref.ref[Any], StaticGraph]] = {}
@@ -551,44 +537,11 @@ class _Kept:
         self.refs = tuple(weakref.ref(a) for a in refs)
         self.lock = threading.Lock()  # one thread goes on with the searches at a time
         self.cost, self.egress_stops = cost, egress_stops
-        self.cost_limit = self.rides_limit = -np.inf
-        self.lb_cost: FloatArray | None = None
-        self.lb_rides: FloatArray | None = None
-        self.last_round: dict[int, Int32Array] = {}  # per max_rounds
+        self.limits = (-np.inf, -np.inf)
+        self.bounds: LowerBounds | None = None
 
     def serves(self, refs: tuple[Any, ...]) -> bool:
         return all(r() is a for r, a in zip(self.refs, refs, strict=True))
-
-
-def _kept(p: Prepared, req: RaptorRequest, *, create: bool = True) -> _Kept | None:
-    """The kept searches of the bounds' key (a new entry if none serves, or ``None``
-    unless ``create``)."""
-    key = _bounds_key(p, req)
-    refs = (p.timetable.arrival, req.transfer_offsets, req.transfer_to)
-    with _LOCK:
-        kept = _BOUNDS.get(key)
-    if not create:
-        return kept if kept is not None and kept.serves(refs) else None
-    if kept is None or not kept.serves(refs):
-        n_stops, n_pats = p.timetable.n_stops, len(static_graph(p.timetable).pat_offsets) - 1
-        q = p.query
-        kept = _Kept(
-            refs,
-            _search(n_stops, n_pats, q.egress_stops, readonly(q.egress_cost, np.float64)),
-            q.egress_stops,
-        )
-        with _LOCK:
-            other = _BOUNDS.get(key)
-            if other is not None and other.serves(refs):
-                kept = other  # another thread kept one meanwhile
-            else:
-                _BOUNDS[key] = kept
-    with _LOCK:
-        if key in _BOUNDS:
-            _BOUNDS.move_to_end(key)
-        while len(_BOUNDS) > _BOUNDS_SIZE:
-            _BOUNDS.popitem(last=False)
-    return kept
 
 
 def lower_bounds(
@@ -619,92 +572,54 @@ def lower_bounds(
     LowerBounds
         Generalized cost and rides per stop (``inf``: destination unreachable).
     """
-    kept = _kept(p, req)
-    assert kept is not None
+    key = _bounds_key(p, req)
+    refs = (p.timetable.arrival, req.transfer_offsets, req.transfer_to)
+    want = (float(cost_limit), float(p.query.max_rounds + 1))
+    with _LOCK:
+        kept = _BOUNDS.get(key)
+    if kept is None or not kept.serves(refs):
+        n_stops, n_pats = p.timetable.n_stops, len(static_graph(p.timetable).pat_offsets) - 1
+        q = p.query
+        kept = _Kept(
+            refs,
+            _search(n_stops, n_pats, q.egress_stops, readonly(q.egress_cost, np.float64)),
+            q.egress_stops,
+        )
+        with _LOCK:
+            other = _BOUNDS.get(key)
+            if other is not None and other.serves(refs):
+                kept = other  # another thread kept one meanwhile
+            else:
+                _BOUNDS[key] = kept
+    with _LOCK:
+        if key in _BOUNDS:
+            _BOUNDS.move_to_end(key)
+        while len(_BOUNDS) > _BOUNDS_SIZE:
+            _BOUNDS.popitem(last=False)
     with kept.lock:
-        rides = _rides(p, req, kept)
-        if kept.lb_cost is None or kept.cost_limit < cost_limit:
-            limit = max(kept.cost_limit, float(cost_limit))
-            kept.lb_cost = _go_on(p, req, kept, limit)
-            kept.cost_limit = limit
-        return LowerBounds(kept.lb_cost, rides)
+        if kept.bounds is None or kept.limits[0] < want[0] or kept.limits[1] < want[1]:
+            limits = (max(kept.limits[0], want[0]), max(kept.limits[1], want[1]))
+            kept.bounds = _go_on(p, req, kept, limits)
+            kept.limits = limits
+        return kept.bounds
 
 
-def last_rounds(p: Prepared, req: RaptorRequest) -> Int32Array:
-    """Per stop, the last round whose labels can still lead to an egress stop.
-
-    ``max_rounds`` less the rides bound of :func:`lower_bounds` (``-1``: no egress
-    stop within ``max_rounds`` rides), for :func:`._round_kernel.run_rounds_to`.
-    Kept with the bounds.
-    """
-    kept = _kept(p, req)
-    assert kept is not None
-    return _last_rounds(p, req, kept)
-
-
-def kept_last_rounds(p: Prepared, req: RaptorRequest) -> Int32Array:
-    """:func:`last_rounds` where the rides bounds of the destination are kept already
-    (the later searches of a plan, or another request to the same destination), else
-    :data:`._round_kernel.EVERY_ROUND`: the rides search is not worth running only for
-    the arrival search (it costs about what it saves there), nor before a search that
-    may find nothing."""
-    kept = _kept(p, req, create=False)
-    if kept is None:
-        return EVERY_ROUND
-    with kept.lock:
-        if kept.lb_rides is None or kept.rides_limit < p.query.max_rounds + 1:
-            return EVERY_ROUND
-    return _last_rounds(p, req, kept)
-
-
-def _last_rounds(p: Prepared, req: RaptorRequest, kept: _Kept) -> Int32Array:
-    n_rounds = int(p.query.max_rounds)
-    with kept.lock:
-        hit = kept.last_round.get(n_rounds)
-        if hit is not None:
-            return hit
-        rides = _rides(p, req, kept)
-        out = np.full(rides.shape[0], -1, np.int32)
-        ok = rides <= n_rounds
-        out[ok] = n_rounds - rides[ok].astype(np.int32)
-        out = readonly(out, np.int32)
-        kept.last_round[n_rounds] = out
-        return out
-
-
-def _edges(p: Prepared, req: RaptorRequest) -> tuple[IntArray, Int32Array, IntArray | None]:
-    """The walking transfers into each stop of the backward searches (CSR), and the
-    request's transfer index of each (``None``: the same order)."""
-    tt = p.timetable
+def _go_on(
+    p: Prepared, req: RaptorRequest, kept: _Kept, limits: tuple[float, float]
+) -> LowerBounds:
+    """The cost search continued to ``limits[0]``, the rides searched again if
+    ``limits[1]`` is higher than before; their bounds."""
+    tt, q = p.timetable, p.query
+    g = static_graph(tt)
     off, to = req.transfer_offsets, req.transfer_to
     if len(off) == 0:
         off = np.zeros(tt.n_stops + 1, np.int64)
     if p.reverse:
         # backwards on the reversed search is forwards on the request's transfers
-        return readonly(off, np.int64), readonly(to, np.int32), None
-    return transposed_transfers(off, to, tt.n_stops)
-
-
-def _rides(p: Prepared, req: RaptorRequest, kept: _Kept) -> FloatArray:
-    """The rides bounds, searched again if ``max_rounds + 1`` is above the last limit
-    (the caller holds ``kept.lock``)."""
-    limit = float(p.query.max_rounds + 1)
-    if kept.lb_rides is None or kept.rides_limit < limit:
-        tt = p.timetable
-        in_off, in_from, _ = _edges(p, req)
-        lb = _rides_bfs(static_graph(tt), tt.n_stops, kept.egress_stops, in_off, in_from,
-                        int(limit))  # fmt: skip
-        kept.lb_rides = readonly(lb, np.float64)
-        kept.rides_limit = limit
-        kept.last_round = {}
-    return kept.lb_rides
-
-
-def _go_on(p: Prepared, req: RaptorRequest, kept: _Kept, limit: float) -> FloatArray:
-    """The cost search continued to ``limit``; its bounds."""
-    q = p.query
-    g = static_graph(p.timetable)
-    in_off, in_from, in_edge = _edges(p, req)
+        in_off, in_from = readonly(off, np.int64), readonly(to, np.int32)
+        in_edge: IntArray | None = None
+    else:
+        in_off, in_from, in_edge = transposed_transfers(off, to, tt.n_stops)
     n_pats = len(g.pat_offsets) - 1
     penalty = np.full(n_pats, np.inf)
     np.minimum.at(penalty, g.route_pat, q.route_penalty)
@@ -712,8 +627,11 @@ def _go_on(p: Prepared, req: RaptorRequest, kept: _Kept, limit: float) -> FloatA
     walk_cost = readonly(req.transfer_cost, np.float64)
     board = readonly(q.board_cost + penalty, np.float64)
     edges = (in_off, in_from, _incoming_costs(walk_cost, in_edge))
-    lb_cost: FloatArray = _dijkstra(g, *kept.cost, *edges, board, True, limit)
-    return readonly(lb_cost, np.float64)
+    lb_cost: FloatArray = _dijkstra(g, *kept.cost, *edges, board, True, limits[0])
+    if kept.bounds is not None and kept.limits[1] >= limits[1]:
+        return LowerBounds(readonly(lb_cost, np.float64), kept.bounds.rides)
+    lb_rides = _rides_bfs(g, tt.n_stops, kept.egress_stops, in_off, in_from, int(limits[1]))
+    return LowerBounds(readonly(lb_cost, np.float64), readonly(lb_rides, np.float64))
 
 
 def _incoming_costs(walk_cost: FloatArray, in_edge: IntArray | None) -> FloatArray:

@@ -63,13 +63,11 @@ __all__ = [
     "B_ACCESS",
     "B_RIDE",
     "B_WALK",
-    "EVERY_ROUND",
     "NO_RIDDEN",
     "RoundLabels",
     "new_ridden",
     "new_round_labels",
     "run_rounds",
-    "run_rounds_to",
 ]
 
 B_ACCESS = 0
@@ -253,13 +251,8 @@ def _board(
     return best, src
 
 
-#: ``last_round`` of searches that record labels in every round.
-EVERY_ROUND: Int32Array = np.zeros(0, dtype=np.int32)
-EVERY_ROUND.flags.writeable = False
-
-
 @njit(cache=True, nogil=True)  # type: ignore[misc]
-def run_rounds(
+def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcounting)
     tt: RaptorTimetable,
     q: SearchQuery,
     lab: RoundLabels,
@@ -274,30 +267,6 @@ def run_rounds(
     egress arrival found so far are not recorded.  ``ridden`` is ``(0, 0)`` or,
     in range RAPTOR, ``(max_rounds + 1, n_route_trips)`` kept across the searches
     of one ``lab`` (:func:`new_ridden`).  Returns that arrival (INF: none).
-    """
-    return run_rounds_to(tt, q, lab, time, use_target, ridden, EVERY_ROUND)
-
-
-@njit(cache=True, nogil=True)  # type: ignore[misc]
-def run_rounds_to(  # noqa: C901 (one loop nest: calls in the hot loop cost refcounting)
-    tt: RaptorTimetable,
-    q: SearchQuery,
-    lab: RoundLabels,
-    time: int,
-    use_target: bool,
-    ridden: Int32Array,
-    last_round: Int32Array,
-) -> int:
-    """:func:`run_rounds` recording labels at stop ``s`` only in rounds up to ``last_round[s]``.
-
-    ``last_round`` is empty (every round) or, per stop, ``max_rounds`` less a lower
-    bound on the rides from the stop to an egress stop (negative: none reaches one
-    within ``max_rounds``): a label in a later round cannot be on a journey to an
-    egress stop, nor can any label derived from it (the stops it leads to need at
-    least as many rides more, less those taken), so the labels of every journey to
-    the destination, and the target, stay as without it.  Used with ``use_target``
-    (the labels of other stops are then incomplete), not with transfers.txt rules
-    or on-board starts (where it is off).
     """
     # arrays are bound to locals once: attribute access in the loops costs reference counting
     n = tt.n_stops
@@ -342,8 +311,6 @@ def run_rounds_to(  # noqa: C901 (one loop nest: calls in the hot loop cost refc
     # pruning (see the module docstring): boarding only at stops marked in the previous
     # round, and a ride already recorded downstream is not scanned again
     prune = not has_rules and first_route < 0
-    # static bound on the rides still needed (see run_rounds_to)
-    bounded = prune and last_round.shape[0] > 0
     # range RAPTOR: ridden[k, trip] is the earliest position from which the trip's ride
     # was tried in round k of this or an earlier search (see the module docstring)
     skip_ridden = (
@@ -356,8 +323,6 @@ def run_rounds_to(  # noqa: C901 (one loop nest: calls in the hot loop cost refc
     n_mark = 0
     for i in range(q.access_stops.shape[0]):
         s = q.access_stops[i]
-        if bounded and last_round[s] < 0:
-            continue
         t = np.int64(time) + q.access_time[i]
         if t < o_time[0, s]:
             o_time[0, s] = t
@@ -431,12 +396,7 @@ def run_rounds_to(  # noqa: C901 (one loop nest: calls in the hot loop cost refc
                     stale = True
                 if cur >= 0 and not stale and route_alight[soff + j] != 0 and stop_alight[s] != 0:
                     t = np.int64(arrival[base + cur * ns + j]) + alight_slack
-                    if (
-                        t < r_time[k, s]
-                        and t < target
-                        and (not bounded or k <= last_round[s])
-                        and not is_banned(bans, t0 + cur, j)
-                    ):
+                    if t < r_time[k, s] and t < target and not is_banned(bans, t0 + cur, j):
                         r_time[k, s] = t
                         r_route[k, s] = r
                         r_trip[k, s] = t0 + cur
@@ -499,7 +459,7 @@ def run_rounds_to(  # noqa: C901 (one loop nest: calls in the hot loop cost refc
             for e in range(tr_offsets[s], tr_offsets[s + 1]):
                 u = tr_to[e]
                 t = ts + tr_time[e]
-                if t >= target or (bounded and k > last_round[u]):
+                if t >= target:
                     continue
                 if t < o_time[k, u]:
                     o_time[k, u] = t

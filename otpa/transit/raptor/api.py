@@ -19,7 +19,7 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
-from otpa.transit.raptor._heuristic import kept_last_rounds, lower_bounds, route_prefix
+from otpa.transit.raptor._heuristic import lower_bounds, route_prefix
 from otpa.transit.raptor._label_pools import (
     give_mc_labels,
     give_round_labels,
@@ -43,13 +43,11 @@ from otpa.transit.raptor._results import (
     TransitLeg,
 )
 from otpa.transit.raptor._round_kernel import (
-    EVERY_ROUND,
     NO_RIDDEN,
     RoundLabels,
     new_ridden,
     new_round_labels,
     run_rounds,
-    run_rounds_to,
 )
 from otpa.transit.raptor.spi import RaptorTimetable, StaySeated, TransferRules
 from otpa.types import FloatArray, Int32Array, IntArray, UInt8Array
@@ -373,19 +371,15 @@ def _sorted(journeys: list[RaptorJourney], reverse: bool) -> list[RaptorJourney]
     return sorted(journeys, key=lambda j: (j.arrival, j.n_rides, j.cost))
 
 
-def _round_search(
-    p: Prepared, last_round: Int32Array = EVERY_ROUND
-) -> tuple[RoundLabels, list[tuple[int, int, int]]]:
+def _round_search(p: Prepared) -> tuple[RoundLabels, list[tuple[int, int, int]]]:
     """The round search's labels and its journeys: ``(round, egress entry, arrival)``
     per round that arrives earlier than the rounds before (arrival in search direction).
 
-    ``last_round``: see :func:`run_rounds_to` (labels off the journeys' paths may then
-    be missing).  The labels are the thread's (:func:`take_round_labels`): give them
-    back once read.
+    The labels are the thread's (:func:`take_round_labels`): give them back once read.
     """
     q = p.query
     lab = take_round_labels(q.max_rounds + 1, p.timetable.n_stops)
-    run_rounds_to(p.timetable, q, lab, q.time, True, NO_RIDDEN, last_round)
+    run_rounds(p.timetable, q, lab, q.time, True, NO_RIDDEN)
     found: list[tuple[int, int, int]] = []
     if len(q.egress_stops) == 0:
         return lab, found
@@ -432,9 +426,7 @@ def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
     # the fastest journeys bound the search: nothing arrives earlier, and whatever
     # could only arrive later for more cost (and rides) is dominated by them (their
     # rides and costs are those of the journeys, without building their legs)
-    # where the destination's rides bounds are kept (a plan's later searches), the
-    # search records only labels that can still reach an egress stop within max_rounds
-    lab_r, found = _round_search(p, kept_last_rounds(p, request))
+    lab_r, found = _round_search(p)
     known = [
         _Known(*path_cost(p, round_path(p, lab_r, k, int(q.egress_stops[i])), i))
         for k, i, _ in found
