@@ -3,8 +3,9 @@
 Every exception the library raises on purpose derives from :class:`OtpaError`.
 Errors about bad input also derive from the matching builtin (``ValueError``,
 ``LookupError``) so callers can catch either; a failed internal invariant (a bug in
-otpa, not the caller's input) is an :class:`InternalError`, a ``RuntimeError``.  Questionable but usable input
-gets an :class:`OtpaWarning` subclass instead of an exception.
+otpa, not the caller's input) is an :class:`InternalError`, a ``RuntimeError``.
+Questionable but usable input gets an :class:`OtpaWarning` subclass instead of an
+exception.
 """
 
 from __future__ import annotations

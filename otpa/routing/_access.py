@@ -10,6 +10,7 @@ import numpy as np
 from otpa.network import TransportNetwork
 from otpa.routing._legs import StreetLegGeometry, stop_coords, straight_geometry
 from otpa.routing._places import Endpoint
+from otpa.routing._street_access import no_stop_within
 from otpa.routing._transfers import transfer_times, transfers_from, transfers_to
 from otpa.routing.errors import OutsideBoundsError
 from otpa.routing.preferences import DEFAULT_MAX_WALK_M
@@ -164,6 +165,8 @@ def find_access(
             reluctance=options.reluctance,
         )
     elif end.where is not None:
+        if ep.stop is None and no_stop_within(network, end.where, max_distance_m):
+            return Access.empty()  # what the search would find: no stop within reach
         res = access_stops(
             network,
             end.where,
