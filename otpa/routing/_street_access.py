@@ -171,13 +171,14 @@ def _all_beyond(
     lat: FloatArray,
     lon: FloatArray,
     ends: IntArray,
+    start_m: FloatArray,
     metres: float,
     limit: float,
 ) -> bool:
-    """Whether ``metres x chord + link`` from the nearest end exceeds ``limit`` for every point.
+    """Whether ``start_m + metres x chord + link`` exceeds ``limit`` for every point and end.
 
-    ``points``: unit vectors; ``ends``: vertices (of ``lat``/``lon``, degrees).  The
-    chord is at most the arc.
+    ``points``: unit vectors; ``ends``: vertices (of ``lat``/``lon``, degrees), each
+    reached after ``start_m``.  The chord is at most the arc.
     """
     anchors = np.empty((ends.shape[0], 3))
     for j in range(ends.shape[0]):
@@ -187,16 +188,15 @@ def _all_beyond(
         anchors[j, 1] = math.cos(p) * math.sin(q)
         anchors[j, 2] = math.sin(p)
     for i in range(points.shape[0]):
-        room = limit - link[i]
-        if room < 0.0:
-            continue
-        reach = room / metres  # the longest chord that may still be within the limit
-        reach2 = reach * reach
         for j in range(anchors.shape[0]):
+            room = limit - link[i] - start_m[j]
+            if room < 0.0:
+                continue
+            reach = room / metres  # the longest chord that may still be within the limit
             dx = points[i, 0] - anchors[j, 0]
             dy = points[i, 1] - anchors[j, 1]
             dz = points[i, 2] - anchors[j, 2]
-            if dx * dx + dy * dy + dz * dz <= reach2:
+            if dx * dx + dy * dy + dz * dz <= reach * reach:
                 return False
     return True
 
@@ -208,8 +208,8 @@ def no_stop_within(
 
     A lower bound, exact for any street search from (or to) ``origin``: a path from a
     vertex is at least :func:`_length_ratio` times the great-circle distance to where it
-    ends (itself at least the chord), and a snapped point's search starts at the ends of
-    its edge (after a distance of at least 0).  A stop adds its link.  So when the
+    ends (itself at least the chord), and a snapped point's path passes one end of its
+    edge after the part of the edge up to it.  A stop adds its link.  So when the
     bound of every linked stop exceeds the limit, :func:`access_stops` would find none
     and need not search.
     """
@@ -223,15 +223,25 @@ def no_stop_within(
     if ratio <= 0.0:
         return False
     if isinstance(origin, Snap):
-        ends = np.array([graph.edge_from[origin.edge], graph.edge_to[origin.edge]], np.int64)
+        # a search from (or to) a point on an edge passes one of its ends, after the part
+        # of the edge (either direction) between them
+        e = int(origin.edge)
+        back = int(graph.edge_reverse[e])
+        length = float(graph.edge_length_m[e])
+        if back >= 0:
+            length = min(length, float(graph.edge_length_m[back]))
+        f = min(max(float(origin.fraction), 0.0), 1.0)
+        ends = np.array([graph.edge_from[e], graph.edge_to[e]], np.int64)
+        start_m = np.array([f * length, (1.0 - f) * length]) * (1.0 - 1e-9)
     else:
         ends = np.array([origin], np.int64)
+        start_m = np.zeros(1)
     # margins far above the rounding of the sums (and of the ratio itself)
     metres = ratio * (1.0 - 1e-6) * EARTH_RADIUS_M
     points = _stop_points(network, graph, stop_v)
     limit = float(max_distance_m) + 1e-3
     lat, lon = graph.vertex_lat, graph.vertex_lon
-    return bool(_all_beyond(points, link, lat, lon, ends, metres, limit))
+    return bool(_all_beyond(points, link, lat, lon, ends, start_m, metres, limit))
 
 
 @njit(cache=True)  # type: ignore[misc]
