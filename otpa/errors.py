@@ -2,8 +2,10 @@
 
 Every exception the library raises on purpose derives from :class:`OtpaError`.
 Errors about bad input also derive from the matching builtin (``ValueError``,
-``LookupError``) so callers can catch either.  Questionable but usable input
-gets an :class:`OtpaWarning` subclass instead of an exception.
+``LookupError``) so callers can catch either; a failed internal invariant (a bug in
+otpa, not the caller's input) is an :class:`InternalError`, a ``RuntimeError``.
+Questionable but usable input gets an :class:`OtpaWarning` subclass instead of an
+exception.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ __all__ = [
     "ElevationError",
     "GraphFormatError",
     "GtfsError",
+    "InternalError",
     "InvalidArgumentError",
     "NetworkBuildError",
     "OsmError",
@@ -58,6 +61,14 @@ class UnknownIdError(LookupError, OtpaError):
 
 class InvalidArgumentError(ValueError, OtpaError):
     """An argument has an unusable value (out of range, wrong shape, unknown option...)."""
+
+
+class InternalError(RuntimeError, OtpaError):
+    """An internal invariant of otpa failed: a bug, not a problem of the caller's input.
+
+    Never a ``ValueError``, so a service does not answer it as a bad request (OTP 1.x
+    answered such failures of a plan with its ``SYSTEM_ERROR``).
+    """
 
 
 class ArgumentTypeError(TypeError, OtpaError):

@@ -10,6 +10,7 @@ import numpy as np
 from otpa.network import TransportNetwork
 from otpa.routing._legs import StreetLegGeometry, stop_coords, straight_geometry
 from otpa.routing._places import Endpoint
+from otpa.routing._street_access import no_stop_within
 from otpa.routing._transfers import transfer_times, transfers_from, transfers_to
 from otpa.routing.errors import OutsideBoundsError
 from otpa.routing.preferences import DEFAULT_MAX_WALK_M
@@ -35,6 +36,7 @@ __all__ = [
     "access_radius",
     "find_access",
     "leg_geometry",
+    "no_stop_near",
     "path_geometry",
     "street_end",
     "transfer_geometry",
@@ -130,6 +132,16 @@ class Access:
         return cls(z.astype(np.int32), z.astype(np.int32), z, z)
 
 
+def no_stop_near(network: TransportNetwork, end: StreetEnd, max_distance_m: float) -> bool:
+    """Whether a place (not a stop) provably has no stop within ``max_distance_m`` (streets).
+
+    :func:`find_access` would find none: its street search is not needed.
+    """
+    if network.street is None or end.endpoint.stop is not None or end.where is None:
+        return False
+    return no_stop_within(network, end.where, max_distance_m)
+
+
 def find_access(
     network: TransportNetwork,
     end: StreetEnd,
@@ -164,6 +176,8 @@ def find_access(
             reluctance=options.reluctance,
         )
     elif end.where is not None:
+        if no_stop_near(network, end, max_distance_m):
+            return Access.empty()  # what the search would find: no stop within reach
         res = access_stops(
             network,
             end.where,

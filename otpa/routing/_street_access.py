@@ -27,12 +27,12 @@ from otpa.routing._street_types import AccessResult, Snap, StreetOptions, Street
 from otpa.street import StreetGraph
 from otpa.types import FloatArray, Int32Array, IntArray
 from otpa.util.cache import OwnerCache
-from otpa.util.geo import haversine_m
+from otpa.util.geo import EARTH_RADIUS_M, haversine_m
 
 if TYPE_CHECKING:
     from otpa.network import TransportNetwork
 
-__all__ = ["AccessPaths", "access_stops", "stops_near"]
+__all__ = ["AccessPaths", "access_stops", "no_stop_within", "stops_near"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -107,6 +107,141 @@ def _stop_links(network: TransportNetwork) -> _Links:
 
     known = _STOP_LINKS.get_or_build(network.stop_vertex, "links", build)
     return known[1] if known[0] is link_m else build()[1]  # (links replaced: not cached)
+
+
+#: Per street graph: the smallest ratio of an edge's length to the great-circle distance
+#: between its ends (edges of no such distance left out; 0 when a length is unusable).
+_LENGTH_RATIO: OwnerCache[str, float] = OwnerCache()
+
+
+def _length_ratio(graph: StreetGraph) -> float:
+    """``min(edge length / great-circle distance of its ends)`` over the edges (once per graph).
+
+    Any street path is at least this share of the great-circle distance between its
+    ends (triangle inequality on the sphere, edge by edge).
+    """
+
+    def build() -> float:
+        lat = np.asarray(graph.vertex_lat, dtype=np.float64)
+        lon = np.asarray(graph.vertex_lon, dtype=np.float64)
+        ef = np.asarray(graph.edge_from, dtype=np.int64)
+        et = np.asarray(graph.edge_to, dtype=np.int64)
+        length = np.asarray(graph.edge_length_m, dtype=np.float64)
+        if length.size == 0:
+            return 1.0
+        if not np.all(length >= 0.0):  # NaN or negative: no bound
+            return 0.0
+        crow = np.asarray(haversine_m(lat[ef], lon[ef], lat[et], lon[et]), dtype=np.float64)
+        apart = crow > 0.0
+        if not np.all(np.isfinite(crow)):
+            return 0.0
+        if not apart.any():
+            return 1.0
+        return float(min(1.0, float(np.min(length[apart] / crow[apart]))))
+
+    return _LENGTH_RATIO.get_or_build(graph, "ratio", build)
+
+
+def _unit_vectors(lat: FloatArray, lon: FloatArray) -> FloatArray:
+    """Points on the unit sphere, ``(n, 3)``, of coordinates in degrees."""
+    p, q = np.radians(lat), np.radians(lon)
+    return np.column_stack((np.cos(p) * np.cos(q), np.cos(p) * np.sin(q), np.sin(p)))
+
+
+#: Per ``stop_vertex`` array: the unit vectors of the linked stops' street vertices.
+_STOP_POINTS: OwnerCache[str, tuple[object, FloatArray]] = OwnerCache()
+
+
+def _stop_points(network: TransportNetwork, graph: StreetGraph, stop_v: IntArray) -> FloatArray:
+    """Unit vectors of the street vertices ``stop_v`` of the linked stops (once per network)."""
+
+    def build() -> tuple[object, FloatArray]:
+        lat = np.asarray(graph.vertex_lat, dtype=np.float64)[stop_v]
+        lon = np.asarray(graph.vertex_lon, dtype=np.float64)[stop_v]
+        return graph, _unit_vectors(lat, lon)
+
+    known = _STOP_POINTS.get_or_build(network.stop_vertex, "points", build)
+    return known[1] if known[0] is graph else build()[1]
+
+
+@njit(cache=True, nogil=True)  # type: ignore[misc]
+def _all_beyond(
+    points: FloatArray,
+    link: FloatArray,
+    lat: FloatArray,
+    lon: FloatArray,
+    ends: IntArray,
+    start_m: FloatArray,
+    metres: float,
+    limit: float,
+) -> bool:
+    """Whether ``start_m + metres x chord + link`` exceeds ``limit`` for every point and end.
+
+    ``points``: unit vectors; ``ends``: vertices (of ``lat``/``lon``, degrees), each
+    reached after ``start_m``.  The chord is at most the arc.
+    """
+    anchors = np.empty((ends.shape[0], 3))
+    for j in range(ends.shape[0]):
+        p = math.radians(lat[ends[j]])
+        q = math.radians(lon[ends[j]])
+        anchors[j, 0] = math.cos(p) * math.cos(q)
+        anchors[j, 1] = math.cos(p) * math.sin(q)
+        anchors[j, 2] = math.sin(p)
+    for i in range(points.shape[0]):
+        for j in range(anchors.shape[0]):
+            room = limit - link[i] - start_m[j]
+            if room < 0.0:
+                continue
+            reach = room / metres  # the longest chord that may still be within the limit
+            dx = points[i, 0] - anchors[j, 0]
+            dy = points[i, 1] - anchors[j, 1]
+            dz = points[i, 2] - anchors[j, 2]
+            if dx * dx + dy * dy + dz * dz <= reach * reach:
+                return False
+    return True
+
+
+def no_stop_within(
+    network: TransportNetwork, origin: Snap | int, max_distance_m: float | None
+) -> bool:
+    """True when no linked stop can be within ``max_distance_m`` of ``origin`` over the streets.
+
+    A lower bound, exact for any street search from (or to) ``origin``: a path from a
+    vertex is at least :func:`_length_ratio` times the great-circle distance to where it
+    ends (itself at least the chord), and a snapped point's path passes one end of its
+    edge after the part of the edge up to it.  A stop adds its link.  So when the
+    bound of every linked stop exceeds the limit, :func:`access_stops` would find none
+    and need not search.
+    """
+    if max_distance_m is None or not math.isfinite(max_distance_m):
+        return False
+    graph = street_graph(network)
+    stops, stop_v, link = _stop_links(network)
+    if stops.size == 0:
+        return True
+    ratio = _length_ratio(graph)
+    if ratio <= 0.0:
+        return False
+    if isinstance(origin, Snap):
+        # a search from (or to) a point on an edge passes one of its ends, after the part
+        # of the edge (either direction) between them
+        e = int(origin.edge)
+        back = int(graph.edge_reverse[e])
+        length = float(graph.edge_length_m[e])
+        if back >= 0:
+            length = min(length, float(graph.edge_length_m[back]))
+        f = min(max(float(origin.fraction), 0.0), 1.0)
+        ends = np.array([graph.edge_from[e], graph.edge_to[e]], np.int64)
+        start_m = np.array([f * length, (1.0 - f) * length]) * (1.0 - 1e-9)
+    else:
+        ends = np.array([origin], np.int64)
+        start_m = np.zeros(1)
+    # margins far above the rounding of the sums (and of the ratio itself)
+    metres = ratio * (1.0 - 1e-6) * EARTH_RADIUS_M
+    points = _stop_points(network, graph, stop_v)
+    limit = float(max_distance_m) + 1e-3
+    lat, lon = graph.vertex_lat, graph.vertex_lon
+    return bool(_all_beyond(points, link, lat, lon, ends, start_m, metres, limit))
 
 
 @njit(cache=True)  # type: ignore[misc]

@@ -18,6 +18,7 @@ from otpa.routing._access import (
     access_radius,
     find_access,
     leg_geometry,
+    no_stop_near,
     transfer_geometry,
     walk_limit,
     walk_overage_cost,
@@ -442,13 +443,15 @@ def transit_itineraries(s: TransitSearch) -> list[Itinerary]:
     """Transit itineraries for a search (possibly none)."""
     req = s.request
     max_walk = access_radius(req)
+    flexible = s.access is None and s.egress is None and flex_enabled(s.network, req)
+    if s.egress is None and not flexible and no_stop_near(s.network, s.destination, max_walk):
+        return []  # no stop to alight at (the egress search below would find none)
     if s.access is not None:
         access = Access.empty()  # the caller's (below)
     elif s.onboard is None:
         access = find_access(s.network, s.origin, s.options, max_distance_m=max_walk, reverse=False)
     else:  # on board: the journey starts with the trip (RaptorRequest.onboard)
         access = Access.empty()
-    flexible = s.access is None and s.egress is None and flex_enabled(s.network, req)
     if s.access is None and s.onboard is None and access.stops.size == 0 and not flexible:
         return []  # no stop to board at: the egress search would find nothing to use
     egress = (

@@ -32,7 +32,7 @@ import math
 import numpy as np
 from numba import njit
 
-from otpa.errors import InvalidArgumentError
+from otpa.errors import InternalError
 from otpa.types import (
     BoolArray,
     Float32Array,
@@ -722,7 +722,7 @@ def _edge_search_core(  # noqa: C901 (one flat loop for numba)
 def pred_chain(pred: Int32Array, state: int) -> Int32Array:
     """The states from a seed to ``state`` following ``pred`` (-1 ends), in search order.
 
-    Raises :class:`~otpa.errors.InvalidArgumentError` when the chain leaves the states
+    Raises :class:`~otpa.errors.InternalError` when the chain leaves the states
     or is longer than their number (a cycle: it would never end), instead of reading
     out of bounds or looping.
     """
@@ -732,7 +732,7 @@ def pred_chain(pred: Int32Array, state: int) -> Int32Array:
     while e >= 0:
         if e >= n_states or n >= n_states:
             msg = "pred_chain: the predecessors leave the states or form a cycle"
-            raise InvalidArgumentError(msg)
+            raise InternalError(msg)
         n += 1
         e = pred[e]
     out = np.empty(n, dtype=np.int32)

@@ -13,6 +13,7 @@ import pytest
 
 from otpa.network import TransportNetwork
 from otpa.routing import Location, PlanRequest
+from otpa.routing import _access as access_module
 from otpa.routing import _transit_plan as transit_plan
 from otpa.routing.errors import OutsideBoundsError, PathNotFoundError
 from otpa.routing.model import Itinerary, Leg, Place, WalkStep, _direct_init
@@ -62,18 +63,26 @@ def _request(a: tuple[float, float], b: tuple[float, float], modes: RequestModes
     )
 
 
-def test_no_access_stop_skips_the_egress_search(
+def test_no_stop_within_reach_skips_the_access_searches(
     network: TransportNetwork, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Without a stop to board at, the egress search is not run: the answer is the walk."""
+    """Both ends provably far from every stop: no access or egress search runs (the
+    destination's bound is checked first), and the answer is the walk."""
     calls: list[bool] = []
+    searches: list[bool] = []
     inner = transit_plan.find_access
+    inner_search = access_module.access_stops
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         calls.append(kwargs["reverse"])
         return inner(*args, **kwargs)
 
+    def counted_search(*args: Any, **kwargs: Any) -> Any:
+        searches.append(kwargs["reverse"])
+        return inner_search(*args, **kwargs)
+
     monkeypatch.setattr(transit_plan, "find_access", counted)
+    monkeypatch.setattr(access_module, "access_stops", counted_search)
     walk = RequestModes(frozenset({"WALK"}), frozenset())
     planned = 0
     for a, b in _far_from_stops(network):
@@ -83,8 +92,8 @@ def test_no_access_stop_skips_the_egress_search(
             continue
         assert calls == []
         with_transit = plan(network, _request(a, b, RequestModes()))
-        assert calls == [False]  # the access search only, and it found no stop
-        calls.clear()
+        assert calls == []  # the destination has no stop to alight at: no search at all
+        assert searches == []
         assert [it.legs[0].mode for it in with_transit.itineraries] == ["WALK"]
         assert repr(with_transit.itineraries) == repr(walk_only.itineraries)
         planned += 1

@@ -14,6 +14,7 @@ from scipy.sparse.csgraph import dijkstra
 from otpa.network import TransportNetwork
 from otpa.osm.model import CAR, FLAG_STAIRS, FLAG_WHEELCHAIR_NO, WALK
 from otpa.routing import PlanRequest
+from otpa.routing._street_access import no_stop_within
 from otpa.routing._street_costs import edge_costs
 from otpa.routing._street_geometry import edge_part_points, graph_geometry
 from otpa.routing.preferences import (
@@ -346,6 +347,42 @@ def test_access_stops_match_street_paths(atlanta: TransportNetwork, reverse: boo
         atlanta, origin, WALK_OPTS, max_time_s=max_t, max_distance_m=800.0, reverse=reverse
     )
     assert set(limited.stops.tolist()) == {s for s, v in expected.items() if v[2] <= 800.0}
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_no_stop_within_only_where_the_search_finds_none(
+    atlanta: TransportNetwork, reverse: bool
+) -> None:
+    """The crow-fly bound that lets a plan skip an access search never hides a stop."""
+    g = _street(atlanta)
+    rng = np.random.default_rng(7)
+    stop_v = atlanta.stop_vertex[atlanta.stop_vertex >= 0]
+    origins: list[Snap | int] = [int(v) for v in rng.choice(stop_v, 3)]
+    origins += [int(v) for v in rng.integers(0, g.n_vertices, 6)]
+    for v in rng.integers(0, g.n_vertices, 12):
+        snap = snap_point(
+            atlanta, float(g.vertex_lat[v]) + 3e-4, float(g.vertex_lon[v]), mode="WALK"
+        )
+        assert snap is not None
+        origins.append(snap)
+    skipped = searched = 0
+    for origin in origins:
+        nearest = access_stops(atlanta, origin, WALK_OPTS, max_time_s=1e9, reverse=reverse)
+        closest = float(nearest.distance_m.min()) if nearest.stops.size else math.inf
+        for limit in (0.0, 50.0, 200.0, 600.0, 1500.0, 4000.0):
+            found = access_stops(
+                atlanta, origin, WALK_OPTS, max_time_s=1e9, max_distance_m=limit,
+                reverse=reverse,
+            )  # fmt: skip
+            assert bool(found.stops.size) == (closest <= limit)
+            if no_stop_within(atlanta, origin, limit):
+                skipped += 1
+                assert found.stops.size == 0
+            elif found.stops.size:
+                searched += 1
+        assert not no_stop_within(atlanta, origin, None)
+    assert skipped >= 10
+    assert searched >= 10
 
 
 def test_access_from_a_vertex_includes_its_own_stop(atlanta: TransportNetwork) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from otpa.errors import InvalidArgumentError
+from otpa.errors import InternalError, OtpaError
 from otpa.street._search_kernel import pred_chain
 
 
@@ -26,5 +26,10 @@ def test_chain_from_the_seed_in_search_order() -> None:
     ],
 )
 def test_a_bad_chain_is_refused_not_followed(pred: list[int], state: int) -> None:
-    with pytest.raises(InvalidArgumentError, match="pred_chain"):
+    with pytest.raises(InternalError, match="pred_chain") as caught:
         pred_chain(np.asarray(pred, np.int32), state)
+    # a failed invariant of the search, not bad input: no ValueError a service would
+    # answer as a bad request
+    assert isinstance(caught.value, OtpaError)
+    assert isinstance(caught.value, RuntimeError)
+    assert not isinstance(caught.value, ValueError)
