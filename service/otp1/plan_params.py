@@ -27,7 +27,6 @@ transit trips.  An empty value (``bannedRoutes=``) counts as absent.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import math
 import re
@@ -380,6 +379,11 @@ PARAMETERS: tuple[PlanParam, ...] = (
 del P
 
 PARAMETERS_BY_NAME: Mapping[str, PlanParam] = {p.name: p for p in PARAMETERS}
+#: Where each parameter read from the query's first value stands in :data:`PARAMETERS`:
+#: values are read (and refused) in that order.
+_QUERY_ORDER: Mapping[str, int] = {
+    p.name: i for i, p in enumerate(PARAMETERS) if p.query and p.name != "intermediatePlaces"
+}
 
 # Parameters combined by hand below rather than copied to their target.
 _COMBINED = frozenset(
@@ -397,6 +401,7 @@ _GROUPS: Mapping[str, type] = {
     "micromobility": MicromobilityPreferences,
     "flex": FlexPreferences,
 }
+_DEFAULT_PREFERENCES: Mapping[str, Any] = {name: cls() for name, cls in _GROUPS.items()}
 # router-config (RoutingRequest field) names that differ from the query parameter names
 _CONFIG_ALIASES = {
     "transferSlack": "minTransferTime",
@@ -494,10 +499,11 @@ def _raw_values(
     raw: dict[str, str] = {}
     if defaults is not None:
         raw.update({k: v for k, v in defaults.values.items() if v != ""})
-    for param in PARAMETERS:
-        values = query.get(param.name)
-        if param.query and values and values[0] != "" and param.name != "intermediatePlaces":
-            raw[param.name] = values[0]
+    # the query's own parameters (a few of the 72), in the table's order
+    for name in sorted(filter(_QUERY_ORDER.__contains__, query), key=_QUERY_ORDER.__getitem__):
+        values = query[name]
+        if values and values[0] != "":
+            raw[name] = values[0]
     vias = [v for v in query.get("intermediatePlaces", ()) if v != ""]
     return raw, vias
 
@@ -529,11 +535,10 @@ def _triangle(values: Mapping[str, Any]) -> TriangleFactors:
 
 def _combine(
     values: dict[str, Any], groups: dict[str, dict[str, Any]], query_has: frozenset[str]
-) -> RequestModes:
-    """OTP 1.x's rules that involve several parameters."""
+) -> tuple[RequestModes, RentalPreferences]:
+    """OTP 1.x's rules that involve several parameters: the modes and the rental options."""
     modes: RequestModes = values.get("mode", RequestModes())
     rental = rental_preferences(modes, values.get("companies", ()))
-    groups["rental"] = {f.name: getattr(rental, f.name) for f in dataclasses.fields(rental)}
     transit, bike = groups["transit"], groups["bike"]
     if (rental.kiss_and_ride or rental.park_and_ride) and "onlyTransitTrips" not in values:
         transit["only_transit_trips"] = True
@@ -552,7 +557,7 @@ def _combine(
         groups["itineraries"]["num_itineraries"] = 1
     if "aerodynamicDrag" in values:
         groups["itineraries"]["extra"] = {"aerodynamicDrag": repr(values["aerodynamicDrag"])}
-    return modes
+    return modes, rental
 
 
 def plan_request_from_query(
@@ -609,7 +614,7 @@ def plan_request_from_query(
         group, _, attr = PARAMETERS_BY_NAME[name].target.partition(".")
         (groups[group] if attr else top)[attr or group] = value
     query_has = frozenset(k for k, v in query.items() if v and v[0] != "")
-    modes = _combine(values, groups, query_has)
+    modes, rental = _combine(values, groups, query_has)
     date_time = parse_date_time(
         raw.get("date"),
         raw.get("time"),
@@ -619,7 +624,13 @@ def plan_request_from_query(
     )
     if defaults is not None:
         groups["wheelchair"] = {**defaults.wheelchair_accessibility, **groups["wheelchair"]}
-    prefs = {name: cls(**groups[name]) for name, cls in _GROUPS.items()}
+    # (the preference objects are frozen: one default object serves every request)
+    prefs = {
+        name: cls(**groups[name]) if groups[name] else _DEFAULT_PREFERENCES[name]
+        for name, cls in _GROUPS.items()
+        if name != "rental"
+    }
+    prefs["rental"] = rental
     top["intermediate_places"] = tuple(_place("intermediatePlaces", v) for v in vias)
     top.setdefault("from_place", None)
     top.setdefault("to_place", None)

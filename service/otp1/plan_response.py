@@ -1,9 +1,11 @@
 """Plan results as OTP 1.x's ``/plan`` response: TripPlan, Itinerary, Leg... and PlannerError.
 
 The JSON is what OTP 1.x's Jackson mapper wrote: camelCase names, ``from``
-and ``to`` for places, times as epoch milliseconds, null fields left out
-(:func:`service.otp1.serialize.drop_nulls` does that when the body is written),
-the fields OTP always wrote always present.  The envelope is
+and ``to`` for places, times as epoch milliseconds, null fields left out, the
+fields OTP always wrote always present.  The plan's objects are built without
+their ``None`` entries (:func:`_present`), so the JSON encoder has nothing to drop
+(:func:`service.otp1.serialize.dumps_json`; non-finite floats, which JSON cannot
+carry, stay in the dicts: the XML writes them, the JSON encoder leaves them out).  The envelope is
 ``{requestParameters, plan | error, debugOutput, elevationMetadata}``.
 
 Planning failures are not HTTP errors in OTP 1.x: the answer is a 200 whose
@@ -182,7 +184,13 @@ BODY_ERROR_CODES = frozenset(
 _NO_MESSAGE_NAME = frozenset({"NO_PATHS_AFTER_FILTERING"})
 _MISSING_BY_PARAMETER = {"fromPlace": "from", "toPlace": "to", "intermediatePlaces": "intermediate"}
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+_EPOCH_DAY = _EPOCH.toordinal()
 _MS = dt.timedelta(milliseconds=1)
+
+
+def _present(fields: dict[str, Any]) -> dict[str, Any]:
+    """``fields`` without its ``None``-valued entries (Jackson's ``NON_NULL``), in order."""
+    return {key: value for key, value in fields.items() if value is not None}
 
 
 # -- errors -------------------------------------------------------------------------------------
@@ -319,75 +327,95 @@ def error_response(
 
 
 def _debug_output(debug: DebugOutput) -> dict[str, Any]:
-    return {
-        "precalculationTime": debug.precalculation_time,
-        "pathCalculationTime": debug.path_calculation_time,
-        "pathTimes": list(debug.path_times),
-        "renderingTime": debug.rendering_time,
-        "totalTime": debug.total_time,
-        "timedOut": debug.timed_out,
-    }
+    return _present(
+        {
+            "precalculationTime": debug.precalculation_time,
+            "pathCalculationTime": debug.path_calculation_time,
+            "pathTimes": list(debug.path_times),
+            "renderingTime": debug.rendering_time,
+            "totalTime": debug.total_time,
+            "timedOut": debug.timed_out,
+        }
+    )
 
 
 def _elevation_metadata(meta: ElevationMetadata, request: PlanRequest) -> dict[str, Any]:
-    return {
-        "ellipsoidToGeoidDifference": meta.ellipsoid_to_geoid_difference,
-        "geoidElevation": meta.geoid_elevation or request.itineraries.geoid_elevation,
-    }
+    return _present(
+        {
+            "ellipsoidToGeoidDifference": meta.ellipsoid_to_geoid_difference,
+            "geoidElevation": meta.geoid_elevation or request.itineraries.geoid_elevation,
+        }
+    )
 
 
 # -- plan objects -------------------------------------------------------------------------------
 
 
 def _ms(when: dt.datetime | None, zone: ZoneInfo) -> int | None:
+    """Epoch milliseconds of ``when``; a naive ``when`` is local time in ``zone``.
+
+    The value of ``(when - _EPOCH) // _MS`` (``when.replace(tzinfo=zone)`` when naive),
+    in integers: an aware subtraction asks the time zone for its offset through a slow
+    method lookup (~2 µs a call; an answer has ~60 times).
+    """
     if when is None:
         return None
-    aware = when if when.tzinfo is not None else when.replace(tzinfo=zone)
-    return (aware - _EPOCH) // _MS
+    offset = (when.tzinfo or zone).utcoffset(when)  # what the subtraction would use
+    if offset is None:  # (a time zone without offsets: as the subtraction does it)
+        return ((when if when.tzinfo is not None else when.replace(tzinfo=zone)) - _EPOCH) // _MS
+    days = when.toordinal() - _EPOCH_DAY - offset.days
+    seconds = when.hour * 3_600 + when.minute * 60 + when.second - offset.seconds
+    micro = when.microsecond - offset.microseconds  # (seconds * 10**6 + micro) // 1000:
+    return (days * 86_400 + seconds) * 1_000 + micro // 1_000
 
 
 def trip_plan_json(plan: TripPlan, request: PlanRequest, zone: ZoneInfo) -> dict[str, Any]:
     """OTP's TripPlan: ``date``, ``from``, ``to``, ``itineraries``."""
-    origin = place_json(plan.from_place, zone)
-    destination = place_json(plan.to_place, zone)
-    origin["orig"] = origin["orig"] or ""  # always a string on the plan's own places
-    destination["orig"] = destination["orig"] or ""
-    return {
-        "date": _ms(plan.date, zone),
-        "from": origin,
-        "to": destination,
-        "itineraries": [itinerary_json(i, request, zone) for i in plan.itineraries],
-    }
+    return _present(
+        {
+            "date": _ms(plan.date, zone),
+            # ``orig`` always a string on the plan's own places
+            "from": place_json(plan.from_place, zone, orig=plan.from_place.orig or ""),
+            "to": place_json(plan.to_place, zone, orig=plan.to_place.orig or ""),
+            "itineraries": [itinerary_json(i, request, zone) for i in plan.itineraries],
+        }
+    )
 
 
 def itinerary_json(itinerary: Itinerary, request: PlanRequest, zone: ZoneInfo) -> dict[str, Any]:
     """OTP's Itinerary (``duration`` in whole seconds)."""
-    return {
-        "duration": itinerary.duration,
-        "startTime": _ms(itinerary.start_time, zone),
-        "endTime": _ms(itinerary.end_time, zone),
-        "walkTime": int(itinerary.walk_time),
-        "transitTime": int(itinerary.transit_time),
-        "waitingTime": int(itinerary.waiting_time),
-        "walkDistance": float(itinerary.walk_distance),
-        "walkLimitExceeded": itinerary.walk_limit_exceeded,
-        "elevationLost": float(itinerary.elevation_lost),
-        "elevationGained": float(itinerary.elevation_gained),
-        "transfers": int(itinerary.transfers),
-        "fare": _fare(itinerary.fare) if itinerary.fare is not None else None,
-        "legs": [leg_json(leg, request, zone) for leg in itinerary.legs],
-        "tooSloped": itinerary.too_sloped,
-        "accessibilityScore": (
-            itinerary.accessibility_score if request.wheelchair.enabled else None
-        ),
-    }
+    return _present(
+        {
+            "duration": itinerary.duration,
+            "startTime": _ms(itinerary.start_time, zone),
+            "endTime": _ms(itinerary.end_time, zone),
+            "walkTime": int(itinerary.walk_time),
+            "transitTime": int(itinerary.transit_time),
+            "waitingTime": int(itinerary.waiting_time),
+            "walkDistance": float(itinerary.walk_distance),
+            "walkLimitExceeded": itinerary.walk_limit_exceeded,
+            "elevationLost": float(itinerary.elevation_lost),
+            "elevationGained": float(itinerary.elevation_gained),
+            "transfers": int(itinerary.transfers),
+            "fare": _fare(itinerary.fare) if itinerary.fare is not None else None,
+            "legs": [leg_json(leg, request, zone) for leg in itinerary.legs],
+            "tooSloped": itinerary.too_sloped,
+            "accessibilityScore": (
+                itinerary.accessibility_score if request.wheelchair.enabled else None
+            ),
+        }
+    )
 
 
-def leg_json(leg: Leg, request: PlanRequest, zone: ZoneInfo) -> dict[str, Any]:
-    """OTP's Leg (``duration`` in seconds as a double; ``intermediateStops`` on request)."""
-    show_stops = request.itineraries.show_intermediate_stops
-    wheelchair = request.wheelchair.enabled
-    return {
+def leg_json(  # noqa: C901 (a flat test per optional field, in OTP's order)
+    leg: Leg, request: PlanRequest, zone: ZoneInfo
+) -> dict[str, Any]:
+    """OTP's Leg (``duration`` in seconds as a double; ``intermediateStops`` on request).
+
+    Built entry by entry in OTP's order, leaving out what is ``None`` (as :func:`_present`
+    does, without building the entries first: a plan answer has ~10 legs of 55 fields).
+    """
+    out: dict[str, Any] = {
         "startTime": _ms(leg.start_time, zone),
         "endTime": _ms(leg.end_time, zone),
         "departureDelay": leg.departure_delay,
@@ -397,152 +425,214 @@ def leg_json(leg: Leg, request: PlanRequest, zone: ZoneInfo) -> dict[str, Any]:
         "pathway": leg.pathway,
         "mode": leg.mode,
         "route": leg.route,
-        "agencyName": leg.agency_name,
-        "agencyUrl": leg.agency_url,
-        "agencyBrandingUrl": leg.agency_branding_url,
-        "agencyTimeZoneOffset": leg.agency_time_zone_offset,
-        "routeColor": leg.route_color,
-        "routeType": leg.route_type,
-        "routeId": leg.route_id,
-        "routeTextColor": leg.route_text_color,
-        "interlineWithPreviousLeg": leg.interline_with_previous_leg,
-        "tripShortName": leg.trip_short_name,
-        "tripBlockId": leg.trip_block_id,
-        "headsign": leg.headsign,
-        "agencyId": leg.agency_id,
-        "tripId": leg.trip_id,
-        "serviceDate": leg.service_date,
-        "routeBrandingUrl": leg.route_branding_url,
-        "from": place_json(leg.from_place, zone),
-        "to": place_json(leg.to_place, zone),
-        "legGeometry": _polyline(leg.leg_geometry),
-        "interStopGeometry": (
-            [_polyline(p) for p in leg.inter_stop_geometry]
-            if leg.inter_stop_geometry is not None
-            else None
-        ),
-        "alerts": [_alert(a, zone) for a in leg.alerts] if leg.alerts else None,
-        "routeShortName": leg.route_short_name,
-        "routeLongName": leg.route_long_name,
-        "boardRule": leg.board_rule,
-        "alightRule": leg.alight_rule,
-        "rentedBike": leg.rented_bike,
-        "rentedCar": leg.rented_car,
-        "rentedVehicle": leg.rented_vehicle,
-        "hailedCar": leg.hailed_car,
-        "tncData": _tnc_data(leg.tnc_data),
-        "flexDrtAdvanceBookMin": float(leg.flex_drt_advance_book_min),
-        "callAndRide": leg.call_and_ride,
-        "flexCallAndRideMaxStartTime": _ms(leg.flex_call_and_ride_max_start_time, zone),
-        "flexCallAndRideMinEndTime": _ms(leg.flex_call_and_ride_min_end_time, zone),
-        "flexDrtPickupMessage": leg.flex_drt_pickup_message,
-        "flexDrtDropOffMessage": leg.flex_drt_drop_off_message,
-        "flexFlagStopPickupMessage": leg.flex_flag_stop_pickup_message,
-        "flexFlagStopDropOffMessage": leg.flex_flag_stop_drop_off_message,
-        "accessibilityScore": leg.accessibility_score if wheelchair else None,
-        "transitLeg": leg.transit_leg,
-        "duration": float(leg.duration),
-        "intermediateStops": (
-            [place_json(p, zone) for p in leg.intermediate_stops or ()] if show_stops else None
-        ),
-        "steps": [walk_step_json(s, zone) for s in leg.steps],
     }
+    if leg.agency_name is not None:
+        out["agencyName"] = leg.agency_name
+    if leg.agency_url is not None:
+        out["agencyUrl"] = leg.agency_url
+    if leg.agency_branding_url is not None:
+        out["agencyBrandingUrl"] = leg.agency_branding_url
+    out["agencyTimeZoneOffset"] = leg.agency_time_zone_offset
+    if leg.route_color is not None:
+        out["routeColor"] = leg.route_color
+    if leg.route_type is not None:
+        out["routeType"] = leg.route_type
+    if leg.route_id is not None:
+        out["routeId"] = leg.route_id
+    if leg.route_text_color is not None:
+        out["routeTextColor"] = leg.route_text_color
+    out["interlineWithPreviousLeg"] = leg.interline_with_previous_leg
+    if leg.trip_short_name is not None:
+        out["tripShortName"] = leg.trip_short_name
+    if leg.trip_block_id is not None:
+        out["tripBlockId"] = leg.trip_block_id
+    if leg.headsign is not None:
+        out["headsign"] = leg.headsign
+    if leg.agency_id is not None:
+        out["agencyId"] = leg.agency_id
+    if leg.trip_id is not None:
+        out["tripId"] = leg.trip_id
+    if leg.service_date is not None:
+        out["serviceDate"] = leg.service_date
+    if leg.route_branding_url is not None:
+        out["routeBrandingUrl"] = leg.route_branding_url
+    out["from"] = place_json(leg.from_place, zone)
+    out["to"] = place_json(leg.to_place, zone)
+    out["legGeometry"] = _polyline(leg.leg_geometry)
+    if leg.inter_stop_geometry is not None:
+        out["interStopGeometry"] = [_polyline(p) for p in leg.inter_stop_geometry]
+    if leg.alerts:
+        out["alerts"] = [_alert(a, zone) for a in leg.alerts]
+    if leg.route_short_name is not None:
+        out["routeShortName"] = leg.route_short_name
+    if leg.route_long_name is not None:
+        out["routeLongName"] = leg.route_long_name
+    if leg.board_rule is not None:
+        out["boardRule"] = leg.board_rule
+    if leg.alight_rule is not None:
+        out["alightRule"] = leg.alight_rule
+    out["rentedBike"] = leg.rented_bike
+    out["rentedCar"] = leg.rented_car
+    out["rentedVehicle"] = leg.rented_vehicle
+    out["hailedCar"] = leg.hailed_car
+    if leg.tnc_data is not None:
+        out["tncData"] = _tnc_data(leg.tnc_data)
+    out["flexDrtAdvanceBookMin"] = float(leg.flex_drt_advance_book_min)
+    if leg.call_and_ride is not None:
+        out["callAndRide"] = leg.call_and_ride
+    if leg.flex_call_and_ride_max_start_time is not None:
+        out["flexCallAndRideMaxStartTime"] = _ms(leg.flex_call_and_ride_max_start_time, zone)
+    if leg.flex_call_and_ride_min_end_time is not None:
+        out["flexCallAndRideMinEndTime"] = _ms(leg.flex_call_and_ride_min_end_time, zone)
+    if leg.flex_drt_pickup_message is not None:
+        out["flexDrtPickupMessage"] = leg.flex_drt_pickup_message
+    if leg.flex_drt_drop_off_message is not None:
+        out["flexDrtDropOffMessage"] = leg.flex_drt_drop_off_message
+    if leg.flex_flag_stop_pickup_message is not None:
+        out["flexFlagStopPickupMessage"] = leg.flex_flag_stop_pickup_message
+    if leg.flex_flag_stop_drop_off_message is not None:
+        out["flexFlagStopDropOffMessage"] = leg.flex_flag_stop_drop_off_message
+    if request.wheelchair.enabled and leg.accessibility_score is not None:
+        out["accessibilityScore"] = leg.accessibility_score
+    out["transitLeg"] = leg.transit_leg
+    out["duration"] = float(leg.duration)
+    if request.itineraries.show_intermediate_stops:
+        out["intermediateStops"] = [place_json(p, zone) for p in leg.intermediate_stops or ()]
+    out["steps"] = [walk_step_json(s, zone) for s in leg.steps]
+    return out
 
 
 def _tnc_data(tnc: TncData | None) -> dict[str, Any] | None:
     if tnc is None:
         return None
-    return {
-        "company": tnc.company,
-        "currency": tnc.currency,
-        "travelDuration": tnc.travel_duration,
-        "maxCost": tnc.max_cost,
-        "minCost": tnc.min_cost,
-        "productId": tnc.product_id,
-        "displayName": tnc.display_name,
-        "estimatedArrival": tnc.estimated_arrival,
-    }
+    return _present(
+        {
+            "company": tnc.company,
+            "currency": tnc.currency,
+            "travelDuration": tnc.travel_duration,
+            "maxCost": tnc.max_cost,
+            "minCost": tnc.min_cost,
+            "productId": tnc.product_id,
+            "displayName": tnc.display_name,
+            "estimatedArrival": tnc.estimated_arrival,
+        }
+    )
 
 
-def place_json(place: Place, zone: ZoneInfo) -> dict[str, Any]:
-    """OTP's Place (``wheelchairBoarding`` and ``vertexType`` always present)."""
-    return {
-        "name": place.name,
-        "stopId": place.stop_id,
-        "stopCode": place.stop_code,
-        "platformCode": place.platform_code,
-        "lon": float(place.lon),
-        "lat": float(place.lat),
-        "arrival": _ms(place.arrival, zone),
-        "departure": _ms(place.departure, zone),
-        "orig": place.orig,
-        "zoneId": place.zone_id,
-        "stopIndex": place.stop_index,
-        "stopSequence": place.stop_sequence,
-        "vertexType": str(place.vertex_type),
-        "bikeShareId": place.bike_share_id,
-        "networks": list(place.networks) if place.networks is not None else None,
-        "address": place.address,
-        "boardAlightType": place.board_alight_type,
-        "flagStopArea": _polyline(place.flag_stop_area) if place.flag_stop_area else None,
-        "wheelchairBoarding": place.wheelchair_boarding,
-    }
+def place_json(  # noqa: C901 (a flat test per optional field, in OTP's order)
+    place: Place, zone: ZoneInfo, *, orig: str | None = None
+) -> dict[str, Any]:
+    """OTP's Place (``wheelchairBoarding`` and ``vertexType`` always present).
+
+    ``orig``, when given, replaces the place's own ``orig``.  Entries that are ``None``
+    are left out (see :func:`leg_json`).
+    """
+    out: dict[str, Any] = {} if place.name is None else {"name": place.name}
+    if place.stop_id is not None:
+        out["stopId"] = place.stop_id
+    if place.stop_code is not None:
+        out["stopCode"] = place.stop_code
+    if place.platform_code is not None:
+        out["platformCode"] = place.platform_code
+    out["lon"] = float(place.lon)
+    out["lat"] = float(place.lat)
+    if place.arrival is not None:
+        out["arrival"] = _ms(place.arrival, zone)
+    if place.departure is not None:
+        out["departure"] = _ms(place.departure, zone)
+    if orig is None:
+        orig = place.orig
+    if orig is not None:
+        out["orig"] = orig
+    if place.zone_id is not None:
+        out["zoneId"] = place.zone_id
+    if place.stop_index is not None:
+        out["stopIndex"] = place.stop_index
+    if place.stop_sequence is not None:
+        out["stopSequence"] = place.stop_sequence
+    out["vertexType"] = str(place.vertex_type)
+    if place.bike_share_id is not None:
+        out["bikeShareId"] = place.bike_share_id
+    if place.networks is not None:
+        out["networks"] = list(place.networks)
+    if place.address is not None:
+        out["address"] = place.address
+    if place.board_alight_type is not None:
+        out["boardAlightType"] = place.board_alight_type
+    if place.flag_stop_area:
+        out["flagStopArea"] = _polyline(place.flag_stop_area)
+    if place.wheelchair_boarding is not None:
+        out["wheelchairBoarding"] = place.wheelchair_boarding
+    return out
 
 
 def walk_step_json(step: WalkStep, zone: ZoneInfo) -> dict[str, Any]:
-    """OTP's WalkStep (``elevation`` as ``[{first, second}]`` pairs)."""
-    return {
+    """OTP's WalkStep (``elevation`` as ``[{first, second}]`` pairs; ``None`` left out)."""
+    out: dict[str, Any] = {
         "distance": float(step.distance),
         "relativeDirection": str(step.relative_direction),
-        "streetName": step.street_name,
-        "absoluteDirection": (
-            str(step.absolute_direction) if step.absolute_direction is not None else None
-        ),
-        "exit": step.exit,
-        "stayOn": step.stay_on,
-        "area": step.area,
-        "bogusName": step.bogus_name,
-        "lon": float(step.lon),
-        "lat": float(step.lat),
-        "elevation": [{"first": float(d), "second": float(e)} for d, e in step.elevation],
-        "alerts": [_alert(a, zone) for a in step.alerts] if step.alerts else None,
     }
+    if step.street_name is not None:
+        out["streetName"] = step.street_name
+    if step.absolute_direction is not None:
+        out["absoluteDirection"] = str(step.absolute_direction)
+    if step.exit is not None:
+        out["exit"] = step.exit
+    out["stayOn"] = step.stay_on
+    out["area"] = step.area
+    out["bogusName"] = step.bogus_name
+    out["lon"] = float(step.lon)
+    out["lat"] = float(step.lat)
+    out["elevation"] = [{"first": float(d), "second": float(e)} for d, e in step.elevation]
+    if step.alerts:
+        out["alerts"] = [_alert(a, zone) for a in step.alerts]
+    return out
 
 
 def _polyline(polyline: EncodedPolyline) -> dict[str, Any]:
+    if polyline.levels is None:  # always, in OTP 1.x
+        return {"points": polyline.points, "length": polyline.length}
     return {"points": polyline.points, "levels": polyline.levels, "length": polyline.length}
 
 
 def _alert(alert: LocalizedAlert, zone: ZoneInfo) -> dict[str, Any]:
-    return {
-        "alertHeaderText": alert.alert_header_text,
-        "alertDescriptionText": alert.alert_description_text,
-        "alertUrl": alert.alert_url,
-        "effectiveStartDate": _ms(alert.effective_start_date, zone),
-    }
+    return _present(
+        {
+            "alertHeaderText": alert.alert_header_text,
+            "alertDescriptionText": alert.alert_description_text,
+            "alertUrl": alert.alert_url,
+            "effectiveStartDate": _ms(alert.effective_start_date, zone),
+        }
+    )
 
 
 def _money(money: Money) -> dict[str, Any]:
     currency = money.currency
-    return {
-        "cents": money.cents,
-        "currency": {
-            "currency": currency.currency,
-            "currencyCode": currency.currency_code,
-            "symbol": currency.symbol,
-            "defaultFractionDigits": currency.default_fraction_digits,
-        },
-    }
+    return _present(
+        {
+            "cents": money.cents,
+            "currency": _present(
+                {
+                    "currency": currency.currency,
+                    "currencyCode": currency.currency_code,
+                    "symbol": currency.symbol,
+                    "defaultFractionDigits": currency.default_fraction_digits,
+                }
+            ),
+        }
+    )
 
 
 def _fare_component(component: FareComponent) -> dict[str, Any]:
-    return {
-        "fareId": component.fare_id,
-        "price": _money(component.price),
-        "routes": list(component.routes),
-        "legIndex": component.leg_index,
-        "isTransfer": component.is_transfer,
-    }
+    return _present(
+        {
+            "fareId": component.fare_id,
+            "price": _money(component.price),
+            "routes": list(component.routes),
+            "legIndex": component.leg_index,
+            "isTransfer": component.is_transfer,
+        }
+    )
 
 
 def _fare(fare: Fare) -> dict[str, Any]:
@@ -590,7 +680,7 @@ def response_xml(body: Mapping[str, Any]) -> dict[str, Any]:
     plan = body.get("plan")
     if plan is not None:
         out["plan"] = {
-            "date": plan["date"],
+            "date": plan.get("date"),
             "from": plan["from"],
             "to": plan["to"],
             "itinerary": [_itinerary_xml(i) for i in plan["itineraries"]],

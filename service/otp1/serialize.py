@@ -5,6 +5,13 @@ the standard library's encoder and an ``isinstance``-per-value walk took ~2.4 ms
 of a plan's ~37 ms of CPU on RNV, orjson and the exact-type walk below ~0.6 ms;
 ``benchmarks/load_service.py --plans-only``, ``docs/performance.md``).  What
 orjson cannot encode (an integer beyond 64 bits...) falls back to :mod:`json`.
+
+A body built without ``None`` values (the ``/plan`` answer,
+:mod:`service.otp1.plan_response`) needs no walk at all: :func:`dumps_json` first
+encodes the value as it is and keeps that when the output has no ``null`` in it
+(orjson writes ``None`` and non-finite floats as ``null``, so then there was nothing
+to drop and the bytes are those of the walk's result); otherwise it walks
+(:func:`drop_nulls`) and encodes again.
 """
 
 from __future__ import annotations
@@ -20,6 +27,9 @@ __all__ = ["drop_nulls", "dumps_json"]
 
 _SCALARS = frozenset({str, int, bool})
 _ORJSON_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
+#: How orjson writes ``None`` and non-finite floats (also found inside strings: then
+#: :func:`dumps_json` walks, which is only slower).
+_NULL = b"null"
 
 
 def drop_nulls(value: Any) -> Any:
@@ -85,9 +95,7 @@ def _clean_dict(value: dict[Any, Any]) -> dict[Any, Any]:
 
 def _clean_list(value: list[Any] | tuple[Any, ...]) -> list[Any]:
     """:func:`drop_nulls` of a list or tuple (``None`` items stay)."""
-    return [
-        item if item is None or type(item) in _SCALARS else drop_nulls(item) for item in value
-    ]
+    return [item if item is None or type(item) in _SCALARS else drop_nulls(item) for item in value]
 
 
 def dumps_json(value: Any) -> bytes:
@@ -108,6 +116,13 @@ def dumps_json(value: Any) -> bytes:
     >>> dumps_json({"routerId": "default", "polygon": None})
     b'{"routerId":"default"}'
     """
+    try:  # nothing to drop (no null written): these are the bytes of the walk's result
+        whole = orjson.dumps(value, option=_ORJSON_OPTIONS)
+    except TypeError:  # (a mapping that is no dict...): walk first
+        pass
+    else:
+        if _NULL not in whole:
+            return whole
     cleaned = drop_nulls(value)
     try:
         return orjson.dumps(cleaned, option=_ORJSON_OPTIONS)

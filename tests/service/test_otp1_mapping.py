@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import math
 import xml.etree.ElementTree as ET
 from http import HTTPStatus
 from types import MappingProxyType
 
 import numpy as np
+import orjson
 import pytest
 
 from service.otp1.errors import error_body
@@ -105,6 +107,28 @@ def test_null_omission_nested_and_special_values() -> None:
     assert list(out) == ["s", "i", "b", "f", "np", "npint", "t", "m", "l"]  # order kept
     assert type(out["np"]) is float
     assert type(out["t"]) is list
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"a": 1.5, "t": (1, 2.0), "np": np.float64(0.1), "s": "x", "d": {"e": [True, "y"]}},
+        {"a": 1, "nan": math.nan, "deep": {"inf": math.inf, "k": 2}},  # written as null: walked
+        {"name": "nullstrasse", "b": None, "c": [None]},  # "null" inside a string
+        MappingProxyType({"k": 1, "v": {"w": None}}),  # no dict: orjson refuses, walked
+        {"big": 2**70, "n": None},  # beyond orjson: the standard library's encoder
+        [None, {"a": None, "b": (None, 1)}],
+    ],
+)
+def test_dumps_json_is_the_walk_encoded(value: object) -> None:
+    """Encoded as it is when nothing needs dropping, else walked first: the same bytes."""
+    walked = drop_nulls(value)
+    try:
+        expected = orjson.dumps(walked, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY)
+    except TypeError:
+        expected = json.dumps(walked, separators=(",", ":")).encode()
+    assert dumps_json(value) == expected
+    assert b"null" not in dumps_json({"x": math.nan, "y": None, "z": {"w": -math.inf}})
 
 
 def test_error_body_shape() -> None:
