@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import logging
 import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 from zoneinfo import ZoneInfo
 
 import otpa
+from otpa.errors import InternalError
 from otpa.routing.errors import InvalidRequestError, PlanningError
 from otpa.routing.model import DebugOutput, TripPlan
 from otpa.routing.request import PlanRequest
@@ -59,6 +61,7 @@ if TYPE_CHECKING:
 __all__ = ["PlanAnswer", "PlanHandler", "Planner", "plan_answer"]
 
 Planner = Callable[["TransportNetwork", PlanRequest], TripPlan]
+logger = logging.getLogger(__name__)
 _MAX_SEARCH_TIMEOUT_MS = 3_600_000  # searchTimeout's range
 
 
@@ -117,6 +120,10 @@ class PlanHandler(BaseHandler):
                 accept=self.request.headers.get("Accept"),
             )
         except (PlanningError, InvalidRequestError) as exc:
+            self._write_planner_error(exc, parameters, planning=True)
+            return
+        except InternalError as exc:  # a bug: logged, answered as OTP 1.x's SYSTEM_ERROR (200)
+            logger.error("plan %s: internal error", self.request_id, exc_info=exc)
             self._write_planner_error(exc, parameters, planning=True)
             return
         except RequestTimeLimitError:  # past the server's limit: OTP's REQUEST_TIMEOUT (200)

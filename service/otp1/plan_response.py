@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from otpa.errors import InternalError
 from otpa.routing.errors import (
     InvalidRequestError,
     LocationNotAccessibleError,
@@ -173,6 +174,9 @@ PLANNER_ERRORS: tuple[tuple[type[BaseException], str], ...] = (
     (PathNotFoundError, "PATH_NOT_FOUND"),
     (SearchTimeoutError, "REQUEST_TIMEOUT"),
     (PlanningError, "PATH_NOT_FOUND"),
+    # a failed internal invariant (a bug): OTP 1.x answered an unexpected failure of a plan
+    # with SYSTEM_ERROR; the plan handler logs the traceback under the request id
+    (InternalError, "SYSTEM_ERROR"),
 )
 
 #: ``InvalidRequestError`` codes answered with their own PlannerError (the geocoder's

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import logging
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +26,7 @@ from _plan_fakes import (
     serve_plan,
 )
 
+from otpa.errors import InternalError
 from otpa.routing.errors import (
     InvalidRequestError,
     LocationNotAccessibleError,
@@ -467,6 +469,23 @@ def test_unexpected_planner_failure_is_500_without_details(
         "message": "Internal server error.",
         "requestId": resp.headers["X-Request-Id"],
     }
+
+
+@http
+def test_internal_error_is_200_system_error_and_logged(
+    plan_service: Service, planner: RecordingPlanner, caplog: pytest.LogCaptureFixture
+) -> None:
+    # a failed invariant inside the planner (pred_chain's InternalError) is no bad request
+    planner.error = InternalError("pred_chain: the predecessors form a cycle")
+    with caplog.at_level(logging.ERROR, logger="service.handlers.plan"):
+        resp = plan_service.get(QUERY)
+    assert resp.status == 200
+    error = resp.json()["error"]
+    assert (error["id"], error["message"], error["noPath"]) == (500, "SYSTEM_ERROR", True)
+    assert "pred_chain" not in resp.body.decode()  # the text stays in the log
+    logged = [r for r in caplog.records if r.name == "service.handlers.plan"]
+    assert [r.exc_info[1] for r in logged if r.exc_info] == [planner.error]
+    assert resp.headers["X-Request-Id"] in logged[0].getMessage()
 
 
 def test_message_table() -> None:
