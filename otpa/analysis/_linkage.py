@@ -5,12 +5,8 @@ at the destinations within reach (a k-d tree on the points picks the candidates;
 searches run in one compiled loop, :mod:`otpa.routing.vertex_trees`), so
 an egress time is the one the planner's egress search would give: the street time
 from the stop's vertex plus the stop's link walked at the mode's speed, kept when
-within the access time and distance limits.  The street time is the lowest-weight
-path's (the planner's walk, :func:`~otpa.routing.street_tree.street_tree` with
-``cut="weight"``), so a point partway along a long edge (a country road longer than the
-limit) is reached from a stop near its end as the planner's egress search reaches it.
-The result is a CSR table over points: ``(stop, seconds)`` pairs that the propagation
-kernel reads.
+within the access time and distance limits.  The result is a CSR table over points:
+``(stop, seconds)`` pairs that the propagation kernel reads.
 
 The tables are cached on the street graph (keyed by the points, the options and a
 digest of the stops' street links), so the networks of scenarios that keep the
@@ -72,6 +68,19 @@ class TargetLinks:
     lon: FloatArray
     snaps: SnapArrays | None
     egress: Egress
+
+
+def _margin_for(longest_m: FloatArray, options: StreetOptions) -> FloatArray:
+    """Seconds to add to a stop tree's time limit so the edges of its points get labelled.
+
+    A point partway along an edge is read off the label of the whole edge, so a
+    time-limited search must reach past its limit by the longest such edge (per stop:
+    the longest edge of its candidate points).  The slowest way along an edge is a
+    walked bicycle (0.8 x walk speed); uphill walks are slower still, hence the factor
+    1.5 (and a cap of an hour).
+    """
+    slowest = 0.8 * min(options.speed_mps, options.walk_speed_mps)
+    return np.minimum(1.5 * longest_m / slowest, 3600.0) + 1.0
 
 
 def local_xy(lat: FloatArray, lon: FloatArray, lat0: float) -> FloatArray:
@@ -199,8 +208,20 @@ def _egress_streets(
     indptr = np.zeros(vertices.size + 1, dtype=np.int64)
     np.cumsum(counts, out=indptr[1:])
     cand = usable[near[close]]
+    # each stop tree reaches past the limit by the longest edge of ITS candidates only: one
+    # long edge elsewhere in the grid (rural roads: up to the one-hour cap) must not deepen
+    # every stop's search
+    cand_edge = snaps.edge[cand]
+    cand_len = np.where(
+        cand_edge >= 0, np.asarray(graph.edge_length_m, dtype=np.float64)[cand_edge], 0.0
+    )
+    longest = np.zeros(vertices.size, dtype=np.float64)
+    has = counts > 0
+    if cand_len.size:
+        longest[has] = np.maximum.reduceat(cand_len, indptr[:-1][has])
+    margin = _margin_for(longest, options)
     reading = vertex_tree_readings(
-        network, vertices, options, max_time_s=max_time, point_indptr=indptr,
+        network, vertices, options, max_time_s=max_time + margin, point_indptr=indptr,
         point_edge=snaps.edge[cand], point_fraction=snaps.fraction[cand],
     )  # fmt: skip
     # every (stop, candidate of its vertex) pair

@@ -27,8 +27,7 @@ Two ways to bound a tree (``cut``):
     so the cut decides which paths compete: where the lowest-weight path takes longer,
     a heavier one within the limit may be read.  Points on an edge only partly within
     the limit need the whole edge labelled: callers add the longest edge time they care
-    about.  (The analysis's street-only trees and the stops' egress trees,
-    :mod:`otpa.routing.vertex_trees`, are ``"weight"`` ones.)
+    about.  (The stops' egress trees, :mod:`otpa.routing.vertex_trees`, are of this kind.)
 
 Examples
 --------

@@ -4,10 +4,7 @@
 :func:`~otpa.routing.street_tree.street_tree` from that vertex followed by
 :func:`~otpa.routing.street_tree.tree_times` at the vertex's points gives -- the same
 search, the same labels, the same reading -- for all of them at once.  It is how the
-analysis links destinations to every transit stop (R5's "stop trees").  The trees are
-``cut="weight"`` ones: a point's time is that of its lowest-weight path from the vertex,
-``max_time_s`` applied afterwards by the caller (the planner's definition of a walk), so
-a point partway along an edge longer than the limit is read without any edge margin.
+analysis links destinations to every transit stop (R5's "stop trees").
 
 What differs is the bookkeeping: one tree per vertex allocates and fills label arrays
 the size of the whole graph, so linking every stop of a region cost
@@ -37,7 +34,7 @@ from otpa.routing._street_core import AT_VERTEX_M, search_inputs, street_graph
 from otpa.routing._street_costs import edge_costs, weight_of
 from otpa.routing._street_types import StreetOptions
 from otpa.routing.deadline import check_deadline, under_this_deadline
-from otpa.routing.street_tree import TreeReading, _entered_points, _read, weight_bound
+from otpa.routing.street_tree import TreeReading, _read
 from otpa.street.edge_search import SearchInputs, edge_search
 from otpa.types import BoolArray, FloatArray, Int16Array, Int32Array, IntArray, UInt8Array
 
@@ -80,7 +77,7 @@ def _trees_read(
     t_e64: FloatArray,
     tc_e64: FloatArray,
     len_e64: FloatArray,
-    max_w: float,
+    max_t: FloatArray,
     at_vertex_m: float,
     vertices: IntArray,
     p_indptr: IntArray,
@@ -105,6 +102,7 @@ def _trees_read(
     no_v = np.zeros(0, dtype=np.int64)
     no_f = np.zeros(0, dtype=np.float64)
     no_e = np.zeros(0, dtype=np.int32)
+    no_entered = np.empty((0, 2, 3))
     max_deg = 0
     for i in range(vertices.shape[0]):
         v = vertices[i]
@@ -135,24 +133,16 @@ def _trees_read(
             len_e, ban_bit, ban_indptr, ban_to, ban_modes, use_bans, blocked, free_flowing,
             in_deg, out_deg, car_speed, turn_speed, driving, drive_on_right, turn_costs,
             False, no_v, no_f, seed_e[:ns], seed_w[:ns], seed_t[:ns], seed_d[:ns],
-            -1, no_e, no_f, no_f, no_f, max_w, _INF, _INF, v_lat, v_lon, 0.0, 0.0, 0.0,
+            -1, no_e, no_f, no_f, no_f, _INF, max_t[i], _INF, v_lat, v_lon, 0.0, 0.0, 0.0,
             False, lab, tim, dist, pred, cost_v, time_v, dist_v, edge_v, best,
             touched_v, touched_e,
         )  # fmt: skip
         # the origin vertex itself (as ``street_tree`` sets it)
         cost_v[v] = time_v[v] = dist_v[v] = 0.0
-        # the points' long edges entered within the bound but not finished (as
-        # ``tree_times`` of a ``cut="weight"`` tree labels them)
-        entered = _entered_points(
-            lab, tim, dist, w_e, tc_e64, len_e64, edge_reverse, edge_from, p_edge[lo:hi],
-            in_indptr, in_edges, ban_bit, ban_indptr, ban_to, ban_modes, use_bans, blocked,
-            free_flowing, in_deg, out_deg, car_speed, turn_speed, driving, drive_on_right,
-            turn_costs, seed_e[:ns], seed_w[:ns], seed_t[:ns], seed_d[:ns],
-        )  # fmt: skip
         _read(
             lab, tim, dist, w_e, t_e64, tc_e64, len_e64, edge_reverse, edge_from, edge_to,
             no_e, no_f, cost_v, time_v, dist_v, at_vertex_m, p_edge[lo:hi], p_frac[lo:hi],
-            entered, max_w, out[lo:hi],
+            no_entered, _INF, out[lo:hi],
         )  # fmt: skip
         for j in range(ntv):
             u = touched_v[j]
@@ -169,7 +159,7 @@ def _trees_read(
 def _run_chunk(
     inputs: SearchInputs,
     arrays: tuple[FloatArray, FloatArray, FloatArray, FloatArray],
-    max_weight: float,
+    max_time_s: FloatArray,
     vertices: IntArray,
     p_indptr: IntArray,
     p_edge: Int32Array,
@@ -183,7 +173,7 @@ def _run_chunk(
         i.time_ceil_s, i.length_m, i.ban_bit, i.ban_indptr, i.ban_to, i.ban_modes, i.use_bans,
         i.blocked, i.free_flowing, i.in_deg, i.out_deg, i.car_speed, i.turn_speed, i.driving,
         i.drive_on_right, i.turn_costs, i.vertex_lat, i.vertex_lon, seed_w_all, t64, tc64,
-        len64, max_weight, AT_VERTEX_M, vertices, p_indptr, p_edge, p_frac, out,
+        len64, max_time_s, AT_VERTEX_M, vertices, p_indptr, p_edge, p_frac, out,
     )  # fmt: skip
 
 
@@ -192,7 +182,7 @@ def vertex_tree_readings(
     vertices: IntArray,
     options: StreetOptions,
     *,
-    max_time_s: float,
+    max_time_s: float | FloatArray,
     point_indptr: IntArray,
     point_edge: Int32Array,
     point_fraction: FloatArray,
@@ -209,9 +199,8 @@ def vertex_tree_readings(
     options
         Mode and cost model (as for planning).
     max_time_s
-        The limit of every tree (``street_tree``'s with ``cut="weight"``: the search stops
-        at :func:`~otpa.routing.street_tree.weight_bound`; the caller applies the limit to
-        the times read).
+        Search limit of every tree, or one per vertex (as ``street_tree``'s: callers add
+        the longest edge time of the points' edges).
     point_indptr
         CSR over ``vertices``: the points of ``vertices[i]`` are rows
         ``point_indptr[i]:point_indptr[i + 1]`` of ``point_edge``/``point_fraction``.
@@ -225,7 +214,7 @@ def vertex_tree_readings(
     -------
     TreeReading
         Per point row: the values ``tree_times(street_tree(network, v, options,
-        max_time_s=max_time_s, cut="weight"), snaps)`` gives (``inf``: not reached).
+        max_time_s=max_time_s), snaps)`` gives (``inf``: not reached).
     """
     graph = street_graph(network)
     costs = edge_costs(graph, options)
@@ -243,7 +232,7 @@ def vertex_tree_readings(
     p_frac = np.ascontiguousarray(point_fraction, dtype=np.float64)
     out = np.full((p_edge.shape[0], 3), np.inf)
     n = vertices.shape[0]
-    max_w = weight_bound(costs, options, max_time_s)
+    limits = np.ascontiguousarray(np.broadcast_to(max_time_s, (n,)), dtype=np.float64)
     if n and p_edge.shape[0]:
         threads = workers or max(1, min(os.cpu_count() or 1, 4))
         # chunks of about equal point counts, a few per thread (buffers per chunk)
@@ -257,7 +246,7 @@ def vertex_tree_readings(
             a, b = int(bounds[k]), int(bounds[k + 1])
             lo, hi = int(indptr[a]), int(indptr[b])
             _run_chunk(
-                inputs, arrays, max_w, vertices[a:b], indptr[a : b + 1] - lo,
+                inputs, arrays, limits[a:b], vertices[a:b], indptr[a : b + 1] - lo,
                 p_edge[lo:hi], p_frac[lo:hi], out[lo:hi],
             )  # fmt: skip
 

@@ -172,26 +172,3 @@ def test_a_walk_takes_as_long_as_the_plans_walk(data_root: Path) -> None:
     assert duration == 431.0
     assert ttm[0, 1] == duration
     assert ttm[0, 0] == 0.0
-
-
-def test_an_egress_walk_takes_as_long_as_the_plans_egress(data_root: Path) -> None:
-    """A destination's egress times are the planner's egress search's: the point 14 m along
-    the 6.2 km road is 19 m from a stop, whose tree reads it although the whole road is
-    far past the walk limit (the stop trees used to be cut by time with an edge margin
-    capped at one hour, which left the point unlinked)."""
-    from otpa.analysis._engine import prepare
-    from otpa.routing.engine import find_access, resolve_location, street_end
-
-    net = built_network(data_root, "tiny/beatty")
-    request = AnalysisRequest(departure=dt.datetime(2021, 9, 15, 8, 0), walk_connectors=False)
-    prep = prepare(net, request, np.array([BEATTY_TO[0]]), np.array([BEATTY_TO[1]]))
-    egress = prep.links.egress
-    there = resolve_location(net, Location(lat=BEATTY_TO[0], lon=BEATTY_TO[1]), "to", "To")
-    end = street_end(net, there, "WALK", "to")
-    max_walk = prep.plan_request.walk.effective_max_distance_m
-    planned = find_access(net, end, prep.options, max_distance_m=max_walk, reverse=True)
-    assert planned.stops.size > 0
-    want = sorted(zip(planned.stops.tolist(), planned.time_s.tolist(), strict=True))
-    got = sorted(zip(egress.stop.tolist(), egress.time_s.tolist(), strict=True))
-    assert got == want
-    assert want[0][1] < 60  # the nearby stop, a short walk

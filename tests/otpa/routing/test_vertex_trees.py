@@ -51,7 +51,7 @@ def test_readings_equal_one_tree_per_vertex(mode: str) -> None:
     reached = 0
     for i, v in enumerate(vertices):
         p = picks[i]
-        tree = street_tree(net, int(v), options, max_time_s=900.0, cut="weight")
+        tree = street_tree(net, int(v), options, max_time_s=900.0)
         want = tree_times(tree, SnapArrays(*(np.asarray(a)[p] for a in snaps)))
         sl = slice(int(indptr[i]), int(indptr[i + 1]))
         for name in ("time_s", "weight", "distance_m"):
