@@ -173,9 +173,12 @@ def time_rates(q: SearchQuery, walk: float) -> tuple[float, float, int]:
     ``walk`` is the least rate of the walking transfers (:func:`walk_rate`; of the
     request's, which the query's are, in another order for an arrive-by search).
     """
-    rho = min(1.0, q.wait_reluctance, walk, float(_least_rate(q.egress_time, q.egress_cost)))
-    rho = max(rho, 0.0)
-    return rho, min(rho, q.initial_wait_factor * q.wait_reluctance), max(int(q.alight_slack), 0)
+    rates = (q.wait_reluctance, walk, float(_least_rate(q.egress_time, q.egress_cost)))
+    initial = q.initial_wait_factor * q.wait_reluctance
+    if not all(r >= 0.0 for r in (*rates, initial)):  # False for NaN too
+        return 0.0, 0.0, 0  # a negative or NaN rate (refused by the request today): no bound
+    rho = min(1.0, *rates)
+    return rho, min(rho, initial), max(int(q.alight_slack), 0)
 
 
 @njit(cache=True, inline="always")  # type: ignore[misc]

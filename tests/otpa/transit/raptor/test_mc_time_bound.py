@@ -122,6 +122,10 @@ def test_rates_are_the_least_rates_of_the_request() -> None:
     no_walks = tt.request({"S1": 30}, {"S2": 0}, 0, criteria="cost")
     assert api.walk_rate(no_walks.transfer_time_s, no_walks.transfer_cost) == np.inf
     assert _rates(tt, no_walks) == (1.0, 0.4, 0)
+    # a NaN or negative rate (the request refuses both) switches the bound off, never ignored
+    nan_walk = api.time_rates(api.prepare(tt.timetable, req).query, float("nan"))
+    assert nan_walk == (0.0, 0.0, 0)
+    assert api.time_rates(api.prepare(tt.timetable, req).query, -1.0) == (0.0, 0.0, 0)
 
 
 def test_the_time_bound_keeps_every_journey(
