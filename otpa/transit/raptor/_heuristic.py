@@ -39,7 +39,7 @@ import numpy as np
 from numba import njit
 
 from otpa.transit.raptor._extra_routes import base_of
-from otpa.transit.raptor._memo import frozen
+from otpa.transit.raptor._memo import remembered
 from otpa.transit.raptor._prepare import Prepared
 from otpa.transit.raptor._reverse import readonly, transposed_transfers
 from otpa.transit.raptor._weak_drop import pop_when_dead
@@ -53,10 +53,6 @@ __all__ = ["LowerBounds", "StaticGraph", "lower_bounds", "route_prefix", "static
 
 _LOCK = threading.RLock()  # a weak-reference callback may take it while this thread holds it
 _CACHE: dict[int, tuple[weakref.ref[Any], StaticGraph]] = {}
-_INCOMING_SIZE = 4
-_INCOMING: OrderedDict[
-    tuple[int, int], tuple[weakref.ref[Any], weakref.ref[Any], FloatArray]
-] = OrderedDict()
 _BOUNDS_SIZE = 16
 _BOUNDS: OrderedDict[tuple[Any, ...], _Kept] = OrderedDict()
 _DIGESTS: OrderedDict[int, tuple[weakref.ref[Any], tuple[int, int, float]]] = OrderedDict()
@@ -642,15 +638,6 @@ def _incoming_costs(walk_cost: FloatArray, in_edge: IntArray | None) -> FloatArr
     """
     if in_edge is None:
         return walk_cost
-    key = (id(walk_cost), id(in_edge))
-    with _LOCK:
-        hit = _INCOMING.get(key)
-    if hit is not None and hit[0]() is walk_cost and hit[1]() is in_edge:
-        return hit[2]
-    out: FloatArray = readonly(walk_cost[in_edge], np.float64)
-    if frozen(walk_cost) and frozen(in_edge):
-        with _LOCK:
-            _INCOMING[key] = (weakref.ref(walk_cost), weakref.ref(in_edge), out)
-            while len(_INCOMING) > _INCOMING_SIZE:
-                _INCOMING.popitem(last=False)
-    return out
+    return remembered(
+        (walk_cost, in_edge), "incoming_costs", lambda: readonly(walk_cost[in_edge], np.float64)
+    )

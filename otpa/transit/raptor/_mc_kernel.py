@@ -51,9 +51,6 @@ code and is run again with larger arrays (see :func:`run_mc`).
 
 from __future__ import annotations
 
-import threading
-import weakref
-from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -81,7 +78,7 @@ from otpa.transit.raptor._mc_labels import (
     egress_index,
     unlink_beaten,
 )
-from otpa.transit.raptor._memo import frozen
+from otpa.transit.raptor._memo import remembered
 from otpa.transit.raptor._query import INF, SearchQuery
 from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.types import FloatArray, IntArray
@@ -123,33 +120,13 @@ def _least_rate(time: np.ndarray[Any, Any], cost: FloatArray) -> float:
     return float(rate)
 
 
-_RATES_LOCK = threading.Lock()
-_RATES_SIZE = 16
-_WALK_RATES: OrderedDict[tuple[int, int], tuple[weakref.ref[Any], weakref.ref[Any], float]] = (
-    OrderedDict()
-)
-
-
 def walk_rate(time: np.ndarray[Any, Any], cost: FloatArray) -> float:
     """The least cost per second of the walking transfers ``(time, cost)`` (inf without any).
 
-    Remembered by identity for arrays whose values cannot change (:func:`._memo.frozen`:
-    a planner passes the network's transfer arrays, the same ones with every search).
+    Remembered for arrays whose values cannot change (:func:`._memo.remembered`: a
+    planner passes the network's transfer arrays, the same ones with every search).
     """
-    keep = frozen(time) and frozen(cost)
-    key = (id(time), id(cost))
-    if keep:
-        with _RATES_LOCK:
-            hit = _WALK_RATES.get(key)
-        if hit is not None and hit[0]() is time and hit[1]() is cost:
-            return hit[2]
-    rate = float(_least_rate(time, cost))
-    if keep:
-        with _RATES_LOCK:
-            _WALK_RATES[key] = (weakref.ref(time), weakref.ref(cost), rate)
-            while len(_WALK_RATES) > _RATES_SIZE:
-                _WALK_RATES.popitem(last=False)
-    return rate
+    return remembered((time, cost), "walk_rate", lambda: float(_least_rate(time, cost)))
 
 
 def time_rates(q: SearchQuery, walk: float) -> tuple[float, float, int]:

@@ -13,16 +13,19 @@ import mmap
 import threading
 import weakref
 from collections import OrderedDict
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
-__all__ = ["constant", "frozen", "known_valid", "remember_valid"]
+__all__ = ["constant", "frozen", "known_valid", "remember_valid", "remembered"]
 
 _SIZE = 64
 _LOCK = threading.Lock()
 _VALID: OrderedDict[tuple[int, str], weakref.ref[Any]] = OrderedDict()
+_VALUES: OrderedDict[tuple[Any, ...], tuple[tuple[weakref.ref[Any], ...], Any]] = OrderedDict()
+_T = TypeVar("_T")
 
 
 def _unchanging_buffer(value: Any) -> bool:
@@ -76,6 +79,30 @@ def remember_valid(value: Any, check: str) -> None:
         _VALID.move_to_end((id(value), check))
         while len(_VALID) > _SIZE:
             _VALID.popitem(last=False)
+
+
+def remembered(arrays: tuple[Any, ...], name: str, build: Callable[[], _T]) -> _T:
+    """``build()``, remembered under ``name`` while ``arrays`` are alive and unchanging.
+
+    The value is kept by the identity of ``arrays`` (weakly: it does not keep them
+    alive) when every one of them is :func:`frozen`; otherwise it is built for this
+    call alone.  The last :data:`_SIZE` values are kept.
+    """
+    if not all(frozen(a) for a in arrays):
+        return build()
+    key = (name, *(id(a) for a in arrays))
+    with _LOCK:
+        hit = _VALUES.get(key)
+    if hit is not None and all(ref() is a for ref, a in zip(hit[0], arrays, strict=True)):
+        value: _T = hit[1]
+        return value
+    value = build()
+    with _LOCK:
+        _VALUES[key] = (tuple(weakref.ref(a) for a in arrays), value)
+        _VALUES.move_to_end(key)
+        while len(_VALUES) > _SIZE:
+            _VALUES.popitem(last=False)
+    return value
 
 
 @lru_cache(maxsize=32)

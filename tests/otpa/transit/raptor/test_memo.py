@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from otpa.transit.raptor._memo import frozen, known_valid, remember_valid
+from otpa.transit.raptor._memo import frozen, known_valid, remember_valid, remembered
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -70,3 +70,21 @@ def test_validation_is_remembered_only_for_frozen_arrays(tmp_path: Path) -> None
     writable = np.arange(8)
     remember_valid(writable, "test-check")
     assert not known_valid(writable, "test-check")
+
+
+def test_values_are_remembered_only_for_frozen_arrays_and_per_name() -> None:
+    builds: list[str] = []
+
+    def build(tag: str) -> str:
+        builds.append(tag)
+        return tag
+
+    a, b = _readonly(np.arange(3)), _readonly(np.arange(5))
+    assert remembered((a, b), "t", lambda: build("x")) == "x"
+    assert remembered((a, b), "t", lambda: build("y")) == "x"  # kept
+    assert remembered((a, b), "u", lambda: build("z")) == "z"  # another name
+    assert remembered((b, a), "t", lambda: build("w")) == "w"  # the arrays' order counts
+    writable = np.arange(3)
+    assert remembered((writable, b), "t", lambda: build("p")) == "p"
+    assert remembered((writable, b), "t", lambda: build("q")) == "q"  # built each time
+    assert builds == ["x", "z", "w", "p", "q"]
