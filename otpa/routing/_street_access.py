@@ -142,10 +142,17 @@ def _length_ratio(graph: StreetGraph) -> float:
     return _LENGTH_RATIO.get_or_build(graph, "ratio", build)
 
 
+@njit(cache=True, nogil=True)  # type: ignore[misc]
 def _unit_vectors(lat: FloatArray, lon: FloatArray) -> FloatArray:
     """Points on the unit sphere, ``(n, 3)``, of coordinates in degrees."""
-    p, q = np.radians(lat), np.radians(lon)
-    return np.column_stack((np.cos(p) * np.cos(q), np.cos(p) * np.sin(q), np.sin(p)))
+    out = np.empty((lat.shape[0], 3))
+    for i in range(lat.shape[0]):
+        p = math.radians(lat[i])
+        q = math.radians(lon[i])
+        out[i, 0] = math.cos(p) * math.cos(q)
+        out[i, 1] = math.cos(p) * math.sin(q)
+        out[i, 2] = math.sin(p)
+    return out
 
 
 #: Per ``stop_vertex`` array: the unit vectors of the linked stops' street vertices.
@@ -180,13 +187,7 @@ def _all_beyond(
     ``points``: unit vectors; ``ends``: vertices (of ``lat``/``lon``, degrees), each
     reached after ``start_m``.  The chord is at most the arc.
     """
-    anchors = np.empty((ends.shape[0], 3))
-    for j in range(ends.shape[0]):
-        p = math.radians(lat[ends[j]])
-        q = math.radians(lon[ends[j]])
-        anchors[j, 0] = math.cos(p) * math.cos(q)
-        anchors[j, 1] = math.cos(p) * math.sin(q)
-        anchors[j, 2] = math.sin(p)
+    anchors = _unit_vectors(lat[ends], lon[ends])
     for i in range(points.shape[0]):
         for j in range(anchors.shape[0]):
             room = limit - link[i] - start_m[j]
