@@ -9,7 +9,7 @@ of up to 160 k labels thrown away before the one that fits).  Each thread now ke
 one set of each and lends it to its next search:
 
 * **round labels** (:class:`~._round_kernel.RoundLabels`) are given back in their
-  fresh state (:func:`_clear_round_labels` fills the arrays again, without
+  fresh state (:func:`~._round_kernel.clear_round_labels` fills the arrays again, without
   allocating them; kept up to :data:`KEEP_ROUND_CELLS`);
 * **McRAPTOR pools** (:class:`~._mc_labels.McLabels`): the kernel writes every label
   before it reads it, so only the bag heads and the counters are reset.  A thread's
@@ -29,11 +29,9 @@ from __future__ import annotations
 import threading
 
 import numpy as np
-from numba import njit
 
 from otpa.transit.raptor._mc_labels import McLabels, new_mc_labels
-from otpa.transit.raptor._query import INF
-from otpa.transit.raptor._round_kernel import RoundLabels, new_round_labels
+from otpa.transit.raptor._round_kernel import RoundLabels, clear_round_labels, new_round_labels
 
 __all__ = [
     "FIRST_LABELS",
@@ -59,31 +57,6 @@ KEEP_ROUND_CELLS = 1 << 17
 _LOCAL = threading.local()
 
 
-@njit(cache=True, nogil=True)  # type: ignore[misc]
-def _clear_round_labels(lab: RoundLabels) -> None:
-    """Labels as :func:`~._round_kernel.new_round_labels` makes them (``changed_list``
-    aside, which is never read before it is written).
-
-    Every array is written whole: a plan's search sets most cells of most rows, and
-    plain fills cost less than testing each cell (~65 against ~100 us on RNV).
-    """
-    lab.o_time[:] = INF
-    lab.r_time[:] = INF
-    lab.r_route[:] = -1
-    lab.r_trip[:] = -1
-    lab.r_bpos[:] = -1
-    lab.r_apos[:] = -1
-    lab.r_round[:] = -1
-    lab.r_src[:] = 0
-    lab.b_time[:] = INF
-    lab.b_kind[:] = 0
-    lab.b_ref[:] = -1
-    lab.b_edge[:] = -1
-    lab.b_round[:] = -1
-    lab.changed[:] = 0
-    lab.n_changed[:] = 0
-
-
 def take_round_labels(n_rounds: int, n_stops: int) -> RoundLabels:
     """Fresh round labels: the thread's own when their shape fits, else new ones."""
     lab: RoundLabels | None = getattr(_LOCAL, "round", None)
@@ -97,7 +70,7 @@ def give_round_labels(lab: RoundLabels) -> None:
     """Give labels back for the thread's next search, once their search is read."""
     if lab.o_time.size > KEEP_ROUND_CELLS:
         return
-    _clear_round_labels(lab)
+    clear_round_labels(lab)
     _LOCAL.round = lab
 
 

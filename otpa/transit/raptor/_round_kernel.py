@@ -65,6 +65,7 @@ __all__ = [
     "B_WALK",
     "NO_RIDDEN",
     "RoundLabels",
+    "clear_round_labels",
     "new_ridden",
     "new_round_labels",
     "run_rounds",
@@ -99,24 +100,51 @@ class RoundLabels(NamedTuple):
 def new_round_labels(n_rounds: int, n_stops: int) -> RoundLabels:
     """Fresh (unreached) labels for rounds ``0 .. n_rounds - 1``."""
     shape = (n_rounds, n_stops)
-    return RoundLabels(
-        o_time=np.full(shape, INF, dtype=np.int64),
-        r_time=np.full(shape, INF, dtype=np.int64),
-        r_route=np.full(shape, -1, dtype=np.int32),
-        r_trip=np.full(shape, -1, dtype=np.int32),
-        r_bpos=np.full(shape, -1, dtype=np.int32),
-        r_apos=np.full(shape, -1, dtype=np.int32),
-        r_round=np.full(shape, -1, dtype=np.int32),
-        r_src=np.zeros(shape, dtype=np.uint8),
-        b_time=np.full(shape, INF, dtype=np.int64),
-        b_kind=np.zeros(shape, dtype=np.uint8),
-        b_ref=np.full(shape, -1, dtype=np.int32),
-        b_edge=np.full(shape, -1, dtype=np.int64),
-        b_round=np.full(shape, -1, dtype=np.int32),
-        changed=np.zeros(shape, dtype=np.uint8),
+    lab = RoundLabels(
+        o_time=np.empty(shape, dtype=np.int64),
+        r_time=np.empty(shape, dtype=np.int64),
+        r_route=np.empty(shape, dtype=np.int32),
+        r_trip=np.empty(shape, dtype=np.int32),
+        r_bpos=np.empty(shape, dtype=np.int32),
+        r_apos=np.empty(shape, dtype=np.int32),
+        r_round=np.empty(shape, dtype=np.int32),
+        r_src=np.empty(shape, dtype=np.uint8),
+        b_time=np.empty(shape, dtype=np.int64),
+        b_kind=np.empty(shape, dtype=np.uint8),
+        b_ref=np.empty(shape, dtype=np.int32),
+        b_edge=np.empty(shape, dtype=np.int64),
+        b_round=np.empty(shape, dtype=np.int32),
+        changed=np.empty(shape, dtype=np.uint8),
         changed_list=np.empty(shape, dtype=np.int32),
-        n_changed=np.zeros(n_rounds, dtype=np.int64),
+        n_changed=np.empty(n_rounds, dtype=np.int64),
     )
+    clear_round_labels(lab)
+    return lab
+
+
+@njit(cache=True, nogil=True)  # type: ignore[misc]
+def clear_round_labels(lab: RoundLabels) -> None:
+    """Make ``lab`` fresh (unreached) again, in place (``changed_list`` aside, which is
+    never read before it is written): what :func:`new_round_labels` returns.
+
+    Every array is written whole: a plan's search sets most cells of most rows, and
+    plain fills cost less than testing each cell (~65 against ~100 us on RNV).
+    """
+    lab.o_time[:] = INF
+    lab.r_time[:] = INF
+    lab.r_route[:] = -1
+    lab.r_trip[:] = -1
+    lab.r_bpos[:] = -1
+    lab.r_apos[:] = -1
+    lab.r_round[:] = -1
+    lab.r_src[:] = 0
+    lab.b_time[:] = INF
+    lab.b_kind[:] = 0
+    lab.b_ref[:] = -1
+    lab.b_edge[:] = -1
+    lab.b_round[:] = -1
+    lab.changed[:] = 0
+    lab.n_changed[:] = 0
 
 
 def new_ridden(n_rounds: int, n_route_trips: int) -> Int32Array:
