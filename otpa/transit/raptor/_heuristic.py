@@ -24,7 +24,10 @@ label whose cost plus bound reaches that is beaten by a journey found, on cost,
 whether the bound is exact or not; the rides search at ``max_rounds + 1`` (a label there is
 dropped either way); pruning, and hence the journeys, stay the same.  Rides weigh 0
 (walks) or 1 (boardings), so that search goes level by level without a heap
-(:func:`_rides_bfs`, the same bounds as the heap search, five times faster).
+(:func:`_rides_bfs`, the same bounds as the heap search, five times faster); where
+walks are symmetric and unchanging (a network's), the stops walks join are grouped once
+(:func:`walk_groups`) and a level takes in whole groups instead of following every walk
+(:func:`_rides_bfs_groups`, the same values again, ~20 times faster on RNV).
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ import numpy as np
 from numba import njit
 
 from otpa.transit.raptor._extra_routes import base_of
-from otpa.transit.raptor._memo import remembered
+from otpa.transit.raptor._memo import frozen, remembered
 from otpa.transit.raptor._prepare import Prepared
 from otpa.transit.raptor._reverse import readonly, transposed_transfers
 from otpa.transit.raptor._weak_drop import pop_when_dead
@@ -492,6 +495,151 @@ def _rides_bfs(  # noqa: C901
     return dist
 
 
+class WalkGroups(NamedTuple):
+    """Stops grouped by walking: the stops that walks chained freely join, as CSR."""
+
+    group_of: IntArray  # per stop, its group
+    offsets: IntArray  # CSR into members
+    members: Int32Array
+
+
+@njit(cache=True, nogil=True)  # type: ignore[misc]
+def _components(n: int, in_off: IntArray, in_from: Int32Array) -> IntArray:
+    """Per stop, the number of its connected component over the walks (any direction
+    taken as both; meant for symmetric walks), numbered in order of their least stop."""
+    comp = np.full(n, -1, np.int64)
+    stack = np.empty(n, np.int64)
+    n_comp = 0
+    for s0 in range(n):
+        if comp[s0] >= 0:
+            continue
+        comp[s0] = n_comp
+        stack[0] = s0
+        top = 1
+        while top > 0:
+            top -= 1
+            s = stack[top]
+            for x in range(in_off[s], in_off[s + 1]):
+                u = in_from[x]
+                if comp[u] < 0:
+                    comp[u] = n_comp
+                    stack[top] = u
+                    top += 1
+        n_comp += 1
+    return comp
+
+
+def _build_walk_groups(in_off: IntArray, in_from: Int32Array, n: int) -> WalkGroups | None:
+    """:class:`WalkGroups` of symmetric walks (each one's reverse is a walk too), else ``None``.
+
+    With symmetric walks, a stop reaches another by walks chained freely exactly when
+    both lie in one connected component; with others a component may hold stops that
+    do not reach each other, so there are no groups.
+    """
+    off = np.asarray(in_off, np.int64)
+    counts = off[1:] - off[:-1]
+    to = np.repeat(np.arange(n, dtype=np.int64), counts)
+    frm = np.asarray(in_from, np.int64)
+    if not np.array_equal(np.unique(frm * n + to), np.unique(to * n + frm)):
+        return None
+    comp = _components(n, readonly(in_off, np.int64), readonly(in_from, np.int32))
+    order = np.argsort(comp, kind="stable")
+    sizes = np.bincount(comp, minlength=int(comp.max(initial=-1)) + 1)
+    return WalkGroups(
+        group_of=readonly(comp, np.int64),
+        offsets=readonly(np.r_[0, np.cumsum(sizes)].astype(np.int64), np.int64),
+        members=readonly(order.astype(np.int32), np.int32),
+    )
+
+
+def walk_groups(in_off: IntArray, in_from: Int32Array, n: int) -> WalkGroups | None:
+    """:func:`_build_walk_groups`, kept for unchanging walks; ``None`` for others too
+    (grouping costs more than one rides search, so it pays only when kept)."""
+    if not (frozen(in_off) and frozen(in_from)):
+        return None
+    return remembered(
+        (in_off, in_from), f"walk_groups_{n}", lambda: _build_walk_groups(in_off, in_from, n)
+    )
+
+
+@njit(cache=True, nogil=True)  # type: ignore[misc]
+def _rides_bfs_groups(  # noqa: C901
+    g: StaticGraph,
+    n: int,
+    egress_stops: Int32Array,
+    group_of: IntArray,
+    group_offsets: IntArray,
+    group_members: Int32Array,
+    limit: int,
+) -> FloatArray:
+    """:func:`_rides_bfs` with the walks' closure read from :class:`WalkGroups`.
+
+    Walks weigh nothing and chain freely, so the stops a level reaches on foot are the
+    members of the groups of its stops.  A stop enters a level only when first reached,
+    so its group was not joined before (every member would have been reached then): each
+    group is joined once, over its members instead of all their walks.  The same values
+    as :func:`_rides_bfs` (the exact level of every stop below ``limit``; the order in
+    which a level's stops are visited changes no level).
+    """
+    pat_offsets, pat_stops = g.pat_offsets, g.pat_stops
+    stop_pat_offsets, stop_pats, stop_pat_pos = g.stop_pat_offsets, g.stop_pats, g.stop_pat_pos
+    dist = np.full(n, np.inf)
+    pat_pos = np.full(pat_offsets.shape[0] - 1, -1, np.int64)
+    joined = np.zeros(group_offsets.shape[0] - 1, np.uint8)
+    level = np.empty(n, np.int64)
+    nxt = np.empty(n, np.int64)
+    n_level = 0
+    for i in range(egress_stops.shape[0]):
+        s = egress_stops[i]
+        if dist[s] != 0.0:
+            dist[s] = 0.0
+            level[n_level] = s
+            n_level += 1
+    d = 0
+    while n_level > 0 and d < limit:
+        # walks weigh nothing: the level grows by the groups of its stops
+        i = 0
+        while i < n_level:
+            s = level[i]
+            i += 1
+            c = group_of[s]
+            if joined[c]:
+                continue
+            joined[c] = 1
+            for x in range(group_offsets[c], group_offsets[c + 1]):
+                u = group_members[x]
+                if dist[u] > d:
+                    dist[u] = d
+                    level[n_level] = u
+                    n_level += 1
+        # one boarding more: every earlier stop of the patterns through the level
+        n_nxt = 0
+        for ii in range(n_level):
+            s = level[ii]
+            for x in range(stop_pat_offsets[s], stop_pat_offsets[s + 1]):
+                p = stop_pats[x]
+                j = stop_pat_pos[x]
+                if j <= pat_pos[p]:
+                    continue  # an earlier scan from a later position reached them all
+                stop_at = max(pat_pos[p], 0)
+                pat_pos[p] = j
+                soff = pat_offsets[p]
+                for k in range(j - 1, stop_at - 1, -1):
+                    u = pat_stops[soff + k]
+                    if dist[u] > d + 1:
+                        dist[u] = d + 1
+                        nxt[n_nxt] = u
+                        n_nxt += 1
+        level, nxt = nxt, level
+        n_level = n_nxt
+        d += 1
+    if n_level > 0:  # stops at ``limit`` rides: the floor of all the others
+        for u in range(n):
+            if dist[u] >= limit:
+                dist[u] = limit
+    return dist
+
+
 def _digest(a: np.ndarray[Any, Any]) -> tuple[int, int, float]:
     """A value digest of an array; remembered for read-only arrays (callers reuse them)."""
     key = id(a)
@@ -540,9 +688,7 @@ class _Kept:
         return all(r() is a for r, a in zip(self.refs, refs, strict=True))
 
 
-def lower_bounds(
-    p: Prepared, req: RaptorRequest, cost_limit: float = np.inf
-) -> LowerBounds:
+def lower_bounds(p: Prepared, req: RaptorRequest, cost_limit: float = np.inf) -> LowerBounds:
     """``(cost, rides)`` lower bounds from every stop to the destination.
 
     The searches of the last few keys are kept (searches repeated with other trip
@@ -626,7 +772,11 @@ def _go_on(
     lb_cost: FloatArray = _dijkstra(g, *kept.cost, *edges, board, True, limits[0])
     if kept.bounds is not None and kept.limits[1] >= limits[1]:
         return LowerBounds(readonly(lb_cost, np.float64), kept.bounds.rides)
-    lb_rides = _rides_bfs(g, tt.n_stops, kept.egress_stops, in_off, in_from, int(limits[1]))
+    groups = walk_groups(in_off, in_from, tt.n_stops)
+    if groups is None:
+        lb_rides = _rides_bfs(g, tt.n_stops, kept.egress_stops, in_off, in_from, int(limits[1]))
+    else:
+        lb_rides = _rides_bfs_groups(g, tt.n_stops, kept.egress_stops, *groups, int(limits[1]))
     return LowerBounds(readonly(lb_cost, np.float64), readonly(lb_rides, np.float64))
 
 

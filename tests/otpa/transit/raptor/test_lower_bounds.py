@@ -7,6 +7,7 @@ from where it stopped; and McRAPTOR finds the same journeys as with full bounds.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 
@@ -404,3 +405,82 @@ def test_an_appended_timetable_extends_the_pattern_graph_of_its_base() -> None:
             assert a.tolist() == b.tolist(), name
         n_new = ext.n_routes - base.n_routes
         assert len(got.pat_offsets) == len(_heuristic.static_graph(base).pat_offsets) + n_new
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    out = np.array(a)
+    out.flags.writeable = False
+    return out
+
+
+def test_rides_by_walk_groups_equal_the_level_search_where_walks_are_symmetric(
+    network: tuple[TestTimetable, list[tuple[str, str, int]]],
+) -> None:
+    """Joining whole groups of stops (connected over symmetric walks) gives the rides
+    bounds of the level search that follows every walk, value for value; asymmetric
+    walks get no groups, and grouping them anyway would be wrong."""
+    tt, walks = network
+    both = walks + [(b, a, s) for a, b, s in walks]
+    compared = differs = 0
+    for symmetric in (True, False):
+        for req in _requests(tt, both if symmetric else walks):
+            p = prepare(tt.timetable, req)
+            g = _heuristic.static_graph(p.timetable)
+            n = p.timetable.n_stops
+            off, to = req.transfer_offsets, req.transfer_to
+            if p.reverse:
+                in_off, in_from = off, to
+            else:
+                in_off, in_from, _ = _heuristic.transposed_transfers(off, to, n)
+            groups = _heuristic._build_walk_groups(in_off, in_from, n)
+            assert (groups is not None) == symmetric
+            if groups is None:  # the components of asymmetric walks, as a broken guard would
+                comp = _heuristic._components(n, in_off, in_from)
+                order = np.argsort(comp, kind="stable").astype(np.int32)
+                sizes = np.bincount(comp)
+                groups = _heuristic.WalkGroups(comp, np.r_[0, np.cumsum(sizes)], order)
+            egress = p.query.egress_stops
+            for limit in range(req.max_rounds + 3):
+                expected = _heuristic._rides_bfs(g, n, egress, in_off, in_from, limit)
+                got = _heuristic._rides_bfs_groups(g, n, egress, *groups, limit)
+                if symmetric:
+                    assert np.array_equal(got, expected), limit
+                    compared += int(np.isfinite(expected).sum())
+                else:
+                    differs += not np.array_equal(got, expected)
+    assert compared > 100
+    assert differs > 0
+
+
+def test_walk_groups_are_kept_for_unchanging_walks_only() -> None:
+    """Grouping costs more than a rides search: only walks that cannot change get groups
+    (kept by identity), and ``lower_bounds`` gives the same bounds either way."""
+    tt, walks = _network(1)
+    both = walks + [(b, a, s) for a, b, s in walks]
+    req = _requests(tt, both)[0]
+    n = tt.timetable.n_stops
+    off, to = req.transfer_offsets, req.transfer_to
+    assert _heuristic.walk_groups(off, to, n) is None  # writeable
+    f_off, f_to = _frozen(off), _frozen(to)
+    kept = _heuristic.walk_groups(f_off, f_to, n)
+    assert kept is not None
+    assert _heuristic.walk_groups(f_off, f_to, n) is kept
+    frozen_req = RaptorRequest(
+        **{
+            **{f.name: getattr(req, f.name) for f in dataclasses.fields(req)},
+            "transfer_offsets": f_off,
+            "transfer_to": f_to,
+            "transfer_time_s": _frozen(req.transfer_time_s),
+            "transfer_cost": _frozen(req.transfer_cost),
+        }
+    )
+    for r in (req, frozen_req, dataclasses.replace(req, arrive_by=True, time=req.time + 5400)):
+        p = prepare(tt.timetable, r)
+        _heuristic._BOUNDS.clear()
+        got = _heuristic.lower_bounds(p, r)
+        _heuristic._BOUNDS.clear()
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(_heuristic, "walk_groups", lambda *a: None)
+            expected = _heuristic.lower_bounds(p, r)
+        assert np.array_equal(got.rides, expected.rides)
+        assert np.array_equal(got.cost, expected.cost)
