@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from otpa.transit.raptor._floor import departure_floor
 from otpa.transit.raptor._memo import constant, known_valid, remember_valid
 from otpa.transit.raptor._onboard import OnBoardRoute, add_onboard
 from otpa.transit.raptor._query import SearchQuery
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = ["Prepared", "prepare"]
 
 _EMPTY_I64 = readonly(np.zeros(0, np.int64), np.int64)
+_EMPTY_I32 = readonly(np.zeros(0, np.int32), np.int32)
 
 
 class Prepared(NamedTuple):
@@ -258,6 +260,8 @@ def prepare(timetable: RaptorTimetable, req: RaptorRequest, *, time: int | None 
             constant(0.0, n, "float64") if req.stop_cost is None else req.stop_cost, np.float64
         ),
         first_route=-1 if onboard is None else onboard.route,
+        # an on-board start's timetable is built for one search (and prunes no scans)
+        dep_floor=departure_floor(tt) if onboard is None else _EMPTY_I32,
         **_rule_arrays(req.rules, n, reverse),
     )
     return Prepared(tt, q, reverse, edge, view, onboard)

@@ -18,13 +18,16 @@ earlier departure (range RAPTOR, :mod:`._range`).  Routes of a round are scanned
 in increasing index and labels only change on strict improvement, so ties are
 resolved deterministically.
 
-Two prunings leave every label (times and provenance) as the plain scan would
+These prunings leave every label (times and provenance) as the plain scan would
 (without transfers.txt rules and on-board starts, where they are off):
 
 * a route is boarded only at stops *marked* in the previous round.  The label of an
   unmarked stop was set in an earlier round (or, in range RAPTOR, an earlier
   search) whose scan of the same route boarded there already, so the trip found
   now arrives nowhere earlier than the labels do;
+* a scan is skipped when no trip of the route departs from its first marked stop or
+  later before the target, or within the search window (``SearchQuery.dep_floor``, see
+  :mod:`._floor`): nothing would board, so nothing would change;
 * when the current trip already holds a stop's ride label at this position, that
   earlier scan recorded the rest of the ride too: the scan stops alighting until it
   boards an earlier trip, and ends after the last marked stop.  In range RAPTOR
@@ -339,6 +342,10 @@ def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcoun
     # pruning (see the module docstring): boarding only at stops marked in the previous
     # round, and a ride already recorded downstream is not scanned again
     prune = not has_rules and first_route < 0
+    # a scan that starts where every trip of the route, there or later, departs at or
+    # past the target or past the cap boards nothing and changes no label (_floor)
+    dep_floor = q.dep_floor
+    use_floor = prune and dep_floor.shape[0] == route_stops.shape[0]
     # range RAPTOR: ridden[k, trip] is the earliest position from which the trip's ride
     # was tried in round k of this or an earlier search (see the module docstring)
     skip_ridden = (
@@ -398,6 +405,8 @@ def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcoun
             first_pos[r] = -1
             last_pos[r] = -1
             soff = route_stop_offsets[r]
+            if use_floor and (dep_floor[soff + p0] >= target or dep_floor[soff + p0] > cap):
+                continue
             ns = route_stop_offsets[r + 1] - soff
             t0 = route_trip_offsets[r]
             nt = route_trip_offsets[r + 1] - t0

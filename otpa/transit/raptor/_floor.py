@@ -1,0 +1,76 @@
+"""The earliest departure of a route from each of its positions on: route scans that board nothing.
+
+The arrival search scans a route from its first stop marked in the previous round.
+Nothing is on board there, so the scan only does something once it boards, and it
+boards only a trip that departs before the target (the best arrival at the
+destination so far) and no later than the search window's cap
+(:func:`._common.first_trip`).  ``floor[p]``, for position ``p`` of a route, is the
+least departure of any of its trips from ``p`` or any later position: when
+``floor[first marked position]`` is at or past the target, or past the cap, the scan
+boards nothing, alights nothing and changes no label, so
+:func:`._round_kernel.run_rounds` skips it (after the destination is reached, this
+spares the scans of the next day's routes, and of today's that have left).  The floor
+is a minimum over every trip and later position, so it holds whatever the timetable's
+order of trips or of times along a trip.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from otpa.transit.raptor._reverse import readonly
+from otpa.transit.raptor._weak_drop import pop_when_dead
+from otpa.transit.raptor.spi import RaptorTimetable
+from otpa.types import Int32Array
+
+__all__ = ["departure_floor"]
+
+_LOCK = threading.RLock()  # a weak-reference callback may take it while this thread holds it
+_FLOORS: dict[tuple[int, int], tuple[weakref.ref[Any], weakref.ref[Any], Int32Array]] = {}
+
+
+@njit(cache=True, nogil=True)  # type: ignore[misc]
+def _departure_floor(tt: RaptorTimetable) -> Int32Array:
+    """Per route position: the least departure of the route's trips there or later."""
+    offs = tt.route_stop_offsets
+    out = np.empty(tt.route_stops.shape[0], np.int32)
+    for r in range(offs.shape[0] - 1):
+        soff = offs[r]
+        ns = offs[r + 1] - soff
+        nt = tt.route_trip_offsets[r + 1] - tt.route_trip_offsets[r]
+        base = tt.route_time_offsets[r]
+        m = np.int32(np.iinfo(np.int32).max)
+        for j in range(ns - 1, -1, -1):
+            for k in range(nt):
+                m = min(m, tt.departure[base + k * ns + j])
+            out[soff + j] = m
+    return out
+
+
+def departure_floor(tt: RaptorTimetable) -> Int32Array:
+    """:func:`_departure_floor` of ``tt``, read-only, kept while its times are alive.
+
+    Timetables are read-only (their arrays never change once built), so the floor is
+    kept by the identity of the departure times and their route offsets.
+    """
+    key = (id(tt.departure), id(tt.route_time_offsets))
+    with _LOCK:
+        hit = _FLOORS.get(key)
+        if hit is not None and hit[0]() is tt.departure and hit[1]() is tt.route_time_offsets:
+            return hit[2]
+    floor: Int32Array = readonly(_departure_floor(tt), np.int32)
+
+    _drop = pop_when_dead(_LOCK, _FLOORS, key)
+
+    with _LOCK:
+        _FLOORS[key] = (
+            weakref.ref(tt.departure, _drop),
+            weakref.ref(tt.route_time_offsets, _drop),
+            floor,
+        )
+    return floor

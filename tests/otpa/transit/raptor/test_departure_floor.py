@@ -1,0 +1,118 @@
+"""FEATURE UNDER TEST: the arrival search skips route scans that cannot board.
+
+``SearchQuery.dep_floor`` holds, per route position, the least departure of the
+route's trips there or later; a scan whose first marked position's floor is at or
+past the target (or past the search window's cap) boards nothing, so skipping it
+leaves every label as it was.  A floor that claims later departures than the
+timetable's loses labels.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import numpy as np
+import pytest
+
+from otpa.testing.timetable import TestTimetable, parse_timetable
+from otpa.transit.raptor import _prepare
+from otpa.transit.raptor._floor import _departure_floor, departure_floor
+from otpa.transit.raptor._prepare import Prepared, prepare
+from otpa.transit.raptor._round_kernel import NO_RIDDEN, new_round_labels, run_rounds
+from otpa.transit.raptor.api import RaptorRequest, route
+
+
+def _network(seed: int) -> tuple[TestTimetable, list[tuple[str, str, int]]]:
+    rng = random.Random(seed)
+    stops = [f"S{i}" for i in range(30)]
+    lines = []
+    for r in range(16):
+        seq = rng.sample(stops, rng.randint(4, 9))
+        hops = [rng.randint(2, 12) * 60 for _ in seq[1:]]
+        first = rng.randint(0, 9) * 60 + rng.choice([0, 0, 3600, 7200])
+        for start in range(first, first + rng.randint(1, 3) * 3600, rng.choice([900, 1200])):
+            t, parts = start, []
+            for s, h in zip(seq, [0, *hops], strict=True):
+                t += h
+                parts.append(f"{s} {t // 3600:02d}:{t // 60 % 60:02d}")
+            lines.append(f"R{r} " + " ".join(parts))
+    pairs = [(a, b) for a, b in itertools.permutations(stops, 2) if rng.random() < 0.03]
+    walks = [(a, b, rng.randint(1, 8) * 60) for a, b in pairs]
+    return parse_timetable("\n".join(lines), stops=stops), walks
+
+
+def _requests(tt: TestTimetable, walks: list[tuple[str, str, int]]) -> list[RaptorRequest]:
+    rng = random.Random(11)
+    out = []
+    for _ in range(12):
+        a, b, c = rng.sample(tt.stop_names, 3)
+        arrive_by = rng.random() < 0.3
+        time = rng.randint(0, 3 * 3600) + (3600 if arrive_by else 0)
+        options = {
+            "arrive_by": arrive_by,
+            "max_rounds": rng.choice([2, 3, 5]),
+            "search_window_s": rng.choice([24 * 3600, 1800]),
+            "criteria": "cost",
+        }
+        out.append(tt.request({a: 30}, {b: 45, c: 300}, time, transfers=walks, **options))
+    return out
+
+
+def _labels(p: Prepared, use_target: bool, floor: np.ndarray) -> tuple[int, list[np.ndarray]]:
+    q = p.query._replace(dep_floor=floor)
+    lab = new_round_labels(q.max_rounds + 1, p.timetable.n_stops)
+    target = run_rounds(p.timetable, q, lab, q.time, use_target, NO_RIDDEN)
+    # every label array (``changed_list`` is scratch space, never read before written)
+    arrays = [np.asarray(getattr(lab, f)) for f in lab._fields if f != "changed_list"]
+    return int(target), arrays
+
+
+def test_the_floor_is_the_least_departure_there_or_later() -> None:
+    tt, _ = _network(0)
+    t = tt.timetable
+    floor = _departure_floor(t)
+    offs, toffs = t.route_stop_offsets, t.route_time_offsets
+    for r in range(t.n_routes):
+        ns = offs[r + 1] - offs[r]
+        nt = t.route_trip_offsets[r + 1] - t.route_trip_offsets[r]
+        dep = np.asarray(t.departure[toffs[r] : toffs[r] + nt * ns]).reshape(nt, ns)
+        expected = np.minimum.accumulate(dep.min(axis=0)[::-1])[::-1]
+        assert floor[offs[r] : offs[r + 1]].tolist() == expected.tolist()
+    assert departure_floor(t) is departure_floor(t)  # kept
+    assert not departure_floor(t).flags.writeable
+
+
+def test_skipped_scans_change_no_label_and_a_later_floor_loses_labels() -> None:
+    compared = broken = 0
+    for seed in range(4):
+        tt, walks = _network(seed)
+        for req in _requests(tt, walks):
+            p = prepare(tt.timetable, req)
+            floor = p.query.dep_floor
+            assert floor.shape[0] == p.timetable.route_stops.shape[0]
+            none = np.zeros(0, np.int32)
+            for use_target in (True, False):
+                t0, plain = _labels(p, use_target, none)
+                t1, skipped = _labels(p, use_target, floor)
+                assert t1 == t0
+                for a, b in zip(plain, skipped, strict=True):
+                    assert np.array_equal(a, b)
+                compared += 1
+                t2, wrong = _labels(p, use_target, (floor + 300).astype(np.int32))
+                broken += t2 != t0 or any(
+                    not np.array_equal(a, b) for a, b in zip(plain, wrong, strict=True)
+                )
+    assert compared >= 80
+    assert broken > 0
+
+
+def test_route_finds_the_journeys_of_the_unskipped_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    tt, walks = _network(5)
+    reqs = _requests(tt, walks)
+    with_floor = [route(tt.timetable, r) for r in reqs]
+    empty = np.zeros(0, np.int32)
+    monkeypatch.setattr(_prepare, "departure_floor", lambda t: empty)
+    without = [route(tt.timetable, r) for r in reqs]
+    assert sum(len(js) for js in without) >= 5
+    assert with_floor == without
