@@ -440,11 +440,17 @@ def test_rides_by_walk_groups_equal_the_level_search_where_walks_are_symmetric(
                 sizes = np.bincount(comp)
                 groups = _heuristic.WalkGroups(comp, np.r_[0, np.cumsum(sizes)], order)
             egress = p.query.egress_stops
+            between = _heuristic._build_group_rides(g, groups)
+            assert between is not None
             for limit in range(req.max_rounds + 3):
                 expected = _heuristic._rides_bfs(g, n, egress, in_off, in_from, limit)
                 got = _heuristic._rides_bfs_groups(g, n, egress, *groups, limit)
+                by_groups = _heuristic._rides_bfs_group_graph(
+                    n, egress, groups.group_of, *between, limit
+                )
                 if symmetric:
                     assert np.array_equal(got, expected), limit
+                    assert np.array_equal(by_groups, expected), limit
                     compared += int(np.isfinite(expected).sum())
                 else:
                     differs += not np.array_equal(got, expected)
@@ -482,5 +488,75 @@ def test_walk_groups_are_kept_for_unchanging_walks_only() -> None:
         with pytest.MonkeyPatch.context() as m:
             m.setattr(_heuristic, "walk_groups", lambda *a: None)
             expected = _heuristic.lower_bounds(p, r)
+        assert np.array_equal(got.rides, expected.rides)
+        assert np.array_equal(got.cost, expected.cost)
+
+
+def test_group_rides_pair_every_two_groups_a_pattern_passes_in_order() -> None:
+    """The group graph has an edge ``a -> b`` exactly when some pattern stops in ``a``
+    before it stops in ``b``; without one of its edges the rides bounds change."""
+    tt, walks = _network(2)
+    both = walks + [(b, a, s) for a, b, s in walks]
+    req = _requests(tt, both)[0]
+    g = _heuristic.static_graph(tt.timetable)
+    n = tt.timetable.n_stops
+    in_off, in_from, _ = _heuristic.transposed_transfers(req.transfer_offsets, req.transfer_to, n)
+    groups = _heuristic._build_walk_groups(in_off, in_from, n)
+    assert groups is not None
+    between = _heuristic._build_group_rides(g, groups)
+    assert between is not None
+    n_groups = len(groups.offsets) - 1
+    expected = set()
+    for p in range(len(g.pat_offsets) - 1):
+        seq = [
+            int(groups.group_of[s]) for s in g.pat_stops[g.pat_offsets[p] : g.pat_offsets[p + 1]]
+        ]
+        expected |= {(a, b) for i, a in enumerate(seq) for b in seq[i + 1 :] if a != b}
+    got = {
+        (int(a), b)
+        for b in range(n_groups)
+        for a in between.into_from[between.into_offsets[b] : between.into_offsets[b + 1]]
+    }
+    assert got == expected
+    # an edge less: some destination gets other bounds
+    x = len(between.into_from) // 2
+    b = int(np.searchsorted(between.into_offsets, x, side="right") - 1)
+    fewer = _heuristic.GroupRides(
+        np.r_[between.into_offsets[: b + 1], between.into_offsets[b + 1 :] - 1],
+        np.delete(between.into_from, x),
+    )
+    changed = 0
+    for s in range(n):
+        egress = np.array([s], np.int32)
+        full = _heuristic._rides_bfs_group_graph(n, egress, groups.group_of, *between, 6)
+        cut = _heuristic._rides_bfs_group_graph(n, egress, groups.group_of, *fewer, 6)
+        changed += not np.array_equal(full, cut)
+    assert changed > 0
+
+
+def test_long_patterns_search_stop_by_stop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the pair limit there is no group graph, and the bounds stay the same."""
+    tt, walks = _network(0)
+    both = walks + [(b, a, s) for a, b, s in walks]
+    for req in _requests(tt, both)[:4]:
+        p = prepare(tt.timetable, req)
+        _heuristic._BOUNDS.clear()
+        expected = _heuristic.lower_bounds(p, req)
+        _heuristic._BOUNDS.clear()
+        with monkeypatch.context() as m:
+            m.setattr(_heuristic, "_MAX_GROUP_PAIRS", 0)
+            m.setattr(_heuristic, "_GROUP_RIDES", {})
+            assert (
+                _heuristic.group_rides(
+                    _heuristic.static_graph(p.timetable),
+                    _heuristic.WalkGroups(
+                        np.zeros(p.timetable.n_stops, np.int64),
+                        np.array([0, p.timetable.n_stops]),
+                        np.arange(p.timetable.n_stops, dtype=np.int32),
+                    ),
+                )
+                is None
+            )
+            got = _heuristic.lower_bounds(p, req)
         assert np.array_equal(got.rides, expected.rides)
         assert np.array_equal(got.cost, expected.cost)
