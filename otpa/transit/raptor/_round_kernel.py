@@ -69,6 +69,7 @@ __all__ = [
     "NO_RIDDEN",
     "RoundLabels",
     "clear_round_labels",
+    "improving_rounds",
     "new_ridden",
     "new_round_labels",
     "run_rounds",
@@ -522,3 +523,27 @@ def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcoun
         changed[n_rounds, changed_list[n_rounds, ii]] = 0
     n_changed[n_rounds] = 0
     return target
+
+
+@njit(cache=True, nogil=True)  # type: ignore[misc]
+def improving_rounds(
+    r_time: IntArray, egress_stops: Int32Array, egress_time: Int32Array, n_rounds: int
+) -> IntArray:
+    """Rows ``(round, egress entry, arrival)``, one per round ``1 .. n_rounds`` whose
+    best arrival over the egress entries (``r_time[round, stop] + egress_time``; the
+    first entry among equals) is earlier than every round's before it."""
+    out = np.empty((n_rounds, 3), np.int64)
+    m = 0
+    best = INF
+    for k in range(1, n_rounds + 1):
+        i_best = -1
+        t_best = INF
+        for i in range(egress_stops.shape[0]):
+            t = r_time[k, egress_stops[i]] + egress_time[i]
+            if i_best < 0 or t < t_best:
+                i_best, t_best = i, t
+        if i_best >= 0 and t_best < best:
+            best = t_best
+            out[m, 0], out[m, 1], out[m, 2] = k, i_best, t_best
+            m += 1
+    return out[:m]

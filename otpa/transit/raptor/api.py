@@ -45,6 +45,7 @@ from otpa.transit.raptor._results import (
 from otpa.transit.raptor._round_kernel import (
     NO_RIDDEN,
     RoundLabels,
+    improving_rounds,
     new_ridden,
     new_round_labels,
     run_rounds,
@@ -380,16 +381,8 @@ def _round_search(p: Prepared) -> tuple[RoundLabels, list[tuple[int, int, int]]]
     q = p.query
     lab = take_round_labels(q.max_rounds + 1, p.timetable.n_stops)
     run_rounds(p.timetable, q, lab, q.time, True, NO_RIDDEN)
-    found: list[tuple[int, int, int]] = []
-    if len(q.egress_stops) == 0:
-        return lab, found
-    best = INF
-    for k in range(1, q.max_rounds + 1):
-        at_egress = lab.r_time[k, q.egress_stops] + q.egress_time
-        i = int(np.argmin(at_egress))
-        if at_egress[i] < best:
-            best = int(at_egress[i])
-            found.append((k, i, best))
+    rows = improving_rounds(lab.r_time, q.egress_stops, q.egress_time, q.max_rounds)
+    found = [(int(k), int(i), int(t)) for k, i, t in rows]
     return lab, found
 
 
