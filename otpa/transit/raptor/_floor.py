@@ -1,16 +1,17 @@
-"""The earliest departure of a route from each of its positions on: route scans that board nothing.
+"""Earliest and latest departures of a route from each position on: scans that board nothing.
 
 The arrival search scans a route from its first stop marked in the previous round.
-Nothing is on board there, so the scan only does something once it boards, and it
-boards only a trip that departs before the target (the best arrival at the
-destination so far) and no later than the search window's cap
-(:func:`._common.first_trip`).  ``floor[p]``, for position ``p`` of a route, is the
-least departure of any of its trips from ``p`` or any later position: when
-``floor[first marked position]`` is at or past the target, or past the cap, the scan
-boards nothing, alights nothing and changes no label, so
-:func:`._round_kernel.run_rounds` skips it (after the destination is reached, this
-spares the scans of the next day's routes, and of today's that have left).  The floor
-is a minimum over every trip and later position, so it holds whatever the timetable's
+Nothing is on board there, so the scan only does something once it boards; it boards
+only at marked stops, a trip that departs no earlier than the stop's board-ready label,
+before the target (the best arrival at the destination so far) and no later than the
+search window's cap (:func:`._common.first_trip`).  For position ``p`` of a route,
+``floor[p]`` is the least and ``ceil[p]`` the greatest departure of any of its trips
+from ``p`` or any later position.  When ``floor[first marked position]`` is at or past
+the target, or past the cap, or ``ceil[first marked position]`` is before every marked
+stop's board-ready label, the scan boards nothing, alights nothing and changes no
+label, so :func:`._round_kernel.run_rounds` skips it (once the destination is reached,
+the next day's routes; the previous day's routes and today's that have left).  Both
+are taken over every trip and later position, so they hold whatever the timetable's
 order of trips or of times along a trip.
 """
 
@@ -28,42 +29,51 @@ from otpa.transit.raptor._weak_drop import pop_when_dead
 from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.types import Int32Array
 
-__all__ = ["departure_floor"]
+__all__ = ["departure_bounds"]
 
 _LOCK = threading.RLock()  # a weak-reference callback may take it while this thread holds it
-_FLOORS: dict[tuple[int, int], tuple[weakref.ref[Any], weakref.ref[Any], Int32Array]] = {}
+_FLOORS: dict[
+    tuple[int, int], tuple[weakref.ref[Any], weakref.ref[Any], tuple[Int32Array, Int32Array]]
+] = {}
 
 
 @njit(cache=True, nogil=True)  # type: ignore[misc]
-def _departure_floor(tt: RaptorTimetable) -> Int32Array:
-    """Per route position: the least departure of the route's trips there or later."""
+def _departure_bounds(tt: RaptorTimetable) -> tuple[Int32Array, Int32Array]:
+    """Per route position: the least and the greatest departure of the route's trips
+    there or later."""
     offs = tt.route_stop_offsets
-    out = np.empty(tt.route_stops.shape[0], np.int32)
+    floor = np.empty(tt.route_stops.shape[0], np.int32)
+    ceil = np.empty(tt.route_stops.shape[0], np.int32)
     for r in range(offs.shape[0] - 1):
         soff = offs[r]
         ns = offs[r + 1] - soff
         nt = tt.route_trip_offsets[r + 1] - tt.route_trip_offsets[r]
         base = tt.route_time_offsets[r]
-        m = np.int32(np.iinfo(np.int32).max)
+        lo = np.int32(np.iinfo(np.int32).max)
+        hi = np.int32(np.iinfo(np.int32).min)
         for j in range(ns - 1, -1, -1):
             for k in range(nt):
-                m = min(m, tt.departure[base + k * ns + j])
-            out[soff + j] = m
-    return out
+                d = tt.departure[base + k * ns + j]
+                lo = min(lo, d)
+                hi = max(hi, d)
+            floor[soff + j] = lo
+            ceil[soff + j] = hi
+    return floor, ceil
 
 
-def departure_floor(tt: RaptorTimetable) -> Int32Array:
-    """:func:`_departure_floor` of ``tt``, read-only, kept while its times are alive.
+def departure_bounds(tt: RaptorTimetable) -> tuple[Int32Array, Int32Array]:
+    """:func:`_departure_bounds` of ``tt``, read-only, kept while its times are alive.
 
-    Timetables are read-only (their arrays never change once built), so the floor is
-    kept by the identity of the departure times and their route offsets.
+    Timetables are read-only (their arrays never change once built), so the bounds
+    are kept by the identity of the departure times and their route offsets.
     """
     key = (id(tt.departure), id(tt.route_time_offsets))
     with _LOCK:
         hit = _FLOORS.get(key)
         if hit is not None and hit[0]() is tt.departure and hit[1]() is tt.route_time_offsets:
             return hit[2]
-    floor: Int32Array = readonly(_departure_floor(tt), np.int32)
+    floor, ceil = _departure_bounds(tt)
+    out = (readonly(floor, np.int32), readonly(ceil, np.int32))
 
     _drop = pop_when_dead(_LOCK, _FLOORS, key)
 
@@ -71,6 +81,6 @@ def departure_floor(tt: RaptorTimetable) -> Int32Array:
         _FLOORS[key] = (
             weakref.ref(tt.departure, _drop),
             weakref.ref(tt.route_time_offsets, _drop),
-            floor,
+            out,
         )
-    return floor
+    return out

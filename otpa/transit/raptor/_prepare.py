@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from otpa.transit.raptor._floor import departure_floor
+from otpa.transit.raptor._floor import departure_bounds
 from otpa.transit.raptor._memo import constant, known_valid, remember_valid
 from otpa.transit.raptor._onboard import OnBoardRoute, add_onboard
 from otpa.transit.raptor._query import SearchQuery
@@ -226,6 +226,7 @@ def prepare(timetable: RaptorTimetable, req: RaptorRequest, *, time: int | None 
         anchor = -anchor
         tt = reversed_timetable(timetable)
     penalty = constant(0.0, tt.n_routes, "float64") if route_penalty is None else route_penalty
+    departures = departure_bounds(tt) if onboard is None else (_EMPTY_I32, _EMPTY_I32)
     q = SearchQuery(
         access_stops=readonly(access[0], np.int32),
         access_time=readonly(access[1], np.int32),
@@ -261,7 +262,8 @@ def prepare(timetable: RaptorTimetable, req: RaptorRequest, *, time: int | None 
         ),
         first_route=-1 if onboard is None else onboard.route,
         # an on-board start's timetable is built for one search (and prunes no scans)
-        dep_floor=departure_floor(tt) if onboard is None else _EMPTY_I32,
+        dep_floor=departures[0],
+        dep_ceil=departures[1],
         **_rule_arrays(req.rules, n, reverse),
     )
     return Prepared(tt, q, reverse, edge, view, onboard)

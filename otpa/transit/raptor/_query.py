@@ -61,6 +61,7 @@ class SearchQuery(NamedTuple):
     trip_board_cost: FloatArray  # per route-trip, added to each boarding
     stop_cost: FloatArray  # per stop, added to each boarding and alighting there
     first_route: int  # >= 0: in round 1 only this route is boarded, and never after (on board)
-    # per route position of ``timetable``: least departure there or later (``_floor``);
-    # empty: route scans are not skipped by it
+    # per route position of ``timetable``: least and greatest departure there or later
+    # (``_floor``); empty: route scans are not skipped by them
     dep_floor: Int32Array
+    dep_ceil: Int32Array

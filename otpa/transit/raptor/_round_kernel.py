@@ -26,8 +26,9 @@ These prunings leave every label (times and provenance) as the plain scan would
   search) whose scan of the same route boarded there already, so the trip found
   now arrives nowhere earlier than the labels do;
 * a scan is skipped when no trip of the route departs from its first marked stop or
-  later before the target, or within the search window (``SearchQuery.dep_floor``, see
-  :mod:`._floor`): nothing would board, so nothing would change;
+  later before the target, or within the search window, or once any marked stop's
+  label is board-ready (``SearchQuery.dep_floor``, ``dep_ceil``, see :mod:`._floor`):
+  nothing would board, so nothing would change;
 * when the current trip already holds a stop's ride label at this position, that
   earlier scan recorded the rest of the ride too: the scan stops alighting until it
   boards an earlier trip, and ends after the last marked stop.  In range RAPTOR
@@ -344,9 +345,14 @@ def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcoun
     # round, and a ride already recorded downstream is not scanned again
     prune = not has_rules and first_route < 0
     # a scan that starts where every trip of the route, there or later, departs at or
-    # past the target or past the cap boards nothing and changes no label (_floor)
-    dep_floor = q.dep_floor
-    use_floor = prune and dep_floor.shape[0] == route_stops.shape[0]
+    # past the target or past the cap, or before every marked stop's board-ready label,
+    # boards nothing and changes no label (_floor)
+    dep_floor, dep_ceil = q.dep_floor, q.dep_ceil
+    use_floor = (
+        prune
+        and dep_floor.shape[0] == route_stops.shape[0]
+        and dep_ceil.shape[0] == route_stops.shape[0]
+    )
     # range RAPTOR: ridden[k, trip] is the earliest position from which the trip's ride
     # was tried in round k of this or an earlier search (see the module docstring)
     skip_ridden = (
@@ -382,8 +388,10 @@ def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcoun
         if n_mark == 0:
             continue
         nq = 0
+        t_ready = INF  # no boarding before it: the least board-ready label of a marked stop
         for ii in range(n_mark):
             s = mark_list[ii]
+            t_ready = min(t_ready, b_time[km, s])
             for x in range(stop_route_offsets[s], stop_route_offsets[s + 1]):
                 r = stop_routes[x]
                 if route_allowed[r] == 0 or (first_route >= 0 and (k == 1) != (r == first_route)):
@@ -406,7 +414,11 @@ def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcoun
             first_pos[r] = -1
             last_pos[r] = -1
             soff = route_stop_offsets[r]
-            if use_floor and (dep_floor[soff + p0] >= target or dep_floor[soff + p0] > cap):
+            if use_floor and (
+                dep_floor[soff + p0] >= target
+                or dep_floor[soff + p0] > cap
+                or dep_ceil[soff + p0] < t_ready
+            ):
                 continue
             ns = route_stop_offsets[r + 1] - soff
             t0 = route_trip_offsets[r]

@@ -1,10 +1,11 @@
 """FEATURE UNDER TEST: the arrival search skips route scans that cannot board.
 
-``SearchQuery.dep_floor`` holds, per route position, the least departure of the
-route's trips there or later; a scan whose first marked position's floor is at or
-past the target (or past the search window's cap) boards nothing, so skipping it
+``SearchQuery.dep_floor`` and ``dep_ceil`` hold, per route position, the least and the
+greatest departure of the route's trips there or later; a scan whose first marked
+position's floor is at or past the target (or past the search window's cap), or whose
+ceiling is before every marked stop's board-ready label, boards nothing, so skipping it
 leaves every label as it was.  A floor that claims later departures than the
-timetable's loses labels.
+timetable's, or a ceiling that claims earlier ones, loses labels.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pytest
 
 from otpa.testing.timetable import TestTimetable, parse_timetable
 from otpa.transit.raptor import _prepare
-from otpa.transit.raptor._floor import _departure_floor, departure_floor
+from otpa.transit.raptor._floor import _departure_bounds, departure_bounds
 from otpa.transit.raptor._prepare import Prepared, prepare
 from otpa.transit.raptor._round_kernel import NO_RIDDEN, new_round_labels, run_rounds
 from otpa.transit.raptor.api import RaptorRequest, route
@@ -59,8 +60,10 @@ def _requests(tt: TestTimetable, walks: list[tuple[str, str, int]]) -> list[Rapt
     return out
 
 
-def _labels(p: Prepared, use_target: bool, floor: np.ndarray) -> tuple[int, list[np.ndarray]]:
-    q = p.query._replace(dep_floor=floor)
+def _labels(
+    p: Prepared, use_target: bool, floor: np.ndarray, ceil: np.ndarray
+) -> tuple[int, list[np.ndarray]]:
+    q = p.query._replace(dep_floor=floor, dep_ceil=ceil)
     lab = new_round_labels(q.max_rounds + 1, p.timetable.n_stops)
     target = run_rounds(p.timetable, q, lab, q.time, use_target, NO_RIDDEN)
     # every label array (``changed_list`` is scratch space, never read before written)
@@ -68,43 +71,49 @@ def _labels(p: Prepared, use_target: bool, floor: np.ndarray) -> tuple[int, list
     return int(target), arrays
 
 
-def test_the_floor_is_the_least_departure_there_or_later() -> None:
+def test_the_bounds_are_the_least_and_greatest_departure_there_or_later() -> None:
     tt, _ = _network(0)
     t = tt.timetable
-    floor = _departure_floor(t)
+    floor, ceil = _departure_bounds(t)
     offs, toffs = t.route_stop_offsets, t.route_time_offsets
     for r in range(t.n_routes):
         ns = offs[r + 1] - offs[r]
         nt = t.route_trip_offsets[r + 1] - t.route_trip_offsets[r]
         dep = np.asarray(t.departure[toffs[r] : toffs[r] + nt * ns]).reshape(nt, ns)
-        expected = np.minimum.accumulate(dep.min(axis=0)[::-1])[::-1]
-        assert floor[offs[r] : offs[r + 1]].tolist() == expected.tolist()
-    assert departure_floor(t) is departure_floor(t)  # kept
-    assert not departure_floor(t).flags.writeable
+        least = np.minimum.accumulate(dep.min(axis=0)[::-1])[::-1]
+        greatest = np.maximum.accumulate(dep.max(axis=0)[::-1])[::-1]
+        assert floor[offs[r] : offs[r + 1]].tolist() == least.tolist()
+        assert ceil[offs[r] : offs[r + 1]].tolist() == greatest.tolist()
+    assert departure_bounds(t) is departure_bounds(t)  # kept
+    assert not any(a.flags.writeable for a in departure_bounds(t))
 
 
-def test_skipped_scans_change_no_label_and_a_later_floor_loses_labels() -> None:
-    compared = broken = 0
+def test_skipped_scans_change_no_label_and_wrong_bounds_lose_labels() -> None:
+    compared = late_floor = early_ceil = 0
     for seed in range(4):
         tt, walks = _network(seed)
         for req in _requests(tt, walks):
             p = prepare(tt.timetable, req)
-            floor = p.query.dep_floor
-            assert floor.shape[0] == p.timetable.route_stops.shape[0]
+            floor, ceil = p.query.dep_floor, p.query.dep_ceil
+            assert floor.shape[0] == ceil.shape[0] == p.timetable.route_stops.shape[0]
             none = np.zeros(0, np.int32)
             for use_target in (True, False):
-                t0, plain = _labels(p, use_target, none)
-                t1, skipped = _labels(p, use_target, floor)
+                t0, plain = _labels(p, use_target, none, none)
+                t1, skipped = _labels(p, use_target, floor, ceil)
                 assert t1 == t0
                 for a, b in zip(plain, skipped, strict=True):
                     assert np.array_equal(a, b)
                 compared += 1
-                t2, wrong = _labels(p, use_target, (floor + 300).astype(np.int32))
-                broken += t2 != t0 or any(
-                    not np.array_equal(a, b) for a, b in zip(plain, wrong, strict=True)
-                )
+                for wrong in ((floor + 300, ceil), (floor, ceil - 300)):
+                    t2, got = _labels(p, use_target, *(w.astype(np.int32) for w in wrong))
+                    lost = t2 != t0 or any(
+                        not np.array_equal(a, b) for a, b in zip(plain, got, strict=True)
+                    )
+                    late_floor += lost and wrong[1] is ceil
+                    early_ceil += lost and wrong[0] is floor
     assert compared >= 80
-    assert broken > 0
+    assert late_floor > 0
+    assert early_ceil > 0
 
 
 def test_route_finds_the_journeys_of_the_unskipped_search(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -112,7 +121,7 @@ def test_route_finds_the_journeys_of_the_unskipped_search(monkeypatch: pytest.Mo
     reqs = _requests(tt, walks)
     with_floor = [route(tt.timetable, r) for r in reqs]
     empty = np.zeros(0, np.int32)
-    monkeypatch.setattr(_prepare, "departure_floor", lambda t: empty)
+    monkeypatch.setattr(_prepare, "departure_bounds", lambda t: (empty, empty))
     without = [route(tt.timetable, r) for r in reqs]
     assert sum(len(js) for js in without) >= 5
     assert with_floor == without
