@@ -149,8 +149,14 @@ def find_access(
     *,
     max_distance_m: float,
     reverse: bool,
+    bound_checked: bool = False,
 ) -> Access:
-    """Stops within the access limit of ``end`` (a stop endpoint includes itself at 0 s)."""
+    """Stops within the access limit of ``end`` (a stop endpoint includes itself at 0 s).
+
+    ``bound_checked``: the caller found :func:`no_stop_near` false for these same
+    ``network``, ``end`` and ``max_distance_m`` (a plan checks the destination first),
+    so the search runs without computing that bound again.
+    """
     max_time = max_distance_m / options.speed_mps
     ep = end.endpoint
     res: AccessResult | None = None
@@ -176,7 +182,7 @@ def find_access(
             reluctance=options.reluctance,
         )
     elif end.where is not None:
-        if no_stop_near(network, end, max_distance_m):
+        if not bound_checked and no_stop_near(network, end, max_distance_m):
             return Access.empty()  # what the search would find: no stop within reach
         res = access_stops(
             network,

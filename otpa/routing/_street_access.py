@@ -32,7 +32,7 @@ from otpa.util.geo import EARTH_RADIUS_M, haversine_m
 if TYPE_CHECKING:
     from otpa.network import TransportNetwork
 
-__all__ = ["AccessPaths", "access_stops", "no_stop_within", "stops_near"]
+__all__ = ["AccessPaths", "access_stops", "length_ratio", "no_stop_within", "stops_near"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -140,6 +140,9 @@ def _length_ratio(graph: StreetGraph) -> float:
         return float(min(1.0, float(np.min(length[apart] / crow[apart]))))
 
     return _LENGTH_RATIO.get_or_build(graph, "ratio", build)
+
+
+length_ratio = _length_ratio
 
 
 @njit(cache=True, nogil=True)  # type: ignore[misc]

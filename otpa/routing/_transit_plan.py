@@ -6,6 +6,7 @@ import datetime as dt
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import cached_property
 from zoneinfo import ZoneInfo
 
 import numpy as np
@@ -92,6 +93,12 @@ class TransitSearch:
     egress: Access | None = None
     access_legs: Callable[[int, dt.datetime, dt.datetime], list[Leg] | None] | None = None
     egress_legs: Callable[[int, dt.datetime, dt.datetime], list[Leg] | None] | None = None
+
+    @cached_property
+    def transfer_options(self) -> StreetOptions:
+        """The street options of walking transfers (walking at the request's walk speed),
+        made once per search: every transfer leg of its itineraries uses them."""
+        return replace(self.options, mode="WALK", speed_mps=self.request.walk.speed_mps)
 
 
 def search_timetable(
@@ -403,7 +410,7 @@ def _journey_legs(
         elif isinstance(leg, TransferLeg):
             start, end = to_datetime(epoch + leg.start, tz), to_datetime(epoch + leg.end, tz)
             a, b = _stop_coords(s, leg.from_stop), _stop_coords(s, leg.to_stop)
-            walk_opts = replace(s.options, mode="WALK", speed_mps=s.request.walk.speed_mps)
+            walk_opts = s.transfer_options
             geom, sloped = transfer_geometry(net, leg.from_stop, leg.to_stop, walk_opts, (*a, *b))
             too_sloped |= sloped
             legs.append(
@@ -444,7 +451,8 @@ def transit_itineraries(s: TransitSearch) -> list[Itinerary]:
     req = s.request
     max_walk = access_radius(req)
     flexible = s.access is None and s.egress is None and flex_enabled(s.network, req)
-    if s.egress is None and not flexible and no_stop_near(s.network, s.destination, max_walk):
+    checked = s.egress is None and not flexible
+    if checked and no_stop_near(s.network, s.destination, max_walk):
         return []  # no stop to alight at (the egress search below would find none)
     if s.access is not None:
         access = Access.empty()  # the caller's (below)
@@ -457,7 +465,14 @@ def transit_itineraries(s: TransitSearch) -> list[Itinerary]:
     egress = (
         Access.empty()
         if s.egress is not None
-        else find_access(s.network, s.destination, s.options, max_distance_m=max_walk, reverse=True)
+        else find_access(
+            s.network,
+            s.destination,
+            s.options,
+            max_distance_m=max_walk,
+            reverse=True,
+            bound_checked=checked,  # no_stop_near(destination) was false above
+        )
     )
     limit = walk_limit(req) if s.options.mode != "CAR" else None  # driving is no walking
     if limit is not None and limit < max_walk:  # the soft walk limit

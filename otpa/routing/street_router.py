@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from otpa.routing._snap import snap
-from otpa.routing._street_access import AccessPaths, access_stops, stops_near
+from otpa.routing._street_access import AccessPaths, access_stops, length_ratio, stops_near
 from otpa.routing._street_core import (
     AT_VERTEX_M,
     assemble,
@@ -44,7 +44,7 @@ from otpa.routing._street_core import (
     street_graph,
 )
 from otpa.routing._street_costs import EdgeCosts, edge_costs
-from otpa.routing._street_search import Seeds
+from otpa.routing._street_search import SearchInputs, Seeds
 from otpa.routing._street_types import (
     AccessResult,
     ElevationProfile,
@@ -59,6 +59,7 @@ from otpa.street.edge_search import LandmarkGoal, run_goal_search
 from otpa.street.landmarks import bound_ratio, edge_metric, landmarks_if_ready, vertex_cost
 from otpa.types import FloatArray
 from otpa.util.cache import OwnerCache
+from otpa.util.geo import EARTH_RADIUS_M
 
 if TYPE_CHECKING:
     from otpa.network import TransportNetwork
@@ -238,6 +239,12 @@ def _path(
                              np.zeros(0, np.int32), 0.0, 1.0)  # fmt: skip
         goal = (float(graph.vertex_lat[target_vertex]), float(graph.vertex_lon[target_vertex]))
     direct = _direct_candidates(graph, costs, src, target_use)
+    if (
+        math.isfinite(max_cost_s)
+        and (direct is None or not direct.weight <= max_cost_s)
+        and _costs_more_than(graph, costs, inputs, seeds, target_rows, target_vertex, max_cost_s)
+    ):
+        return None  # what the search would find: no path within the bound
     initial = None if direct is None else (direct.weight, direct.time_s, direct.distance_m)
     res = run_goal_search(
         inputs,
@@ -263,6 +270,81 @@ def _path(
         g, end = target_use[res.best_target]
         edges = np.append(edges, np.int32(g)).astype(np.int32)
     return assemble(graph, costs, inputs, options, origin, destination, edges, start, end)
+
+
+#: Per edge costs: the least weight per metre of a usable edge, or -1 where the weights
+#: give no such floor (a NaN or negative weight, a turn cost that may be negative).
+_WEIGHT_FLOOR: OwnerCache[str, float] = OwnerCache()
+
+
+def _weight_floor(costs: EdgeCosts) -> float:
+    """``costs.min_weight_per_m`` when every step of a search adds at least that per metre.
+
+    -1 when a usable edge's weight is NaN or negative, or a non-driving turn speed is not
+    positive (a turn cost could then be negative or NaN).
+    """
+
+    def build() -> float:
+        w = np.asarray(costs.weight, dtype=np.float64)
+        if np.isnan(w).any() or (w < 0.0).any():
+            return -1.0
+        if not costs.driving and not bool(np.all(np.asarray(costs.turn_speed) > 0.0)):
+            return -1.0
+        floor = float(costs.min_weight_per_m)
+        return floor if floor >= 0.0 else -1.0
+
+    return _WEIGHT_FLOOR.get_or_build(costs, "floor", build)
+
+
+def _unit(lat: float, lon: float) -> tuple[float, float, float]:
+    p, q = math.radians(lat), math.radians(lon)
+    return math.cos(p) * math.cos(q), math.cos(p) * math.sin(q), math.sin(p)
+
+
+def _costs_more_than(
+    graph: StreetGraph,
+    costs: EdgeCosts,
+    inputs: SearchInputs,
+    seeds: Seeds,
+    target_rows: list[tuple[int, float, float, float]],
+    target_vertex: int,
+    max_cost_s: float,
+) -> bool:
+    """Whether every path the goal search could find costs more than ``max_cost_s``.
+
+    A lower bound on the weight of any path from a seed to a target (the same-edge
+    paths of :func:`_direct_candidates` aside): the search reaches a target only by
+    leaving a seed edge ``e`` (weight ``w_s``) at its end vertex and entering the
+    target edge ``g`` (weight ``w_t``) at its start vertex (or the target vertex,
+    ``w_t = 0``), over whole edges between those two vertices.  Each whole edge weighs
+    at least ``costs.min_weight_per_m`` times its length and a turn cost is never
+    negative (checked once per costs: :func:`_weight_floor`); the lengths add up to at
+    least :func:`~otpa.routing._street_access.length_ratio` times the great-circle
+    distance of the two vertices, itself at least ``R`` times their chord.  The sums
+    are taken with a relative margin of 1e-6 (far above their rounding).  When even
+    the least bound exceeds ``max_cost_s``, the search's best weight would too and
+    :func:`_path` returns None: it need not search.
+    """
+    floor = _weight_floor(costs)
+    if floor < 0.0 or seeds.edge.size == 0:
+        return floor >= 0.0  # no seed: the search finds nothing either
+    per_chord = floor * length_ratio(graph) * EARTH_RADIUS_M
+    lat, lon = inputs.vertex_lat, inputs.vertex_lon
+    edge_to, edge_from = inputs.edge_to, inputs.edge_from
+    if target_rows:
+        ends = [(int(edge_from[g]), w) for g, w, _, _ in target_rows]
+    else:
+        ends = [(int(target_vertex), 0.0)]
+    tails = [(_unit(float(lat[u]), float(lon[u])), w_t) for u, w_t in ends]
+    for e, w_s in zip(seeds.edge.tolist(), seeds.weight.tolist(), strict=True):
+        v = int(edge_to[e])
+        a = _unit(float(lat[v]), float(lon[v]))
+        for b, w_t in tails:
+            chord = math.sqrt((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2)
+            least = (w_s + w_t + per_chord * chord) * (1.0 - 1e-6)
+            if not least > max_cost_s:
+                return False
+    return True
 
 
 #: Landmarks an A* street path reads (of the graph's ``DEFAULT_LANDMARKS`` in the mode's

@@ -77,7 +77,6 @@ H_SAFETY = 0.95
 _M_PER_DEG = EARTH_RADIUS_M * math.pi / 180.0
 
 
-
 @njit(cache=True, nogil=True)  # type: ignore[misc]
 def vertex_dijkstra(
     indptr: IntArray,
@@ -665,10 +664,24 @@ def _edge_search_core(  # noqa: C901 (one flat loop for numba)
         else:
             lo = out_indptr[v]
             hi_k = out_indptr[v + 1]
+        back = edge_reverse[e]
+        # early skip (exact): nc = (c + wf) + tc, and for a turn cost tc that is a number
+        # >= 0, fl(base + tc) >= base, so base > lab[f] (or > max_w) already fails the
+        # test below, and banned() and turn_cost() have no effect to miss.  tc >= 0 is
+        # known with no turn cost (or driving: 0, 5 or 8 s, or a free-flowing vertex),
+        # else when the turn's outgoing edge (f forward; e, the same for all f, reverse)
+        # has a turn speed > 0 (d / 20 / speed with d >= 0; never NaN, no division by 0)
+        tc_free = not turn_costs or driving or free_flowing[v]
+        tc_rev_nonneg = tc_free or (reverse and turn_speed[e] > 0.0)
         for k in range(lo, hi_k):
             f = in_edges[k] if reverse else k
             wf = w_e[f]
-            if wf == _INF or f == edge_reverse[e]:
+            if wf == _INF or f == back:
+                continue
+            base = c + wf
+            if (base > lab[f] or base > max_w) and (
+                tc_rev_nonneg or (not reverse and turn_speed[f] > 0.0)
+            ):
                 continue
             if reverse:
                 a = f
@@ -682,7 +695,7 @@ def _edge_search_core(  # noqa: C901 (one flat loop for numba)
             if turn_costs:
                 tc = turn_cost(a, b, v, driving, drive_on_right, free_flowing, in_deg,
                                out_deg, car_speed, turn_speed)  # fmt: skip
-            nc = c + wf + tc
+            nc = base + tc
             if nc > lab[f] or nc > max_w:
                 continue
             tie = nc == lab[f]

@@ -39,6 +39,7 @@ from scipy.spatial import cKDTree
 from otpa.errors import InvalidArgumentError
 from otpa.osm.model import FLAG_RESTRICTION_COPY
 from otpa.street._elevation import ELEVATION_FIELDS, LENGTH_LIKE_ELEVATION
+from otpa.street._nearest_kernel import best_piece
 from otpa.street._segments import SegmentTable, assemble, table_from_graph
 from otpa.street._split_kernel import split_geometry
 from otpa.street.graph import StreetGraph
@@ -249,23 +250,22 @@ def nearest_piece(
     samples = np.asarray(hits[0], dtype=np.int64)
     if samples.size == 0:
         return None
-    k = index.sub[np.unique(index.sample_sub[samples])]
-    g_lat, g_lon = np.asarray(graph.geom_lat), np.asarray(graph.geom_lon)
-    plat, plon = np.full(k.size, lat), np.full(k.size, lon)
-    cp = np.cos(np.radians(plat)) * _M_PER_DEG
-    ax = (g_lon[k] - plon) * cp
-    ay = (g_lat[k] - plat) * _M_PER_DEG
-    dx = (g_lon[k + 1] - plon) * cp - ax
-    dy = (g_lat[k + 1] - plat) * _M_PER_DEG - ay
-    len2 = dx * dx + dy * dy
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(len2 > 0, -(ax * dx + ay * dy) / len2, 0.0)
-    t = np.clip(t, 0.0, 1.0)
-    dist = np.hypot(ax + t * dx, ay + t * dy)
-    best = int(np.lexsort((k, dist))[0])
-    if not dist[best] <= max_d:
+    # numpy's cosine (as nearest_pieces takes it), the projection compiled
+    cp = float(np.cos(np.radians(np.array([lat])))[0] * _M_PER_DEG)
+    k, t, dist = best_piece(
+        samples,
+        index.sample_sub,
+        index.sub,
+        np.asarray(graph.geom_lat),
+        np.asarray(graph.geom_lon),
+        float(lat),
+        float(lon),
+        cp,
+        _M_PER_DEG,
+    )
+    if not dist <= max_d:
         return None
-    return int(k[best]), float(t[best]), float(dist[best])
+    return int(k), float(t), float(dist)
 
 
 def link_points(

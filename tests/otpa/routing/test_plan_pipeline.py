@@ -129,3 +129,54 @@ def test_direct_init_refuses_fields_it_cannot_build() -> None:
 
     with pytest.raises(TypeError, match="items"):
         _direct_init(Factory)
+
+
+def test_the_destination_bound_is_computed_once(
+    network: TransportNetwork, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A transit plan checks the destination's stop bound before any search and passes
+    that on to its egress search (``bound_checked``): each end's bound is computed once,
+    only after it was found false, and the itineraries are those of a search that checks
+    again."""
+    g = network.street
+    assert g is not None
+    rng = np.random.default_rng(3)
+    verts = rng.choice(g.n_vertices, size=24, replace=False).tolist()
+    lat, lon = np.asarray(g.vertex_lat), np.asarray(g.vertex_lon)
+    reqs = [
+        PlanRequest(
+            from_place=Location(lat=float(lat[a]), lon=float(lon[a])),
+            to_place=Location(lat=float(lat[b]), lon=float(lon[b])),
+            date_time=WHEN,
+        )
+        for a, b in zip(verts[::2], verts[1::2], strict=True)
+    ]
+    checked: list[tuple[float, float]] = []
+    bounds = access_module.no_stop_near
+    inner = transit_plan.find_access
+
+    def counted_bound(net: TransportNetwork, end: Any, radius: float) -> bool:
+        checked.append((end.endpoint.lat, end.endpoint.lon))
+        return bounds(net, end, radius)
+
+    def unchecked(*args: Any, **kwargs: Any) -> Any:
+        kwargs["bound_checked"] = False
+        return inner(*args, **kwargs)
+
+    def answers() -> list[str]:
+        out = []
+        for r in reqs:
+            try:
+                out.append(repr(plan(network, r).itineraries))
+            except (PathNotFoundError, OutsideBoundsError) as e:
+                out.append(type(e).__name__)
+        return out
+
+    monkeypatch.setattr(access_module, "no_stop_near", counted_bound)
+    monkeypatch.setattr(transit_plan, "no_stop_near", counted_bound)
+    new = answers()
+    assert checked
+    assert len(checked) == len(set(checked))  # each end's bound once a plan
+    monkeypatch.setattr(transit_plan, "find_access", unchecked)
+    assert answers() == new
+    assert sum(len(a) > 30 for a in new) >= 3  # itineraries found, not only refusals

@@ -625,3 +625,53 @@ def test_elevation_profile_and_step_elevations(porto: TransportNetwork) -> None:
             assert np.all((d >= 0.0) & (d <= s.distance + 0.01))
         checked += 1
     assert checked >= 3
+
+
+@pytest.mark.parametrize("opts", [WALK_OPTS, BIKE_OPTS, CAR_OPTS], ids=["walk", "bike", "car"])
+def test_a_bounded_path_skips_only_searches_that_find_nothing(
+    atlanta: TransportNetwork, opts: StreetOptions, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cost bound of ``street_path(max_cost_s=...)`` (``_costs_more_than``) gives the
+    path the search would give: at bounds just below, at and just above a path's cost, for
+    snapped points and vertices, near and far apart; and it does skip searches."""
+    from otpa.routing import street_router
+
+    g = _street(atlanta)
+    rng = np.random.default_rng(11)
+    real = street_router._costs_more_than
+    skipped: list[bool] = []
+
+    def counted(*args: Any) -> bool:
+        out = bool(real(*args))
+        skipped.append(out)
+        return out
+
+    ends: list[tuple[Snap | int, Snap | int]] = []
+    for _ in range(16):
+        a, b = (int(v) for v in rng.integers(0, g.n_vertices, 2))
+        near = int(g.edge_to[int(g.out_indptr[a])]) if g.out_indptr[a + 1] > g.out_indptr[a] else b
+        sa = snap_point(
+            atlanta, float(g.vertex_lat[a]) + 2e-4, float(g.vertex_lon[a]), mode=opts.mode
+        )
+        sb = snap_point(
+            atlanta, float(g.vertex_lat[b]), float(g.vertex_lon[b]) - 2e-4, mode=opts.mode
+        )
+        ends += [(a, b), (a, near)]
+        ends += [(x, y) for x, y in ((sa, sb), (sa, b), (a, sb)) if x is not None and y is not None]
+    compared = 0
+    for o, d in ends:
+        full = street_path(atlanta, o, d, opts)
+        if full is None:
+            continue
+        for f in (0.2, 0.9, 0.999999, 1.0, 1.000001, 2.0):
+            monkeypatch.setattr(street_router, "_costs_more_than", counted)
+            got = street_path(atlanta, o, d, opts, max_cost_s=full.cost * f)
+            monkeypatch.setattr(street_router, "_costs_more_than", lambda *a: False)
+            want = street_path(atlanta, o, d, opts, max_cost_s=full.cost * f)
+            assert (got is None) == (want is None), (o, d, f)
+            if got is not None and want is not None:
+                assert got.cost == want.cost
+                assert got.edges.tolist() == want.edges.tolist()
+            compared += 1
+    assert compared >= 60
+    assert sum(skipped) >= 10

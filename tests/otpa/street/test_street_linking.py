@@ -19,11 +19,13 @@ from _builders import (
     grid_osm,
     junction_osm,
     make_osm,
+    random_osm,
     to_latlon,
 )
 
 from otpa.osm.model import CAR, WALK
 from otpa.street import StreetGraph, build_street_graph, one_to_many
+from otpa.street.linking import link_index, nearest_piece, nearest_pieces
 from otpa.util.geo import haversine_m
 
 
@@ -236,3 +238,32 @@ def test_split_scales_elevation_and_tracks_source() -> None:
     order = np.argsort(g3.seg_source_start)
     np.testing.assert_allclose(g3.seg_source_start[order], [0.0, 0.25, 0.5, 0.75], atol=1e-3)
     np.testing.assert_allclose(g3.seg_source_end[order], [0.25, 0.5, 0.75, 1.0], atol=1e-3)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("modes", [1, 4])
+def test_nearest_piece_is_nearest_pieces_of_one_point(seed: int, modes: int) -> None:
+    """The compiled projection of one point gives exactly the vectorised numpy answer.
+
+    Grid crossings and points on the lines tie between pieces (the smallest piece index
+    wins in both); far points are out of reach in both.
+    """
+    rng = np.random.default_rng(seed)
+    graphs = [build_street_graph(random_osm(seed)), build_street_graph(grid_osm(8, 8, 50.0))]
+    for g in graphs:
+        idx = link_index(g, modes)
+        xs = np.r_[rng.uniform(-300, 2300, 300), np.arange(0, 400, 25.0)]
+        ys = np.r_[rng.uniform(-300, 2300, 300), np.arange(0, 400, 25.0)[::-1]]
+        lat, lon = to_latlon(xs, ys)
+        for max_d in (1000.0, 30.0):
+            many = nearest_pieces(g, idx, lat, lon, max_d)
+            at = dict(zip(many.point.tolist(), range(many.point.size), strict=True))
+            for i in range(lat.size):
+                one = nearest_piece(g, idx, float(lat[i]), float(lon[i]), max_d)
+                j = at.get(i)
+                want = (
+                    None
+                    if j is None
+                    else (int(many.sub[j]), float(many.t[j]), float(many.dist_m[j]))
+                )
+                assert one == want, (i, max_d)
