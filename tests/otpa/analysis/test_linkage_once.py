@@ -1,4 +1,4 @@
-"""Threads that link the same destinations at once build the egress table once.
+"""What every task of a matrix shares is built once: the egress table and its sorted arrays.
 
 A matrix's dask tasks each call :func:`otpa.analysis._engine.prepare`; the first two
 start together and used to run every stop's street search twice.
@@ -17,6 +17,7 @@ import pytest
 
 from otpa.analysis import AnalysisRequest, Grid
 from otpa.analysis import _linkage as linkage
+from otpa.analysis._engine import _link_arrays, prepare
 from otpa.network import TransportNetwork
 from otpa.routing.engine import street_options
 from tests.fixtures.networks import built_network
@@ -93,3 +94,27 @@ def test_a_failed_build_is_retried_by_the_next_thread(
         linkage.link_targets(atlanta, lat, lon, options, **limits)
     assert not linkage._ONE_BUILD._held
     assert linkage.link_targets(atlanta, lat, lon, options, **limits).egress.n_links > 0
+
+
+def test_prepared_analyses_share_the_sorted_egress_arrays(atlanta: TransportNetwork) -> None:
+    """Each dask task prepares; the sorted egress arrays are built once per table and
+    connector times, and are what sorting that table gives."""
+    grid = Grid.from_bounds(-84.43, 33.73, -84.36, 33.77, cell_size_m=560.0)
+    lat, lon = (np.asarray(a) for a in grid.points())
+    request = AnalysisRequest(departure=_DEPARTURE, max_time_s=1800, window_s=600)
+    first = prepare(atlanta, request, lat, lon)
+    again = prepare(atlanta, request, lat, lon)
+    assert again.links is first.links
+    assert again.link_stop is first.link_stop
+    assert again.link_time_s is first.link_time_s
+    stop, time_s = _link_arrays(first.links, first.connector_s)
+    assert first.link_stop.tobytes() == stop.tobytes()
+    assert first.link_time_s.tobytes() == time_s.tobytes()
+    assert np.any(first.connector_s > 0)
+    # other connector times over the same table: arrays of their own
+    bare = prepare(atlanta, request.replace(walk_connectors=False), lat, lon)
+    assert bare.links.egress is first.links.egress
+    assert not np.any(bare.connector_s)
+    stop, time_s = _link_arrays(bare.links, bare.connector_s)
+    assert bare.link_time_s.tobytes() == time_s.tobytes()
+    assert bare.link_time_s.tobytes() != first.link_time_s.tobytes()
