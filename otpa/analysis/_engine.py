@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import hashlib
 import math
 from dataclasses import dataclass, field
 from typing import Literal
@@ -44,6 +45,7 @@ from otpa.transit.raptor.api import RaptorRequest, earliest_arrivals, range_rapt
 from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.transit.raptor_data import raptor_timetable
 from otpa.types import Float32Array, FloatArray
+from otpa.util.cache import OwnerCache
 from otpa.util.geo import haversine_m
 
 __all__ = [
@@ -145,14 +147,12 @@ def prepare(
     if request.walk_connectors and links.snaps is not None:
         off_street = np.nan_to_num(links.snaps.distance_m, posinf=0.0)
         connector = np.ceil(off_street / _connector_speed(options))
-    link_stop, link_time = _link_arrays(links, connector)
+    link_stop, link_time = _shared_link_arrays(links, connector)
     rental, table = None, None
     if mobility and modes.transit and links.snaps is not None:
         rental = rental_egress(network, plan_req, links.snaps)
         if rental is not None:
-            table = _rental_table(
-                rental, links.egress.indptr, link_stop, link_time, connector
-            )
+            table = _rental_table(rental, links.egress.indptr, link_stop, link_time, connector)
     return Prepared(
         network=network,
         request=request,
@@ -171,6 +171,24 @@ def prepare(
         rental_egress=rental,
         rental_table=table,
         egress_per_origin=per_origin,
+    )
+
+
+#: :func:`_link_arrays` per egress table (weakly keyed: cached tables only) and connectors
+_LINK_ARRAYS: OwnerCache[str, tuple[np.ndarray, np.ndarray]] = OwnerCache(max_entries=4)
+
+
+def _shared_link_arrays(links: TargetLinks, connector: FloatArray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_link_arrays`, built once per egress table and connector times.
+
+    Every dask task of a matrix prepares its own :class:`Prepared`; the egress table is
+    the cached one (:func:`~otpa.analysis._linkage.link_targets`), so its sorted arrays
+    (a sort of every link: ~11 ms on the Porto Alegre hexgrid) are the same for all of
+    them.  The arrays are shared, and nothing writes to them.
+    """
+    digest = hashlib.sha1(np.ascontiguousarray(connector, dtype=np.float64).tobytes())
+    return _LINK_ARRAYS.get_or_build(
+        links.egress, digest.hexdigest(), lambda: _link_arrays(links, connector)
     )
 
 
@@ -352,9 +370,7 @@ def origin_times(
     origin, direct = found.origin, found.direct
     e = prep.links.egress
     arrivals = (
-        _arrivals(prep, origin, found.access)
-        if prep.transit and found.access is not None
-        else None
+        _arrivals(prep, origin, found.access) if prep.transit and found.access is not None else None
     )
     if arrivals is None:
         rows = np.full((prep.departures.shape[0], 1), np.inf)

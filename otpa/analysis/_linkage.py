@@ -23,6 +23,9 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -91,6 +94,51 @@ def local_xy(lat: FloatArray, lon: FloatArray, lat0: float) -> FloatArray:
 
 
 _CACHE: OwnerCache[tuple[object, ...], TargetLinks] = OwnerCache(max_entries=_CACHE_PER_NETWORK)
+
+
+class _OneBuild:
+    """A lock per key, so that threads asking for one table at once build it once.
+
+    The dask tasks of a matrix each link the destinations (:func:`link_targets`); the first
+    two start together, and :class:`~otpa.util.cache.OwnerCache` builds outside its lock,
+    so both ran every stop's search (each in its own threads: twice the CPU, and the
+    cores shared by four threads).  Under this lock the second waits for the first and
+    reads its table from the cache.  A key's lock lives while a thread holds or awaits it.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._held: dict[object, tuple[threading.Lock, list[int]]] = {}
+
+    @contextmanager
+    def __call__(self, key: object) -> Iterator[None]:
+        with self._lock:
+            entry = self._held.get(key)
+            if entry is None:
+                entry = self._held[key] = (threading.Lock(), [0])
+            entry[1][0] += 1
+        try:
+            with entry[0]:
+                yield
+        finally:
+            with self._lock:
+                entry[1][0] -= 1
+                if entry[1][0] == 0:
+                    del self._held[key]
+
+
+_ONE_BUILD = _OneBuild()
+
+
+def _cached(
+    owner: object, key: tuple[object, ...], build: Callable[[], TargetLinks]
+) -> TargetLinks:
+    """``_CACHE``'s entry, built by one thread at a time per ``(owner, key)``."""
+    hit = _CACHE.get(owner, key)
+    if hit is not None:
+        return hit
+    with _ONE_BUILD((id(owner), key)):  # an owner's id is unique while the owner lives
+        return _CACHE.get_or_build(owner, key, build)
 
 
 def _key(
@@ -279,7 +327,7 @@ def link_targets(
 
     if subset is not None and subset.size:
         return build()
-    return _CACHE.get_or_build(owner, (*key, "all" if subset is None else "none"), build)
+    return _cached(owner, (*key, "all" if subset is None else "none"), build)
 
 
 def _stop_links_key(network: TransportNetwork) -> str:

@@ -109,23 +109,29 @@ def _durations(
     """``(n_stops, n_dep)`` ``arr[d, s] - dep[d]`` as ``like``'s integer type, ``over`` where
     larger.
 
-    The flag is False when a finite time is not a whole number (the float kernel is used).
+    The flag is False when a time within ``over`` is not a whole number of seconds at
+    least 0 (or is NaN): the float kernel is used and ``dur`` is not read.  The loop reads
+    each departure's row in order and has no branch (it took half the time of one that
+    tested each time and returned at the first bad one): every entry is written as the
+    clamp of ``t`` to ``[0, over]``, which is ``t`` itself for a whole ``t`` in
+    ``[0, over)`` and ``over`` for any ``t >= over`` (``inf`` included); any other
+    ``t`` sets the flag (``not t >= over`` is true for NaN, and NaN is not whole).
     """
     n_dep, n_stops = arr.shape
     dur = np.empty((n_stops, n_dep), dtype=like.dtype)
     for d in range(n_dep):
         if dep[d] != math.floor(dep[d]) or abs(dep[d]) > 1e15:
             return dur, False
-    for s in range(n_stops):
-        for d in range(n_dep):
-            t = arr[d, s] - dep[d]
-            if t >= over:
-                dur[s, d] = over
-            elif t == math.floor(t) and t >= 0:
-                dur[s, d] = t
-            else:
-                return dur, False
-    return dur, True
+    top = float(over)
+    bad = False
+    for d in range(n_dep):
+        dd = dep[d]
+        for s in range(n_stops):
+            t = arr[d, s] - dd
+            bad |= (not t >= top) & ((t != math.floor(t)) | (t < 0.0))
+            v = t if t < top else top  # a NaN becomes ``top``: every value cast is finite
+            dur[s, d] = v if v > 0.0 else 0.0
+    return dur, not bad
 
 
 @njit(cache=True, nogil=True)

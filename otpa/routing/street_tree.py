@@ -369,6 +369,15 @@ def _entered(
     return bw, bt, bd
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _is_seed(seed_e: Int32Array, g: int) -> bool:
+    """Whether ``g`` is one of the seed edges."""
+    found = False
+    for k in range(seed_e.shape[0]):
+        found |= seed_e[k] == g
+    return found
+
+
 @njit(cache=True, nogil=True)
 def _entered_points(
     lab: FloatArray,
@@ -379,6 +388,7 @@ def _entered_points(
     length: FloatArray,
     rev: Int32Array,
     e_from: Int32Array,
+    v_w: FloatArray,
     p_edge: Int32Array,
     in_indptr: IntArray,
     in_edges: Int32Array,
@@ -403,7 +413,13 @@ def _entered_points(
 ) -> FloatArray:
     """For :func:`_read` of a ``cut="weight"`` tree: each point's edge (both sides) that the
     search entered within its bound but did not label (its end lies past the bound),
-    labelled from its predecessors (:func:`_entered`); ``inf`` elsewhere."""
+    labelled from its predecessors (:func:`_entered`); ``inf`` elsewhere.
+
+    ``v_w``: the tree's vertex weights.  A tree search (no target) settles every edge it
+    labels, and settling an edge gives its end vertex a weight, so where the start vertex
+    of ``g`` has none no edge into it is labelled: only a seed can label ``g`` there, and
+    the loop over the vertex's incoming edges is skipped (most unlabelled edges lie past
+    the bound; 0.57 -> 0.20 ms per Porto Alegre hexgrid reading).  Zeros skip nothing."""
     out = np.full((p_edge.shape[0], 2, 3), math.inf)
     for i in range(p_edge.shape[0]):
         g0 = p_edge[i]
@@ -413,6 +429,8 @@ def _entered_points(
             g = g0 if side == 0 else rev[g0]
             if g < 0 or not math.isfinite(w[g]) or math.isfinite(lab[g]):
                 continue
+            if not math.isfinite(v_w[e_from[g]]) and not _is_seed(seed_e, g):
+                continue  # nothing labels ``g``: it stays ``inf``
             out[i, side, 0], out[i, side, 1], out[i, side, 2] = _entered(
                 g, lab, tim, dis, w, tc, length, in_indptr, in_edges, e_from, rev, ban_bit,
                 ban_indptr, ban_to, ban_modes, use_bans, blocked, free_flowing, in_deg,
@@ -456,9 +474,9 @@ def tree_times(tree: StreetTree, snaps: SnapArrays) -> TreeReading:
         entered = _entered_points(
             tree.weight, tree.time_s, tree.distance_m, tree.edge_weight,
             tree.edge_time_ceil_s, tree.edge_length_m, tree.edge_reverse, tree.edge_from,
-            p_edge, s.in_indptr, s.in_edges, s.ban_bit, s.ban_indptr, s.ban_to, s.ban_modes,
-            s.use_bans, s.blocked, s.free_flowing, s.in_deg, s.out_deg, s.car_speed,
-            s.turn_speed, s.driving, s.drive_on_right, s.turn_costs, b.seed_edge,
+            tree.vertex_weight, p_edge, s.in_indptr, s.in_edges, s.ban_bit, s.ban_indptr,
+            s.ban_to, s.ban_modes, s.use_bans, s.blocked, s.free_flowing, s.in_deg, s.out_deg,
+            s.car_speed, s.turn_speed, s.driving, s.drive_on_right, s.turn_costs, b.seed_edge,
             b.seed_weight, b.seed_time_s, b.seed_distance_m,
         )  # fmt: skip
         max_w = float(b.max_weight)

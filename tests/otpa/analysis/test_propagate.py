@@ -12,7 +12,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from otpa.analysis._propagate import _propagate, percentile_ranks, propagate, sort_links
+from otpa.analysis._propagate import (
+    _durations,
+    _propagate,
+    percentile_ranks,
+    propagate,
+    sort_links,
+)
 
 
 def _case(seed: int, n_dep: int = 37, n_stops: int = 50, n_pts: int = 80) -> tuple:
@@ -87,3 +93,49 @@ def test_sort_links_orders_each_point_by_egress_time() -> None:
     s, t = sort_links(indptr, stop, time)
     assert s.tolist() == [8, 9, 7, 4, 5]
     assert t.tolist() == [100, 200, 300, 50, 50]
+
+
+def _durations_reference(arr: np.ndarray, deps: np.ndarray, over: int) -> tuple[list, bool]:
+    """The definition: ``arr - dep`` per stop, ``over`` at or above it; any other time must be
+    a whole number of seconds, at least 0 (else the float kernel is used)."""
+    rows = []
+    for s in range(arr.shape[1]):
+        row = []
+        for d in range(arr.shape[0]):
+            t = float(arr[d, s] - deps[d])
+            if t >= over:
+                row.append(over)
+            elif t == np.floor(t) and t >= 0:
+                row.append(int(t))
+            else:
+                return [], False
+        rows.append(row)
+    return rows, True
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.int32])
+def test_durations_flag_exactly_the_times_the_integer_kernel_cannot_take(dtype: type) -> None:
+    arr, deps, *_ = _case(3, n_dep=9, n_stops=40)
+    over = 3601
+    like = np.empty(0, dtype)
+    # whole times, inf, and fractional or negative times at or above ``over`` (clipped)
+    fine = arr.copy()
+    fine[2, 5] = deps[2] + over + 0.5
+    fine[4, 6] = deps[4] + over
+    fine[1, 7] = deps[1] + over - 1
+    fine[0, 8] = deps[0]
+    want, ok = _durations_reference(fine, deps, over)
+    dur, got_ok = _durations(fine, deps, over, like)
+    assert ok
+    assert got_ok
+    assert dur.dtype == dtype
+    assert dur.tolist() == want
+    # one time within ``over`` that the integer kernel cannot take, anywhere: flagged
+    for value in (0.5, over - 0.5, -1.0, -np.inf, np.nan):
+        for d, s in ((0, 0), (8, 39), (4, 17)):
+            bad = fine.copy()
+            bad[d, s] = deps[d] + value
+            assert _durations_reference(bad, deps, over)[1] is False
+            assert _durations(bad, deps, over, like)[1] is False, (value, d, s)
+    # fractional departures are flagged too
+    assert _durations(fine, deps + 0.5, over, like)[1] is False
