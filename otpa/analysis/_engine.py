@@ -184,12 +184,17 @@ def _shared_link_arrays(links: TargetLinks, connector: FloatArray) -> tuple[np.n
     Every dask task of a matrix prepares its own :class:`Prepared`; the egress table is
     the cached one (:func:`~otpa.analysis._linkage.link_targets`), so its sorted arrays
     (a sort of every link: ~11 ms on the Porto Alegre hexgrid) are the same for all of
-    them.  The arrays are shared, and nothing writes to them.
+    them.  The arrays are shared, so they are read-only.
     """
+
+    def build() -> tuple[np.ndarray, np.ndarray]:
+        arrays = _link_arrays(links, connector)
+        for a in arrays:
+            a.flags.writeable = False
+        return arrays
+
     digest = hashlib.sha1(np.ascontiguousarray(connector, dtype=np.float64).tobytes())
-    return _LINK_ARRAYS.get_or_build(
-        links.egress, digest.hexdigest(), lambda: _link_arrays(links, connector)
-    )
+    return _LINK_ARRAYS.get_or_build(links.egress, digest.hexdigest(), build)
 
 
 def _link_arrays(links: TargetLinks, connector: FloatArray) -> tuple[np.ndarray, np.ndarray]:

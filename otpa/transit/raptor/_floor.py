@@ -17,24 +17,15 @@ order of trips or of times along a trip.
 
 from __future__ import annotations
 
-import threading
-import weakref
-from typing import Any
-
 import numpy as np
 from numba import njit
 
+from otpa.transit.raptor._memo import remembered
 from otpa.transit.raptor._reverse import readonly
-from otpa.transit.raptor._weak_drop import pop_when_dead
 from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.types import Int32Array
 
 __all__ = ["departure_bounds"]
-
-_LOCK = threading.RLock()  # a weak-reference callback may take it while this thread holds it
-_FLOORS: dict[
-    tuple[int, int], tuple[weakref.ref[Any], weakref.ref[Any], tuple[Int32Array, Int32Array]]
-] = {}
 
 
 @njit(cache=True, nogil=True)  # type: ignore[misc]
@@ -62,25 +53,16 @@ def _departure_bounds(tt: RaptorTimetable) -> tuple[Int32Array, Int32Array]:
 
 
 def departure_bounds(tt: RaptorTimetable) -> tuple[Int32Array, Int32Array]:
-    """:func:`_departure_bounds` of ``tt``, read-only, kept while its times are alive.
+    """:func:`_departure_bounds` of ``tt``, read-only.
 
-    Timetables are read-only (their arrays never change once built), so the bounds
-    are kept by the identity of the departure times and their route offsets.
+    Kept (:func:`._memo.remembered`) while the arrays they are computed from -- the
+    departure times and the three route offsets -- are alive and unchanging; computed
+    for this call alone otherwise (a timetable built with writable arrays).
     """
-    key = (id(tt.departure), id(tt.route_time_offsets))
-    with _LOCK:
-        hit = _FLOORS.get(key)
-        if hit is not None and hit[0]() is tt.departure and hit[1]() is tt.route_time_offsets:
-            return hit[2]
-    floor, ceil = _departure_bounds(tt)
-    out = (readonly(floor, np.int32), readonly(ceil, np.int32))
 
-    _drop = pop_when_dead(_LOCK, _FLOORS, key)
+    def build() -> tuple[Int32Array, Int32Array]:
+        floor, ceil = _departure_bounds(tt)
+        return readonly(floor, np.int32), readonly(ceil, np.int32)
 
-    with _LOCK:
-        _FLOORS[key] = (
-            weakref.ref(tt.departure, _drop),
-            weakref.ref(tt.route_time_offsets, _drop),
-            out,
-        )
-    return out
+    arrays = (tt.departure, tt.route_time_offsets, tt.route_stop_offsets, tt.route_trip_offsets)
+    return remembered(arrays, "departure_bounds", build)

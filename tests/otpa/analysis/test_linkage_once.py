@@ -107,6 +107,8 @@ def test_prepared_analyses_share_the_sorted_egress_arrays(atlanta: TransportNetw
     assert again.links is first.links
     assert again.link_stop is first.link_stop
     assert again.link_time_s is first.link_time_s
+    assert not first.link_stop.flags.writeable  # shared by every task: read-only
+    assert not first.link_time_s.flags.writeable
     stop, time_s = _link_arrays(first.links, first.connector_s)
     assert first.link_stop.tobytes() == stop.tobytes()
     assert first.link_time_s.tobytes() == time_s.tobytes()

@@ -84,8 +84,24 @@ def test_the_bounds_are_the_least_and_greatest_departure_there_or_later() -> Non
         greatest = np.maximum.accumulate(dep.max(axis=0)[::-1])[::-1]
         assert floor[offs[r] : offs[r + 1]].tolist() == least.tolist()
         assert ceil[offs[r] : offs[r + 1]].tolist() == greatest.tolist()
-    assert departure_bounds(t) is departure_bounds(t)  # kept
     assert not any(a.flags.writeable for a in departure_bounds(t))
+
+
+def test_the_bounds_are_kept_only_for_unchanging_timetables() -> None:
+    t = _network(0)[0].timetable
+    names = ("departure", "route_time_offsets", "route_stop_offsets", "route_trip_offsets")
+    fixed = {}
+    for name in names:
+        a = np.array(getattr(t, name))
+        a.flags.writeable = False
+        fixed[name] = a
+    frozen_t = t._replace(**fixed)
+    assert departure_bounds(frozen_t) is departure_bounds(frozen_t)  # kept
+    # a writable timetable's bounds follow its times (computed per call, never stale)
+    before = departure_bounds(t)
+    assert departure_bounds(t) is not before
+    t.departure[:] += 3600
+    assert departure_bounds(t)[0].tolist() == (before[0] + 3600).tolist()
 
 
 def test_skipped_scans_change_no_label_and_wrong_bounds_lose_labels() -> None:
@@ -125,3 +141,31 @@ def test_route_finds_the_journeys_of_the_unskipped_search(monkeypatch: pytest.Mo
     without = [route(tt.timetable, r) for r in reqs]
     assert sum(len(js) for js in without) >= 5
     assert with_floor == without
+
+
+def _arrivals_and_journeys(tt: TestTimetable, req: RaptorRequest) -> tuple[list[float], int]:
+    from otpa.transit.raptor.api import earliest_arrivals
+
+    arrivals = [float(t) for t in earliest_arrivals(tt.timetable, req)]
+    return arrivals, len(route(tt.timetable, req))
+
+
+def test_a_trip_leaving_exactly_when_the_stop_is_ready_is_boarded() -> None:
+    # R1 leaves S1 at 08:10, the moment R0 makes S1 ready (no slack): its ceiling equals
+    # the least board-ready label, so the scan must run (a ``<=`` skip loses S2)
+    tt = parse_timetable("R0 S0 08:00 S1 08:10\nR1 S1 08:10 S2 08:10", stops=["S0", "S1", "S2"])
+    arrivals, journeys = _arrivals_and_journeys(tt, tt.request({"S0": 0}, {"S2": 0}, "08:00"))
+    assert arrivals == [8 * 3600, 8 * 3600 + 600, 8 * 3600 + 600]
+    assert journeys == 1
+
+
+@pytest.mark.parametrize(("window_s", "reached"), [(599, False), (600, True), (601, True)])
+def test_a_trip_leaving_exactly_at_the_window_cap_is_boarded(window_s: int, reached: bool) -> None:
+    # from 07:50 with a 600-s window the cap is 08:00, R0's departure: still boardable
+    # (a ``>=`` skip loses S1); one second less and it is not
+    tt = parse_timetable("R0 S0 08:00 S1 08:10", stops=["S0", "S1"])
+    req = tt.request({"S0": 0}, {"S1": 0}, "07:50", search_window_s=window_s)
+    arrivals, journeys = _arrivals_and_journeys(tt, req)
+    assert arrivals[0] == 7 * 3600 + 50 * 60
+    assert (arrivals[1] == 8 * 3600 + 600) is reached
+    assert journeys == int(reached)
