@@ -432,8 +432,55 @@ def _dijkstra(  # noqa: C901
     return out
 
 
+@njit(cache=True, inline="always")  # type: ignore[misc]
+def _board_once_more(
+    g: StaticGraph,
+    level: IntArray,
+    n_level: int,
+    pat_pos: IntArray,
+    dist: FloatArray,
+    d: int,
+    nxt: IntArray,
+) -> int:
+    """The rides searches' step from level ``d`` to ``d + 1``: every stop before a stop of
+    the level on a pattern through it, not reached yet, joins ``nxt`` (returns its size).
+
+    ``pat_pos[p]`` is the latest position of pattern ``p`` scanned from so far: the stops
+    before it were all reached then, so a later scan stops there.
+    """
+    pat_offsets, pat_stops = g.pat_offsets, g.pat_stops
+    stop_pat_offsets, stop_pats, stop_pat_pos = g.stop_pat_offsets, g.stop_pats, g.stop_pat_pos
+    n_nxt = 0
+    for ii in range(n_level):
+        s = level[ii]
+        for x in range(stop_pat_offsets[s], stop_pat_offsets[s + 1]):
+            p = stop_pats[x]
+            j = stop_pat_pos[x]
+            if j <= pat_pos[p]:
+                continue  # an earlier scan from a later position reached them all
+            stop_at = max(pat_pos[p], 0)
+            pat_pos[p] = j
+            soff = pat_offsets[p]
+            for k in range(j - 1, stop_at - 1, -1):
+                u = pat_stops[soff + k]
+                if dist[u] > d + 1:
+                    dist[u] = d + 1
+                    nxt[n_nxt] = u
+                    n_nxt += 1
+    return n_nxt
+
+
+@njit(cache=True, inline="always")  # type: ignore[misc]
+def _floor_at(dist: FloatArray, limit: int) -> None:
+    """Stops at ``limit`` rides or more (or unreached) get ``limit``: the floor of the
+    stops the search did not finish."""
+    for u in range(dist.shape[0]):
+        if dist[u] >= limit:
+            dist[u] = limit
+
+
 @njit(cache=True, nogil=True)  # type: ignore[misc]
-def _rides_bfs(  # noqa: C901
+def _rides_bfs(
     g: StaticGraph,
     n: int,
     egress_stops: Int32Array,
@@ -447,10 +494,8 @@ def _rides_bfs(  # noqa: C901
     below ``limit``; elsewhere ``limit`` when some stop needs exactly ``limit`` rides
     (the least queued weight there), else ``inf``.  A breadth-first search needs no heap.
     """
-    pat_offsets, pat_stops = g.pat_offsets, g.pat_stops
-    stop_pat_offsets, stop_pats, stop_pat_pos = g.stop_pat_offsets, g.stop_pats, g.stop_pat_pos
     dist = np.full(n, np.inf)
-    pat_pos = np.full(pat_offsets.shape[0] - 1, -1, np.int64)
+    pat_pos = np.full(g.pat_offsets.shape[0] - 1, -1, np.int64)
     level = np.empty(n, np.int64)
     nxt = np.empty(n, np.int64)
     n_level = 0
@@ -474,30 +519,12 @@ def _rides_bfs(  # noqa: C901
                     level[n_level] = u
                     n_level += 1
         # one boarding more: every earlier stop of the patterns through the level
-        n_nxt = 0
-        for ii in range(n_level):
-            s = level[ii]
-            for x in range(stop_pat_offsets[s], stop_pat_offsets[s + 1]):
-                p = stop_pats[x]
-                j = stop_pat_pos[x]
-                if j <= pat_pos[p]:
-                    continue  # an earlier scan from a later position reached them all
-                stop_at = max(pat_pos[p], 0)
-                pat_pos[p] = j
-                soff = pat_offsets[p]
-                for k in range(j - 1, stop_at - 1, -1):
-                    u = pat_stops[soff + k]
-                    if dist[u] > d + 1:
-                        dist[u] = d + 1
-                        nxt[n_nxt] = u
-                        n_nxt += 1
+        n_nxt = _board_once_more(g, level, n_level, pat_pos, dist, d, nxt)
         level, nxt = nxt, level
         n_level = n_nxt
         d += 1
     if n_level > 0:  # stops at ``limit`` rides: the floor of all the others
-        for u in range(n):
-            if dist[u] >= limit:
-                dist[u] = limit
+        _floor_at(dist, limit)
     return dist
 
 
@@ -569,7 +596,7 @@ def walk_groups(in_off: IntArray, in_from: Int32Array, n: int) -> WalkGroups | N
 
 
 @njit(cache=True, nogil=True)  # type: ignore[misc]
-def _rides_bfs_groups(  # noqa: C901
+def _rides_bfs_groups(
     g: StaticGraph,
     n: int,
     egress_stops: Int32Array,
@@ -587,10 +614,8 @@ def _rides_bfs_groups(  # noqa: C901
     as :func:`_rides_bfs` (the exact level of every stop below ``limit``; the order in
     which a level's stops are visited changes no level).
     """
-    pat_offsets, pat_stops = g.pat_offsets, g.pat_stops
-    stop_pat_offsets, stop_pats, stop_pat_pos = g.stop_pat_offsets, g.stop_pats, g.stop_pat_pos
     dist = np.full(n, np.inf)
-    pat_pos = np.full(pat_offsets.shape[0] - 1, -1, np.int64)
+    pat_pos = np.full(g.pat_offsets.shape[0] - 1, -1, np.int64)
     joined = np.zeros(group_offsets.shape[0] - 1, np.uint8)
     level = np.empty(n, np.int64)
     nxt = np.empty(n, np.int64)
@@ -619,30 +644,12 @@ def _rides_bfs_groups(  # noqa: C901
                     level[n_level] = u
                     n_level += 1
         # one boarding more: every earlier stop of the patterns through the level
-        n_nxt = 0
-        for ii in range(n_level):
-            s = level[ii]
-            for x in range(stop_pat_offsets[s], stop_pat_offsets[s + 1]):
-                p = stop_pats[x]
-                j = stop_pat_pos[x]
-                if j <= pat_pos[p]:
-                    continue  # an earlier scan from a later position reached them all
-                stop_at = max(pat_pos[p], 0)
-                pat_pos[p] = j
-                soff = pat_offsets[p]
-                for k in range(j - 1, stop_at - 1, -1):
-                    u = pat_stops[soff + k]
-                    if dist[u] > d + 1:
-                        dist[u] = d + 1
-                        nxt[n_nxt] = u
-                        n_nxt += 1
+        n_nxt = _board_once_more(g, level, n_level, pat_pos, dist, d, nxt)
         level, nxt = nxt, level
         n_level = n_nxt
         d += 1
     if n_level > 0:  # stops at ``limit`` rides: the floor of all the others
-        for u in range(n):
-            if dist[u] >= limit:
-                dist[u] = limit
+        _floor_at(dist, limit)
     return dist
 
 
