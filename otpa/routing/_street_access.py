@@ -114,7 +114,7 @@ def _stop_links(network: TransportNetwork) -> _Links:
 _LENGTH_RATIO: OwnerCache[str, float] = OwnerCache()
 
 
-def _length_ratio(graph: StreetGraph) -> float:
+def length_ratio(graph: StreetGraph) -> float:
     """``min(edge length / great-circle distance of its ends)`` over the edges (once per graph).
 
     Any street path is at least this share of the great-circle distance between its
@@ -140,9 +140,6 @@ def _length_ratio(graph: StreetGraph) -> float:
         return float(min(1.0, float(np.min(length[apart] / crow[apart]))))
 
     return _LENGTH_RATIO.get_or_build(graph, "ratio", build)
-
-
-length_ratio = _length_ratio
 
 
 @njit(cache=True, nogil=True)  # type: ignore[misc]
@@ -211,7 +208,7 @@ def no_stop_within(
     """True when no linked stop can be within ``max_distance_m`` of ``origin`` over the streets.
 
     A lower bound, exact for any street search from (or to) ``origin``: a path from a
-    vertex is at least :func:`_length_ratio` times the great-circle distance to where it
+    vertex is at least :func:`length_ratio` times the great-circle distance to where it
     ends (itself at least the chord), and a snapped point's path passes one end of its
     edge after the part of the edge up to it.  A stop adds its link.  So when the
     bound of every linked stop exceeds the limit, :func:`access_stops` would find none
@@ -223,7 +220,7 @@ def no_stop_within(
     stops, stop_v, link = _stop_links(network)
     if stops.size == 0:
         return True
-    ratio = _length_ratio(graph)
+    ratio = length_ratio(graph)
     if ratio <= 0.0:
         return False
     if isinstance(origin, Snap):
