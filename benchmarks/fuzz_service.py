@@ -56,8 +56,9 @@ ROOT = HERE.parent
 
 #: Operations left out: the opt-in script runner and the dashboard's own pages.
 SKIPPED_PATH_PARTS = ("/scripting/", "/dashboard")
-#: Operations that answer bad input with HTTP 200 and OTP's error object.
-OTP_200_REFUSALS = ("/plan",)
+#: Operations that answer bad input with HTTP 200 and OTP's error object (the plan's
+#: ``error``; the ride-hail estimates' ``{"error": ...}``, as OTP 1.x answered them).
+OTP_200_REFUSALS = ("/plan", "/transportation_network_company/")
 
 
 @dataclass

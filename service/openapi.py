@@ -86,6 +86,10 @@ _OTP_TYPES: Mapping[str, dict[str, Any]] = {
 }
 
 
+#: The schema of an empty query value (``?name=``), read as the parameter left out.
+_EMPTY_VALUE: dict[str, Any] = {"type": "string", "maxLength": 0}
+
+
 @dataclass(frozen=True)
 class Param:
     """A query parameter of an operation.
@@ -100,12 +104,17 @@ class Param:
         One line for readers.
     required
         Whether a request without it is refused.
+    empty_is_absent
+        The handler reads an empty value (``?detail=``) as the parameter left out, as
+        OTP 1.x's parameter binding did: the document allows it (``allowEmptyValue``,
+        the empty string beside the schema), so a client and a fuzzer know it is taken.
     """
 
     name: str
     schema: Mapping[str, Any]
     description: str = ""
     required: bool = False
+    empty_is_absent: bool = False
 
 
 @dataclass(frozen=True)
@@ -378,6 +387,9 @@ def _operation(
         )
     for q in op.query:
         entry: dict[str, Any] = {"name": q.name, "in": "query", "schema": dict(q.schema)}
+        if q.empty_is_absent:
+            entry["allowEmptyValue"] = True
+            entry["schema"] = {"anyOf": [dict(q.schema), _EMPTY_VALUE]}
         if q.description:
             entry["description"] = q.description
         if q.required:

@@ -19,7 +19,7 @@ import math
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import tornado.web
@@ -160,6 +160,11 @@ def _index_doc(view: str) -> Operation:
         response = view.capitalize()
     if response is not None and response.startswith("array:"):
         query = (*query, *_LISTS)
+    # booleans are read with bool_argument and numbers with _number: an empty value is
+    # the parameter left out (as OTP 1.x's binding took it), and the document says so
+    query = tuple(
+        replace(p, empty_is_absent=True) if p.schema.get("type") != "string" else p for p in query
+    )
     return Operation(
         summary=f"Transit index: {text}", query=query, response=response, media_type=media
     )

@@ -398,6 +398,7 @@ class ParkAndRideHandler(BaseHandler):
                     "maxTransitDistance",
                     {"type": "number", "minimum": 0},
                     "metres: keep lots with a transit stop this close",
+                    empty_is_absent=True,
                 ),
             ),
             response="array:ParkAndRide",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+import dask
 import dask.array as da
 import numpy as np
 import pandas as pd
@@ -107,7 +108,15 @@ def test_dask_chunks_equal_in_memory_on_a_local_cluster(
     assert lazy.data.numblocks[0] == 5  # 36 origins in chunks of 8
     graph = atlanta.save(tmp_path / "atlanta.graph", compress=False)  # exact arrays
     by_path = travel_time_matrix(graph, atlanta_points, departure=ATL_DEPARTURE, chunks=8, **kw)
+    # every task assigned when submitted, none moved later: a worker then keeps the network
+    # while its tasks run (with queued or stolen tasks, a worker that has released its copy
+    # may be given one more task and fetch it again, as seen once on a loaded machine)
+    fixed = {
+        "distributed.scheduler.work-stealing": False,
+        "distributed.scheduler.worker-saturation": float("inf"),
+    }
     with (
+        dask.config.set(fixed),
         LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
         ) as cluster,
