@@ -433,6 +433,19 @@ def _dijkstra(  # noqa: C901
 
 
 @njit(cache=True, inline="always")  # type: ignore[misc]
+def _egress_level(egress_stops: Int32Array, dist: FloatArray, level: IntArray) -> int:
+    """The rides searches' level 0: each egress stop once, at 0 rides (returns its size)."""
+    n_level = 0
+    for i in range(egress_stops.shape[0]):
+        s = egress_stops[i]
+        if dist[s] != 0.0:
+            dist[s] = 0.0
+            level[n_level] = s
+            n_level += 1
+    return n_level
+
+
+@njit(cache=True, inline="always")  # type: ignore[misc]
 def _board_once_more(
     g: StaticGraph,
     level: IntArray,
@@ -498,13 +511,7 @@ def _rides_bfs(
     pat_pos = np.full(g.pat_offsets.shape[0] - 1, -1, np.int64)
     level = np.empty(n, np.int64)
     nxt = np.empty(n, np.int64)
-    n_level = 0
-    for i in range(egress_stops.shape[0]):
-        s = egress_stops[i]
-        if dist[s] != 0.0:
-            dist[s] = 0.0
-            level[n_level] = s
-            n_level += 1
+    n_level = _egress_level(egress_stops, dist, level)
     d = 0
     while n_level > 0 and d < limit:
         # walks weigh nothing: the level grows by everything walking reaches
@@ -619,13 +626,7 @@ def _rides_bfs_groups(
     joined = np.zeros(group_offsets.shape[0] - 1, np.uint8)
     level = np.empty(n, np.int64)
     nxt = np.empty(n, np.int64)
-    n_level = 0
-    for i in range(egress_stops.shape[0]):
-        s = egress_stops[i]
-        if dist[s] != 0.0:
-            dist[s] = 0.0
-            level[n_level] = s
-            n_level += 1
+    n_level = _egress_level(egress_stops, dist, level)
     d = 0
     while n_level > 0 and d < limit:
         # walks weigh nothing: the level grows by the groups of its stops
