@@ -55,7 +55,7 @@ from numba.extending import intrinsic
 from otpa.transit.raptor._common import first_trip, first_trip_before
 from otpa.transit.raptor._memo import frozen
 from otpa.transit.raptor._query import INF, SearchQuery
-from otpa.transit.raptor._round_kernel import RoundLabels, run_rounds
+from otpa.transit.raptor._round_kernel import NO_LAST, RoundLabels, run_rounds
 from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.types import FloatArray, Int32Array, IntArray, UInt8Array
 
@@ -518,7 +518,7 @@ def _full_rounds(
     labels = lab.r_time if ride else lab.o_time
     n = labels.shape[1]
     for i in range(times.shape[0]):
-        run_rounds(tt, q, lab, times[i], False, ridden)
+        run_rounds(tt, q, lab, times[i], False, ridden, NO_LAST)
         cut = times[i] + limit
         for s in range(n):
             v = labels[last, s]

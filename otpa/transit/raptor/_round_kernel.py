@@ -29,6 +29,13 @@ These prunings leave every label (times and provenance) as the plain scan would
   later before the target, or within the search window, or once any marked stop's
   label is board-ready (``SearchQuery.dep_floor``, ``dep_ceil``, see :mod:`._floor`):
   nothing would board, so nothing would change;
+* the target search (``last_round``) marks a stop for boarding in round ``k + 1`` and
+  walks on from its ride label of round ``k`` only while ``k <= last_round[s]``:
+  ``max_rounds`` less a lower bound of the rides still needed from the stop to the
+  destination (walks free, :mod:`._heuristic`; ``-1`` where none leads there).  A
+  label beyond it is on no journey within ``max_rounds``, and labels only block
+  labels of the same stop and later rounds, all beyond it too: the journeys found
+  (and every label on them) are those of the search that marks everything;
 * when the current trip already holds a stop's ride label at this position, that
   earlier scan recorded the rest of the ride too: the scan stops alighting until it
   boards an earlier trip, and ends after the last marked stop.  In range RAPTOR
@@ -67,6 +74,7 @@ __all__ = [
     "B_ACCESS",
     "B_RIDE",
     "B_WALK",
+    "NO_LAST",
     "NO_RIDDEN",
     "RoundLabels",
     "clear_round_labels",
@@ -161,6 +169,8 @@ def new_ridden(n_rounds: int, n_route_trips: int) -> Int32Array:
 NOT_RIDDEN = np.iinfo(np.int32).max
 #: ``ridden`` of single searches: no memory between searches.
 NO_RIDDEN: Int32Array = np.zeros((0, 0), dtype=np.int32)
+#: ``last_round`` of searches that mark every stop they reach.
+NO_LAST: Int32Array = np.zeros(0, dtype=np.int32)
 
 
 @njit(cache=True, inline="always")  # type: ignore[misc]
@@ -292,6 +302,7 @@ def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcoun
     time: int,
     use_target: bool,
     ridden: Int32Array,
+    last_round: Int32Array,
 ) -> int:
     """Run RAPTOR rounds ``1 .. q.max_rounds`` from departure ``time`` into ``lab``.
 
@@ -299,7 +310,9 @@ def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcoun
     where still better.  With ``use_target`` labels that cannot beat the best
     egress arrival found so far are not recorded.  ``ridden`` is ``(0, 0)`` or,
     in range RAPTOR, ``(max_rounds + 1, n_route_trips)`` kept across the searches
-    of one ``lab`` (:func:`new_ridden`).  Returns that arrival (INF: none).
+    of one ``lab`` (:func:`new_ridden`).  ``last_round`` is :data:`NO_LAST` or, per
+    stop, the last round whose labels there are marked for boarding (see the module
+    docstring; target searches only).  Returns that arrival (INF: none).
     """
     # arrays are bound to locals once: attribute access in the loops costs reference counting
     n = tt.n_stops
@@ -362,6 +375,7 @@ def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcoun
         and bans.shape[0] == 0
         and (stop_pass.shape[0] == 0 or stop_pass.min() == 1)
     )
+    use_last = last_round.shape[0] == n
     n_mark = 0
     for i in range(q.access_stops.shape[0]):
         s = q.access_stops[i]
@@ -376,6 +390,8 @@ def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcoun
             b_edge[0, s] = -1
             b_round[0, s] = 0
             touched[s] = 1
+            if use_last and last_round[s] < 0:
+                continue
             n_mark = _push(mark, mark_list, n_mark, s)
     for s in np.flatnonzero(touched):
         if changed[0, s] == 0:
@@ -464,8 +480,9 @@ def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcoun
                             b_ref[k, s] = -1
                             b_edge[k, s] = -1
                             b_round[k, s] = k
-                            n_next = _push(nxt, nxt_list, n_next, s)
-                        elif has_rules:
+                            if not use_last or k <= last_round[s]:
+                                n_next = _push(nxt, nxt_list, n_next, s)
+                        elif has_rules and (not use_last or k <= last_round[s]):
                             n_next = _push(nxt, nxt_list, n_next, s)
                         if e_time[s] < INF and t + e_time[s] < target:
                             target = t + e_time[s]
@@ -505,6 +522,8 @@ def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcoun
         # walking transfers, only right after a ride
         for s in np.sort(rimp_list[:n_rimp]):
             rimp[s] = 0
+            if use_last and k > last_round[s]:
+                continue  # no walk from here can lead to the destination in the rides left
             ts = r_time[k, s]
             for e in range(tr_offsets[s], tr_offsets[s + 1]):
                 u = tr_to[e]
@@ -521,7 +540,8 @@ def run_rounds(  # noqa: C901 (one loop nest: calls in the hot loop cost refcoun
                     b_edge[k, u] = e
                     b_round[k, u] = k
                     touched[u] = 1
-                    n_next = _push(nxt, nxt_list, n_next, u)
+                    if not use_last or k <= last_round[u]:
+                        n_next = _push(nxt, nxt_list, n_next, u)
         for s in np.flatnonzero(touched):
             touched[s] = 0
             if changed[k, s] == 0:

@@ -43,6 +43,7 @@ from otpa.transit.raptor._results import (
     TransitLeg,
 )
 from otpa.transit.raptor._round_kernel import (
+    NO_LAST,
     NO_RIDDEN,
     RoundLabels,
     improving_rounds,
@@ -372,23 +373,29 @@ def _sorted(journeys: list[RaptorJourney], reverse: bool) -> list[RaptorJourney]
     return sorted(journeys, key=lambda j: (j.arrival, j.n_rides, j.cost))
 
 
-def _round_search(p: Prepared) -> tuple[RoundLabels, list[tuple[int, int, int]]]:
+def _round_search(
+    p: Prepared, request: RaptorRequest
+) -> tuple[RoundLabels, list[tuple[int, int, int]]]:
     """The round search's labels and its journeys: ``(round, egress entry, arrival)``
     per round that arrives earlier than the rounds before (arrival in search direction).
 
     The labels are the thread's (:func:`take_round_labels`): give them back once read.
+    Stops are boarded from only while the rides left can still reach the destination
+    (the rides bounds of :func:`lower_bounds`, kept for the cost search that follows).
     """
     q = p.query
     lab = take_round_labels(q.max_rounds + 1, p.timetable.n_stops)
-    run_rounds(p.timetable, q, lab, q.time, True, NO_RIDDEN)
+    rides = lower_bounds(p, request, -np.inf).rides
+    last = np.where(np.isfinite(rides), q.max_rounds - rides, -1.0).astype(np.int32)
+    run_rounds(p.timetable, q, lab, q.time, True, NO_RIDDEN, last)
     rows = improving_rounds(lab.r_time, q.egress_stops, q.egress_time, q.max_rounds)
     found = [(int(k), int(i), int(t)) for k, i, t in rows]
     return lab, found
 
 
-def _route_arrival(p: Prepared) -> list[RaptorJourney]:
+def _route_arrival(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
     """Journeys of the round search."""
-    lab, found = _round_search(p)
+    lab, found = _round_search(p, request)
     stops = p.query.egress_stops
     out = [journey(p, round_path(p, lab, k, int(stops[i])), i) for k, i, _ in found]
     give_round_labels(lab)
@@ -419,7 +426,7 @@ def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
     # the fastest journeys bound the search: nothing arrives earlier, and whatever
     # could only arrive later for more cost (and rides) is dominated by them (their
     # rides and costs are those of the journeys, without building their legs)
-    lab_r, found = _round_search(p)
+    lab_r, found = _round_search(p, request)
     known = [
         _Known(*path_cost(p, round_path(p, lab_r, k, int(q.egress_stops[i])), i))
         for k, i, _ in found
@@ -491,7 +498,7 @@ def route(timetable: RaptorTimetable, request: RaptorRequest) -> list[RaptorJour
         ``arrive_by`` egress legs start right after the last alighting.
     """
     p = prepare(timetable, request)
-    journeys = _route_cost(p, request) if request.criteria == "cost" else _route_arrival(p)
+    journeys = _route_cost(p, request) if request.criteria == "cost" else _route_arrival(p, request)
     if p.onboard is not None:
         # the kernels charged boarding the on-board trip: the same for every journey
         q = p.query
@@ -542,7 +549,7 @@ def earliest_arrivals(
     ride = _check_arrivals(arrivals)
     p = prepare(timetable, request)
     lab = take_round_labels(p.query.max_rounds + 1, p.timetable.n_stops)
-    run_rounds(p.timetable, p.query, lab, p.query.time, False, NO_RIDDEN)
+    run_rounds(p.timetable, p.query, lab, p.query.time, False, NO_RIDDEN, NO_LAST)
     labels = lab.r_time if ride else lab.o_time
     out = _as_times(labels[p.query.max_rounds], p.reverse)
     give_round_labels(lab)
@@ -605,7 +612,7 @@ def range_raptor(
         # rules depend on which ride a label came from: no label reuse across departures
         for i in order:
             lab = new_round_labels(p.query.max_rounds + 1, n_stops)
-            run_rounds(p.timetable, p.query, lab, int(times[i]), False, NO_RIDDEN)
+            run_rounds(p.timetable, p.query, lab, int(times[i]), False, NO_RIDDEN, NO_LAST)
             labels = lab.r_time if ride else lab.o_time
             out[i] = _as_times(labels[p.query.max_rounds], False)
             if max_duration_s is not None:

@@ -20,7 +20,7 @@ from otpa.testing.timetable import TestTimetable, parse_timetable
 from otpa.transit.raptor import _prepare
 from otpa.transit.raptor._floor import _departure_bounds, departure_bounds
 from otpa.transit.raptor._prepare import Prepared, prepare
-from otpa.transit.raptor._round_kernel import NO_RIDDEN, new_round_labels, run_rounds
+from otpa.transit.raptor._round_kernel import NO_LAST, NO_RIDDEN, new_round_labels, run_rounds
 from otpa.transit.raptor.api import RaptorRequest, route
 
 
@@ -65,7 +65,7 @@ def _labels(
 ) -> tuple[int, list[np.ndarray]]:
     q = p.query._replace(dep_floor=floor, dep_ceil=ceil)
     lab = new_round_labels(q.max_rounds + 1, p.timetable.n_stops)
-    target = run_rounds(p.timetable, q, lab, q.time, use_target, NO_RIDDEN)
+    target = run_rounds(p.timetable, q, lab, q.time, use_target, NO_RIDDEN, NO_LAST)
     # every label array (``changed_list`` is scratch space, never read before written)
     arrays = [np.asarray(getattr(lab, f)) for f in lab._fields if f != "changed_list"]
     return int(target), arrays
