@@ -234,13 +234,16 @@ def nearest_pieces(
     return Projection(point[best], k[best], t[best], dist[best])
 
 
+_Ints = npt.NDArray[np.integer[Any]]
+
+
 @dataclass(frozen=True)
 class _SampleGrid:
     """A link index's samples in square cells of ``cell`` metres (row ``ix * ny + iy``).
 
     ``x``, ``y``: the samples' coordinates (the k-d tree's, same values) in cell order,
     ``sample_sub``: their pieces (as :attr:`LinkIndex.sample_sub`), ``offsets``: each
-    cell's range in them.
+    cell's range in them (both int32 while the samples fit).  Read-only.
     """
 
     x0: float
@@ -248,10 +251,10 @@ class _SampleGrid:
     cell: float
     nx: int
     ny: int
-    offsets: IntArray
+    offsets: _Ints
     x: FloatArray
     y: FloatArray
-    sample_sub: IntArray
+    sample_sub: _Ints
 
 
 #: Per link index: its samples in cells, for one point's queries (:func:`nearest_piece`).
@@ -273,13 +276,16 @@ def _sample_grid(index: LinkIndex) -> _SampleGrid:
         iy = np.clip(np.floor((y - y0) / cell), 0, ny - 1).astype(np.int64)
         row = ix * ny + iy
         order = np.argsort(row, kind="stable")
-        offsets = np.zeros(nx * ny + 1, dtype=np.int64)
+        # 32-bit rows where the samples fit (the grid is about the index's size again)
+        int_t = np.int32 if x.size < np.iinfo(np.int32).max else np.int64
+        offsets: _Ints = np.zeros(nx * ny + 1, dtype=int_t)
         np.cumsum(np.bincount(row, minlength=nx * ny), out=offsets[1:])
-        return _SampleGrid(
-            x0, y0, cell, nx, ny, offsets,
-            np.ascontiguousarray(x[order]), np.ascontiguousarray(y[order]),
-            np.asarray(index.sample_sub, dtype=np.int64)[order],
-        )  # fmt: skip
+        gx = np.ascontiguousarray(x[order])
+        gy = np.ascontiguousarray(y[order])
+        sample_sub: _Ints = np.asarray(index.sample_sub)[order].astype(int_t)
+        for a in (offsets, gx, gy, sample_sub):
+            a.flags.writeable = False  # shared by every thread's snaps
+        return _SampleGrid(x0, y0, cell, nx, ny, offsets, gx, gy, sample_sub)
 
     return _GRIDS.get_or_build(index, "grid", build)
 
@@ -291,7 +297,7 @@ _CELL_MARGIN_M = 1e-3
 
 @njit(cache=True, nogil=True, inline="always")  # type: ignore[misc]
 def _nearer(
-    offsets: IntArray,
+    offsets: _Ints,
     gx: FloatArray,
     gy: FloatArray,
     first: int,
@@ -313,7 +319,7 @@ def _nearer(
 
 @njit(cache=True, nogil=True)  # type: ignore[misc]
 def _nearest_sq(
-    offsets: IntArray,
+    offsets: _Ints,
     gx: FloatArray,
     gy: FloatArray,
     x0: float,
@@ -357,7 +363,7 @@ def _nearest_sq(
 
 @njit(cache=True, nogil=True)  # type: ignore[misc]
 def _grid_nearest(
-    offsets: IntArray,
+    offsets: _Ints,
     gx: FloatArray,
     gy: FloatArray,
     x0: float,
@@ -446,7 +452,7 @@ def _best_of(
     graph: StreetGraph,
     index: LinkIndex,
     samples: IntArray,
-    sample_sub: IntArray,
+    sample_sub: _Ints,
     lat: float,
     lon: float,
     max_d: float,
@@ -456,7 +462,7 @@ def _best_of(
     cp = float(np.cos(np.radians(np.array([lat])))[0] * _M_PER_DEG)
     k, t, dist = best_piece(
         samples,
-        sample_sub,
+        sample_sub,  # type: ignore[arg-type]  # (int32 or int64: compiled for either)
         index.sub,
         np.asarray(graph.geom_lat),
         np.asarray(graph.geom_lon),
