@@ -25,7 +25,13 @@ from _builders import (
 
 from otpa.osm.model import CAR, WALK
 from otpa.street import StreetGraph, build_street_graph, one_to_many
-from otpa.street.linking import link_index, nearest_piece, nearest_pieces
+from otpa.street.linking import (
+    _nearest_piece_tree,
+    _sample_grid,
+    link_index,
+    nearest_piece,
+    nearest_pieces,
+)
 from otpa.util.geo import haversine_m
 
 
@@ -267,3 +273,34 @@ def test_nearest_piece_is_nearest_pieces_of_one_point(seed: int, modes: int) -> 
                     else (int(many.sub[j]), float(many.t[j]), float(many.dist_m[j]))
                 )
                 assert one == want, (i, max_d)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_nearest_piece_grid_is_the_trees(seed: int) -> None:
+    """The cells' candidates give what the k-d tree's two queries give, point by point.
+
+    Points near the streets, on their geometry points (ties), and far outside the
+    samples' cells on every side (the cell ranges are clipped), for several limits.
+    """
+    rng = np.random.default_rng(seed)
+    graphs = [
+        build_street_graph(random_osm(seed)),
+        build_street_graph(grid_osm(8, 8, 50.0)),
+        build_street_graph(grid_osm(1, 6, 40.0)),  # one street: a single row of cells
+    ]
+    for g in graphs:
+        for modes in (1, 4):
+            idx = link_index(g, modes)
+            if idx.sub.size == 0:
+                continue
+            grid = _sample_grid(idx)
+            assert grid.offsets[-1] == grid.x.size == idx.sample_sub.size
+            xs = np.r_[rng.uniform(-3000, 5000, 200), rng.uniform(-50, 450, 200)]
+            ys = np.r_[rng.uniform(-3000, 5000, 200), rng.uniform(-50, 450, 200)]
+            lat, lon = to_latlon(xs, ys)
+            lat = np.r_[lat, np.asarray(g.geom_lat)]
+            lon = np.r_[lon, np.asarray(g.geom_lon)]
+            for max_d in (2000.0, 300.0, 25.0, 0.0):
+                for a, b in zip(lat.tolist(), lon.tolist(), strict=True):
+                    want = _nearest_piece_tree(g, idx, a, b, max_d)
+                    assert nearest_piece(g, idx, a, b, max_d) == want, (a, b, max_d)
