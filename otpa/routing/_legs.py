@@ -65,9 +65,20 @@ _WHEELCHAIR = {1: "ALLOWED", 2: "NOT_ALLOWED"}
 _STOP_PLACES: OwnerCache[str, dict[int, dict[str, Any]]] = OwnerCache()
 
 
-def _stop_attributes(network: TransportNetwork, stop: int) -> dict[str, Any]:
-    """Name, position, ids... of a stop's :class:`Place` (read once per stop and model)."""
-    known = _STOP_PLACES.get_or_build(network.transit, "stops", dict)
+def _stop_table(network: TransportNetwork) -> dict[int, dict[str, Any]]:
+    """The stop attributes read so far, per model (see :func:`_stop_attributes`)."""
+    return _STOP_PLACES.get_or_build(network.transit, "stops", dict)
+
+
+def _stop_attributes(
+    network: TransportNetwork, stop: int, known: dict[int, dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """Name, position, ids... of a stop's :class:`Place` (read once per stop and model).
+
+    ``known``: the model's :func:`_stop_table` when the caller has it at hand.
+    """
+    if known is None:
+        known = _stop_table(network)
     attrs = known.get(stop)
     if attrs is None:
         row = table_row(network.transit, "stops", stop)
@@ -110,6 +121,25 @@ def stop_place(
     """A :class:`Place` for a transit stop."""
     return Place(
         **_stop_attributes(network, int(stop)),
+        stop_index=stop_index,
+        stop_sequence=stop_sequence,
+        arrival=arrival,
+        departure=departure,
+    )
+
+
+def _ride_place(
+    network: TransportNetwork,
+    known: dict[int, dict[str, Any]],
+    stop: int,
+    arrival: dt.datetime | None,
+    departure: dt.datetime | None,
+    stop_index: int,
+    stop_sequence: int,
+) -> Place:
+    """:func:`stop_place` of a stop of a ride, with the model's :func:`_stop_table` at hand."""
+    return Place(
+        **_stop_attributes(network, stop, known),
         stop_index=stop_index,
         stop_sequence=stop_sequence,
         arrival=arrival,
@@ -190,8 +220,8 @@ def _shape_slice(
 
 
 #: Per transit model: a ride's (distance, encoded geometry) by (shape id, stops ridden).
-_RIDE_GEOMETRY: OwnerCache[tuple[Any, tuple[int, ...]], tuple[float, EncodedPolyline]] = (
-    OwnerCache(max_entries=16384)
+_RIDE_GEOMETRY: OwnerCache[tuple[Any, tuple[int, ...]], tuple[float, EncodedPolyline]] = OwnerCache(
+    max_entries=16384
 )
 
 
@@ -327,8 +357,7 @@ def transit_leg(
     stops = np.asarray(timetable.route_stops[soff : soff + n_stops])
     k = trip - int(timetable.route_trip_offsets[route])
     base = int(timetable.route_time_offsets[route]) + k * n_stops
-    arr = np.asarray(timetable.arrival[base : base + n_stops], dtype=np.int64) + delay_s
-    dep = np.asarray(timetable.departure[base : base + n_stops], dtype=np.int64) + delay_s
+    arrival, departure = timetable.arrival, timetable.departure
     if added is None:
         # stop_sequence of the model trip: locate the trip's block in the pattern
         k_model = _trip_position(m, pattern, model_trip)
@@ -343,24 +372,19 @@ def transit_leg(
         trip_row = Row({"trip_id": [added.scoped_id(m)], "route_index": [added.route]}, 0)
         trip_attrs = _ride_attributes(m, trip_row)
         pickup = dropoff = 0
-    epoch = timetable.epoch
+    # epoch seconds of the trip's times (only those of the stops the leg shows are read)
+    epoch = timetable.epoch + delay_s
+    known = _stop_table(network)
 
-    def at(pos: int, *, arrive: bool, depart: bool) -> Place:
-        return stop_place(
-            network,
-            int(stops[pos]),
-            arrival=to_datetime(epoch + arr[pos], tz) if arrive else None,
-            departure=to_datetime(epoch + dep[pos], tz) if depart else None,
-            stop_index=pos,
-            stop_sequence=int(seq[pos]),
-        )
+    def at(pos: int, arrive: dt.datetime | None, depart: dt.datetime | None) -> Place:
+        return _ride_place(network, known, int(stops[pos]), arrive, depart, pos, int(seq[pos]))
 
-    start = to_datetime(epoch + dep[board_pos], tz)
-    end = to_datetime(epoch + arr[alight_pos], tz)
+    start = to_datetime(epoch + int(departure[base + board_pos]), tz)
+    end = to_datetime(epoch + int(arrival[base + alight_pos]), tz)
     first = board_pos + 1 if onboard_from is not None else board_pos  # geometry from there
     sel = stops[first : alight_pos + 1]
     shape_id = trip_attrs["shape_id"]
-    from_place = at(board_pos, arrive=False, depart=True)
+    from_place = at(board_pos, None, start)
     if onboard_from is None:
         # the same ride between the same stops has the same geometry: once per model
         key = (shape_id, tuple(sel.tolist()))
@@ -379,14 +403,19 @@ def transit_leg(
     intermediate = None
     if show_intermediate_stops:
         intermediate = tuple(
-            at(p, arrive=True, depart=True) for p in range(board_pos + 1, alight_pos)
+            at(
+                p,
+                to_datetime(epoch + int(arrival[base + p]), tz),
+                to_datetime(epoch + int(departure[base + p]), tz),
+            )
+            for p in range(board_pos + 1, alight_pos)
         )
     return Leg(
         **trip_attrs["leg"],
         start_time=start,
         end_time=end,
         from_place=from_place,
-        to_place=at(alight_pos, arrive=True, depart=False),
+        to_place=at(alight_pos, end, None),
         distance=distance,
         leg_geometry=encoded,
         agency_time_zone_offset=tz_offset_ms(start),
