@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
 import numpy as np
@@ -60,6 +61,42 @@ def tz_offset_ms(when: dt.datetime) -> int:
 
 _WHEELCHAIR = {1: "ALLOWED", 2: "NOT_ALLOWED"}
 
+_T = TypeVar("_T")
+
+
+def _defaults(cls: type[Any]) -> dict[str, Any]:
+    """Every field of a model class in order, with its default (None for the required).
+
+    :func:`_build` fills an instance from such a template, as the class's ``__init__``
+    (``otpa.routing.model._direct_init``: the fields' values in the instance dict, in
+    order) would, without binding dozens of keyword arguments per leg and place.
+    """
+    if hasattr(cls, "__post_init__"):  # (the model's classes have none: see _direct_init)
+        msg = f"{cls.__name__} has a __post_init__"
+        raise TypeError(msg)
+    return {
+        f.name: None if f.default is dataclasses.MISSING else f.default
+        for f in dataclasses.fields(cls)
+    }
+
+
+_LEG = _defaults(Leg)
+_PLACE = _defaults(Place)
+_new = object.__new__
+
+
+def _build(cls: type[_T], template: dict[str, Any], values: dict[str, Any]) -> _T:
+    """An instance of a model class: ``template`` (all its fields, in order) with ``values``.
+
+    The same instance as ``cls(**{**template, **values})``: the dict keeps the fields'
+    order, an update replaces values in place.
+    """
+    obj = _new(cls)
+    state = obj.__dict__
+    state.update(template)
+    state.update(values)
+    return obj
+
 
 #: Per transit model: the attributes of each stop's Place that do not depend on a ride.
 _STOP_PLACES: OwnerCache[str, dict[int, dict[str, Any]]] = OwnerCache()
@@ -88,6 +125,7 @@ def _stop_attributes(
         except (TypeError, ValueError):
             wb_i = 0
         attrs = {
+            **_PLACE,  # the full template of the stop's places (_build)
             "name": _str(row["name"]),
             "lon": float(row["lon"]),
             "lat": float(row["lat"]),
@@ -119,13 +157,13 @@ def stop_place(
     stop_sequence: int | None = None,
 ) -> Place:
     """A :class:`Place` for a transit stop."""
-    return Place(
-        **_stop_attributes(network, int(stop)),
-        stop_index=stop_index,
-        stop_sequence=stop_sequence,
-        arrival=arrival,
-        departure=departure,
-    )
+    values = {
+        "stop_index": stop_index,
+        "stop_sequence": stop_sequence,
+        "arrival": arrival,
+        "departure": departure,
+    }
+    return _build(Place, _stop_attributes(network, int(stop)), values)
 
 
 def _ride_place(
@@ -138,13 +176,13 @@ def _ride_place(
     stop_sequence: int,
 ) -> Place:
     """:func:`stop_place` of a stop of a ride, with the model's :func:`_stop_table` at hand."""
-    return Place(
-        **_stop_attributes(network, stop, known),
-        stop_index=stop_index,
-        stop_sequence=stop_sequence,
-        arrival=arrival,
-        departure=departure,
-    )
+    values = {
+        "stop_index": stop_index,
+        "stop_sequence": stop_sequence,
+        "arrival": arrival,
+        "departure": departure,
+    }
+    return _build(Place, _stop_attributes(network, stop, known), values)
 
 
 @dataclass(frozen=True)
@@ -179,21 +217,22 @@ def street_leg(
     geometry: StreetLegGeometry,
 ) -> Leg:
     """A WALK / BICYCLE / CAR leg."""
-    return Leg(
-        mode=mode,
-        start_time=start,
-        end_time=end,
-        from_place=from_place,
-        to_place=to_place,
-        distance=round(float(geometry.distance_m), 3),
-        leg_geometry=geometry.encoded,
-        agency_time_zone_offset=tz_offset_ms(start),
-        route="",
-        transit_leg=False,
-        steps=geometry.steps,
-        elevation_gained=geometry.elevation_gained,
-        elevation_lost=geometry.elevation_lost,
-    )
+    values = {
+        "mode": mode,
+        "start_time": start,
+        "end_time": end,
+        "from_place": from_place,
+        "to_place": to_place,
+        "distance": round(float(geometry.distance_m), 3),
+        "leg_geometry": geometry.encoded,
+        "agency_time_zone_offset": tz_offset_ms(start),
+        "route": "",
+        "transit_leg": False,
+        "steps": geometry.steps,
+        "elevation_gained": geometry.elevation_gained,
+        "elevation_lost": geometry.elevation_lost,
+    }
+    return _build(Leg, _LEG, values)
 
 
 def _shape_slice(
@@ -272,7 +311,8 @@ def _ride_attributes(m: TransitModel, trip_row: Row) -> dict[str, Any]:
         "trip_id": _str(trip_row.get("template_trip_id")) or str(trip_row["trip_id"]),
         "headsign": _str(trip_row.get("headsign")),
     }
-    return {"leg": leg, "shape_id": _str(trip_row.get("shape_id"))}
+    # "leg": the full template of the trip's legs (_build)
+    return {"leg": {**_LEG, **leg}, "shape_id": _str(trip_row.get("shape_id"))}
 
 
 def _trip_attributes(m: TransitModel, trip: int) -> dict[str, Any]:
@@ -410,22 +450,22 @@ def transit_leg(
             )
             for p in range(board_pos + 1, alight_pos)
         )
-    return Leg(
-        **trip_attrs["leg"],
-        start_time=start,
-        end_time=end,
-        from_place=from_place,
-        to_place=at(alight_pos, end, None),
-        distance=distance,
-        leg_geometry=encoded,
-        agency_time_zone_offset=tz_offset_ms(start),
-        transit_leg=True,
-        intermediate_stops=intermediate,
-        service_date=_service_date(date),
-        board_rule=_RULES.get(pickup),
-        alight_rule=_RULES.get(dropoff),
-        interline_with_previous_leg=interline,
-        real_time=realtime_delays is not None,
-        arrival_delay=int(realtime_delays[0][alight_pos]) if realtime_delays else 0,
-        departure_delay=int(realtime_delays[1][board_pos]) if realtime_delays else 0,
-    )
+    values = {
+        "start_time": start,
+        "end_time": end,
+        "from_place": from_place,
+        "to_place": at(alight_pos, end, None),
+        "distance": distance,
+        "leg_geometry": encoded,
+        "agency_time_zone_offset": tz_offset_ms(start),
+        "transit_leg": True,
+        "intermediate_stops": intermediate,
+        "service_date": _service_date(date),
+        "board_rule": _RULES.get(pickup),
+        "alight_rule": _RULES.get(dropoff),
+        "interline_with_previous_leg": interline,
+        "real_time": realtime_delays is not None,
+        "arrival_delay": int(realtime_delays[0][alight_pos]) if realtime_delays else 0,
+        "departure_delay": int(realtime_delays[1][board_pos]) if realtime_delays else 0,
+    }
+    return _build(Leg, trip_attrs["leg"], values)
