@@ -64,10 +64,10 @@ _WHEELCHAIR = {1: "ALLOWED", 2: "NOT_ALLOWED"}
 _T = TypeVar("_T")
 
 
-def _defaults(cls: type[Any]) -> dict[str, Any]:
+def field_template(cls: type[Any]) -> dict[str, Any]:
     """Every field of a model class in order, with its default (None for the required).
 
-    :func:`_build` fills an instance from such a template, as the class's ``__init__``
+    :func:`from_template` fills an instance from such a template, as the class's ``__init__``
     (``otpa.routing.model._direct_init``: the fields' values in the instance dict, in
     order) would, without binding dozens of keyword arguments per leg and place.
     """
@@ -80,12 +80,12 @@ def _defaults(cls: type[Any]) -> dict[str, Any]:
     }
 
 
-_LEG = _defaults(Leg)
-_PLACE = _defaults(Place)
+_LEG = field_template(Leg)
+_PLACE = field_template(Place)
 _new = object.__new__
 
 
-def _build(cls: type[_T], template: dict[str, Any], values: dict[str, Any]) -> _T:
+def from_template(cls: type[_T], template: dict[str, Any], values: dict[str, Any]) -> _T:
     """An instance of a model class: ``template`` (all its fields, in order) with ``values``.
 
     The same instance as ``cls(**{**template, **values})``: the dict keeps the fields'
@@ -125,7 +125,7 @@ def _stop_attributes(
         except (TypeError, ValueError):
             wb_i = 0
         attrs = {
-            **_PLACE,  # the full template of the stop's places (_build)
+            **_PLACE,  # the full template of the stop's places (from_template)
             "name": _str(row["name"]),
             "lon": float(row["lon"]),
             "lat": float(row["lat"]),
@@ -163,7 +163,7 @@ def stop_place(
         "arrival": arrival,
         "departure": departure,
     }
-    return _build(Place, _stop_attributes(network, int(stop)), values)
+    return from_template(Place, _stop_attributes(network, int(stop)), values)
 
 
 def _ride_place(
@@ -182,7 +182,7 @@ def _ride_place(
         "arrival": arrival,
         "departure": departure,
     }
-    return _build(Place, _stop_attributes(network, stop, known), values)
+    return from_template(Place, _stop_attributes(network, stop, known), values)
 
 
 @dataclass(frozen=True)
@@ -232,7 +232,7 @@ def street_leg(
         "elevation_gained": geometry.elevation_gained,
         "elevation_lost": geometry.elevation_lost,
     }
-    return _build(Leg, _LEG, values)
+    return from_template(Leg, _LEG, values)
 
 
 def _shape_slice(
@@ -311,7 +311,7 @@ def _ride_attributes(m: TransitModel, trip_row: Row) -> dict[str, Any]:
         "trip_id": _str(trip_row.get("template_trip_id")) or str(trip_row["trip_id"]),
         "headsign": _str(trip_row.get("headsign")),
     }
-    # "leg": the full template of the trip's legs (_build)
+    # "leg": the full template of the trip's legs (from_template)
     return {"leg": {**_LEG, **leg}, "shape_id": _str(trip_row.get("shape_id"))}
 
 
@@ -468,4 +468,4 @@ def transit_leg(
         "arrival_delay": int(realtime_delays[0][alight_pos]) if realtime_delays else 0,
         "departure_delay": int(realtime_delays[1][board_pos]) if realtime_delays else 0,
     }
-    return _build(Leg, trip_attrs["leg"], values)
+    return from_template(Leg, trip_attrs["leg"], values)
