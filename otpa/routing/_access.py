@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import numpy as np
@@ -318,7 +318,14 @@ def with_stop_link(
     at, rest = (n, slice(0, n)) if stop == b else (0, slice(1, n + 1))
     lat[at], lon[at] = s_lat, s_lon
     lat[rest], lon[rest] = geometry.lat, geometry.lon
-    return replace(geometry, lat=lat, lon=lon, distance_m=geometry.distance_m + link)
+    return StreetLegGeometry(
+        lat,
+        lon,
+        geometry.distance_m + link,
+        geometry.steps,
+        geometry.elevation_gained,
+        geometry.elevation_lost,
+    )
 
 
 def path_geometry(network: TransportNetwork, path: StreetPath) -> StreetLegGeometry:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
-import itertools
 from collections.abc import Sequence
 
 from otpa.network import TransportNetwork
+from otpa.routing._fare_rules import fare_index
 from otpa.routing.errors import NoPathsAfterFilteringError
 from otpa.routing.fares import FareRide, compute_fare
 from otpa.routing.model import Itinerary, Leg
@@ -42,6 +42,11 @@ def _rides(legs: Sequence[Leg]) -> list[FareRide]:
     return rides
 
 
+def _priced(network: TransportNetwork) -> bool:
+    """Whether the network's transit model has fares (:func:`compute_fare` prices rides)."""
+    return bool(fare_index(network.transit).feeds)
+
+
 def make_itinerary(
     network: TransportNetwork,
     legs: Sequence[Leg],
@@ -57,19 +62,32 @@ def make_itinerary(
     trips is transit time, not waiting.
     """
     start, end = legs[0].start_time, legs[-1].end_time
-    walk_time = sum(round(leg.duration) for leg in legs if leg.mode in _STREET)
-    transit_time = sum(round(leg.duration) for leg in legs if leg.transit_leg)
-    transit_time += sum(
-        round((leg.start_time - prev.end_time).total_seconds())
-        for prev, leg in itertools.pairwise(legs)
-        if leg.interline_with_previous_leg
-    )
+    # one pass over the legs (the sums in leg order, as separate sums would add them)
+    walk_time = transit_time = rides = 0
+    walk_distance: float = 0
+    elevation_lost: float = 0
+    elevation_gained: float = 0
+    scores: list[float] = []
+    prev: Leg | None = None
+    for leg in legs:
+        if leg.mode in _STREET:
+            walk_time += round(leg.duration)
+            walk_distance += leg.distance
+        if leg.transit_leg:
+            transit_time += round(leg.duration)
+            if not leg.interline_with_previous_leg:
+                rides += 1
+        if leg.interline_with_previous_leg and prev is not None:
+            transit_time += round((leg.start_time - prev.end_time).total_seconds())
+        elevation_lost += leg.elevation_lost
+        elevation_gained += leg.elevation_gained
+        if leg.accessibility_score is not None:
+            scores.append(leg.accessibility_score)
+        prev = leg
     duration = round((end - start).total_seconds())
-    walk_distance = sum(leg.distance for leg in legs if leg.mode in _STREET)
-    rides = sum(1 for leg in legs if leg.transit_leg and not leg.interline_with_previous_leg)
     limit = request.walk.max_distance_m
-    fare = compute_fare(network.transit, _rides(legs)) if rides else None
-    scores = [leg.accessibility_score for leg in legs if leg.accessibility_score is not None]
+    # no fare data: no rides to price (compute_fare would find no fare for any)
+    fare = compute_fare(network.transit, _rides(legs)) if rides and _priced(network) else None
     return Itinerary(
         legs=tuple(legs),
         start_time=start,
@@ -80,8 +98,8 @@ def make_itinerary(
         walk_distance=round(walk_distance, 3),
         transfers=max(rides - 1, 0),
         walk_limit_exceeded=limit is not None and walk_distance > limit,
-        elevation_lost=round(sum(leg.elevation_lost for leg in legs), 2),
-        elevation_gained=round(sum(leg.elevation_gained for leg in legs), 2),
+        elevation_lost=round(elevation_lost, 2),
+        elevation_gained=round(elevation_gained, 2),
         too_sloped=too_sloped,
         fare=fare,
         generalized_cost=generalized_cost,

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
 import numpy as np
@@ -60,14 +61,61 @@ def tz_offset_ms(when: dt.datetime) -> int:
 
 _WHEELCHAIR = {1: "ALLOWED", 2: "NOT_ALLOWED"}
 
+_T = TypeVar("_T")
+
+
+def field_template(cls: type[Any]) -> dict[str, Any]:
+    """Every field of a model class in order, with its default (None for the required).
+
+    :func:`from_template` fills an instance from such a template, as the class's ``__init__``
+    (``otpa.routing.model._direct_init``: the fields' values in the instance dict, in
+    order) would, without binding dozens of keyword arguments per leg and place.
+    """
+    if hasattr(cls, "__post_init__"):  # (the model's classes have none: see _direct_init)
+        msg = f"{cls.__name__} has a __post_init__"
+        raise TypeError(msg)
+    return {
+        f.name: None if f.default is dataclasses.MISSING else f.default
+        for f in dataclasses.fields(cls)
+    }
+
+
+_LEG = field_template(Leg)
+_PLACE = field_template(Place)
+_new = object.__new__
+
+
+def from_template(cls: type[_T], template: dict[str, Any], values: dict[str, Any]) -> _T:
+    """An instance of a model class: ``template`` (all its fields, in order) with ``values``.
+
+    The same instance as ``cls(**{**template, **values})``: the dict keeps the fields'
+    order, an update replaces values in place.
+    """
+    obj = _new(cls)
+    state = obj.__dict__
+    state.update(template)
+    state.update(values)
+    return obj
+
 
 #: Per transit model: the attributes of each stop's Place that do not depend on a ride.
 _STOP_PLACES: OwnerCache[str, dict[int, dict[str, Any]]] = OwnerCache()
 
 
-def _stop_attributes(network: TransportNetwork, stop: int) -> dict[str, Any]:
-    """Name, position, ids... of a stop's :class:`Place` (read once per stop and model)."""
-    known = _STOP_PLACES.get_or_build(network.transit, "stops", dict)
+def _stop_table(network: TransportNetwork) -> dict[int, dict[str, Any]]:
+    """The stop attributes read so far, per model (see :func:`_stop_attributes`)."""
+    return _STOP_PLACES.get_or_build(network.transit, "stops", dict)
+
+
+def _stop_attributes(
+    network: TransportNetwork, stop: int, known: dict[int, dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """Name, position, ids... of a stop's :class:`Place` (read once per stop and model).
+
+    ``known``: the model's :func:`_stop_table` when the caller has it at hand.
+    """
+    if known is None:
+        known = _stop_table(network)
     attrs = known.get(stop)
     if attrs is None:
         row = table_row(network.transit, "stops", stop)
@@ -77,6 +125,7 @@ def _stop_attributes(network: TransportNetwork, stop: int) -> dict[str, Any]:
         except (TypeError, ValueError):
             wb_i = 0
         attrs = {
+            **_PLACE,  # the full template of the stop's places (from_template)
             "name": _str(row["name"]),
             "lon": float(row["lon"]),
             "lat": float(row["lat"]),
@@ -108,13 +157,32 @@ def stop_place(
     stop_sequence: int | None = None,
 ) -> Place:
     """A :class:`Place` for a transit stop."""
-    return Place(
-        **_stop_attributes(network, int(stop)),
-        stop_index=stop_index,
-        stop_sequence=stop_sequence,
-        arrival=arrival,
-        departure=departure,
-    )
+    values = {
+        "stop_index": stop_index,
+        "stop_sequence": stop_sequence,
+        "arrival": arrival,
+        "departure": departure,
+    }
+    return from_template(Place, _stop_attributes(network, int(stop)), values)
+
+
+def _ride_place(
+    network: TransportNetwork,
+    known: dict[int, dict[str, Any]],
+    stop: int,
+    arrival: dt.datetime | None,
+    departure: dt.datetime | None,
+    stop_index: int,
+    stop_sequence: int,
+) -> Place:
+    """:func:`stop_place` of a stop of a ride, with the model's :func:`_stop_table` at hand."""
+    values = {
+        "stop_index": stop_index,
+        "stop_sequence": stop_sequence,
+        "arrival": arrival,
+        "departure": departure,
+    }
+    return from_template(Place, _stop_attributes(network, stop, known), values)
 
 
 @dataclass(frozen=True)
@@ -149,21 +217,22 @@ def street_leg(
     geometry: StreetLegGeometry,
 ) -> Leg:
     """A WALK / BICYCLE / CAR leg."""
-    return Leg(
-        mode=mode,
-        start_time=start,
-        end_time=end,
-        from_place=from_place,
-        to_place=to_place,
-        distance=round(float(geometry.distance_m), 3),
-        leg_geometry=geometry.encoded,
-        agency_time_zone_offset=tz_offset_ms(start),
-        route="",
-        transit_leg=False,
-        steps=geometry.steps,
-        elevation_gained=geometry.elevation_gained,
-        elevation_lost=geometry.elevation_lost,
-    )
+    values = {
+        "mode": mode,
+        "start_time": start,
+        "end_time": end,
+        "from_place": from_place,
+        "to_place": to_place,
+        "distance": round(float(geometry.distance_m), 3),
+        "leg_geometry": geometry.encoded,
+        "agency_time_zone_offset": tz_offset_ms(start),
+        "route": "",
+        "transit_leg": False,
+        "steps": geometry.steps,
+        "elevation_gained": geometry.elevation_gained,
+        "elevation_lost": geometry.elevation_lost,
+    }
+    return from_template(Leg, _LEG, values)
 
 
 def _shape_slice(
@@ -190,8 +259,8 @@ def _shape_slice(
 
 
 #: Per transit model: a ride's (distance, encoded geometry) by (shape id, stops ridden).
-_RIDE_GEOMETRY: OwnerCache[tuple[Any, tuple[int, ...]], tuple[float, EncodedPolyline]] = (
-    OwnerCache(max_entries=16384)
+_RIDE_GEOMETRY: OwnerCache[tuple[Any, tuple[int, ...]], tuple[float, EncodedPolyline]] = OwnerCache(
+    max_entries=16384
 )
 
 
@@ -242,7 +311,8 @@ def _ride_attributes(m: TransitModel, trip_row: Row) -> dict[str, Any]:
         "trip_id": _str(trip_row.get("template_trip_id")) or str(trip_row["trip_id"]),
         "headsign": _str(trip_row.get("headsign")),
     }
-    return {"leg": leg, "shape_id": _str(trip_row.get("shape_id"))}
+    # "leg": the full template of the trip's legs (from_template)
+    return {"leg": {**_LEG, **leg}, "shape_id": _str(trip_row.get("shape_id"))}
 
 
 def _trip_attributes(m: TransitModel, trip: int) -> dict[str, Any]:
@@ -327,8 +397,7 @@ def transit_leg(
     stops = np.asarray(timetable.route_stops[soff : soff + n_stops])
     k = trip - int(timetable.route_trip_offsets[route])
     base = int(timetable.route_time_offsets[route]) + k * n_stops
-    arr = np.asarray(timetable.arrival[base : base + n_stops], dtype=np.int64) + delay_s
-    dep = np.asarray(timetable.departure[base : base + n_stops], dtype=np.int64) + delay_s
+    arrival, departure = timetable.arrival, timetable.departure
     if added is None:
         # stop_sequence of the model trip: locate the trip's block in the pattern
         k_model = _trip_position(m, pattern, model_trip)
@@ -343,24 +412,19 @@ def transit_leg(
         trip_row = Row({"trip_id": [added.scoped_id(m)], "route_index": [added.route]}, 0)
         trip_attrs = _ride_attributes(m, trip_row)
         pickup = dropoff = 0
-    epoch = timetable.epoch
+    # epoch seconds of the trip's times (only those of the stops the leg shows are read)
+    epoch = timetable.epoch + delay_s
+    known = _stop_table(network)
 
-    def at(pos: int, *, arrive: bool, depart: bool) -> Place:
-        return stop_place(
-            network,
-            int(stops[pos]),
-            arrival=to_datetime(epoch + arr[pos], tz) if arrive else None,
-            departure=to_datetime(epoch + dep[pos], tz) if depart else None,
-            stop_index=pos,
-            stop_sequence=int(seq[pos]),
-        )
+    def at(pos: int, arrive: dt.datetime | None, depart: dt.datetime | None) -> Place:
+        return _ride_place(network, known, int(stops[pos]), arrive, depart, pos, int(seq[pos]))
 
-    start = to_datetime(epoch + dep[board_pos], tz)
-    end = to_datetime(epoch + arr[alight_pos], tz)
+    start = to_datetime(epoch + int(departure[base + board_pos]), tz)
+    end = to_datetime(epoch + int(arrival[base + alight_pos]), tz)
     first = board_pos + 1 if onboard_from is not None else board_pos  # geometry from there
     sel = stops[first : alight_pos + 1]
     shape_id = trip_attrs["shape_id"]
-    from_place = at(board_pos, arrive=False, depart=True)
+    from_place = at(board_pos, None, start)
     if onboard_from is None:
         # the same ride between the same stops has the same geometry: once per model
         key = (shape_id, tuple(sel.tolist()))
@@ -379,24 +443,29 @@ def transit_leg(
     intermediate = None
     if show_intermediate_stops:
         intermediate = tuple(
-            at(p, arrive=True, depart=True) for p in range(board_pos + 1, alight_pos)
+            at(
+                p,
+                to_datetime(epoch + int(arrival[base + p]), tz),
+                to_datetime(epoch + int(departure[base + p]), tz),
+            )
+            for p in range(board_pos + 1, alight_pos)
         )
-    return Leg(
-        **trip_attrs["leg"],
-        start_time=start,
-        end_time=end,
-        from_place=from_place,
-        to_place=at(alight_pos, arrive=True, depart=False),
-        distance=distance,
-        leg_geometry=encoded,
-        agency_time_zone_offset=tz_offset_ms(start),
-        transit_leg=True,
-        intermediate_stops=intermediate,
-        service_date=_service_date(date),
-        board_rule=_RULES.get(pickup),
-        alight_rule=_RULES.get(dropoff),
-        interline_with_previous_leg=interline,
-        real_time=realtime_delays is not None,
-        arrival_delay=int(realtime_delays[0][alight_pos]) if realtime_delays else 0,
-        departure_delay=int(realtime_delays[1][board_pos]) if realtime_delays else 0,
-    )
+    values = {
+        "start_time": start,
+        "end_time": end,
+        "from_place": from_place,
+        "to_place": at(alight_pos, end, None),
+        "distance": distance,
+        "leg_geometry": encoded,
+        "agency_time_zone_offset": tz_offset_ms(start),
+        "transit_leg": True,
+        "intermediate_stops": intermediate,
+        "service_date": _service_date(date),
+        "board_rule": _RULES.get(pickup),
+        "alight_rule": _RULES.get(dropoff),
+        "interline_with_previous_leg": interline,
+        "real_time": realtime_delays is not None,
+        "arrival_delay": int(realtime_delays[0][alight_pos]) if realtime_delays else 0,
+        "departure_delay": int(realtime_delays[1][board_pos]) if realtime_delays else 0,
+    }
+    return from_template(Leg, trip_attrs["leg"], values)

@@ -49,6 +49,7 @@ from otpa.osm.model import (
     FLAG_ROUNDABOUT,
     WALK,
 )
+from otpa.routing._legs import field_template, from_template
 from otpa.routing._path_kernel import edge_part
 from otpa.routing._step_kernel import RELATIVE, build_step_columns
 from otpa.routing._street_geometry import GraphGeometry, _line_angles, graph_geometry
@@ -500,6 +501,9 @@ def build_steps(
     return _python_steps(graph, path, profiles, initial_angle)
 
 
+#: Every field of a walk step with its default (:func:`~otpa.routing._legs.from_template`).
+_STEP = field_template(WalkStep)
+
 _EXACT_IDS: OwnerCache[str, np.ndarray] = OwnerCache()  # type: ignore[type-arg]
 
 
@@ -534,25 +538,33 @@ def _compiled_steps(
         0.0 if initial_angle is None else float(initial_angle), initial_angle is not None,
         _MODE_BIT.get(path.mode, int(WALK)), graph_arrays,
     )  # fmt: skip
-    names, index, flag = graph.names, name_index.tolist(), flags.tolist()
-    lat_l, lon_l = lat.tolist(), lon.tolist()
+    s_edge, s_rel, s_abs, s_dist, s_stay, s_exit = columns
+    # the per-edge values of the edges that start a step
+    names, index, flag = graph.names, name_index[s_edge].tolist(), flags[s_edge].tolist()
+    lat_l, lon_l = lat[s_edge].tolist(), lon[s_edge].tolist()
+    steps = zip(
+        s_rel.tolist(), s_abs.tolist(), s_dist.tolist(), s_stay.tolist(), s_exit.tolist(),
+        strict=True,
+    )  # fmt: skip
     return tuple(
-        WalkStep(
-            distance=dist,
-            relative_direction=RELATIVE[rel],
-            street_name=names[index[i]],
-            absolute_direction=_ABSOLUTE[absolute],
-            lon=lon_l[i],
-            lat=lat_l[i],
-            stay_on=stay,
-            area=bool(flag[i] & FLAG_AREA),
-            bogus_name=bool(flag[i] & FLAG_BOGUS_NAME),
-            exit=None if out < 0 else str(out),
-            elevation=(),
+        from_template(
+            WalkStep,
+            _STEP,
+            {
+                "distance": dist,
+                "relative_direction": RELATIVE[rel],
+                "street_name": names[index[j]],
+                "absolute_direction": _ABSOLUTE[absolute],
+                "lon": lon_l[j],
+                "lat": lat_l[j],
+                "stay_on": stay,
+                "area": bool(flag[j] & FLAG_AREA),
+                "bogus_name": bool(flag[j] & FLAG_BOGUS_NAME),
+                "exit": None if out < 0 else str(out),
+                "elevation": (),
+            },
         )
-        for i, rel, absolute, dist, stay, out in zip(
-            *(c.tolist() for c in columns), strict=True
-        )
+        for j, (rel, absolute, dist, stay, out) in enumerate(steps)
     )
 
 
