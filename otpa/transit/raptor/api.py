@@ -30,7 +30,7 @@ from otpa.transit.raptor._mc_kernel import run_mc, seed_cost, time_rates, walk_r
 from otpa.transit.raptor._mc_labels import OVERFLOW_DEST, OVERFLOW_LABELS
 from otpa.transit.raptor._memo import known_valid, remember_valid
 from otpa.transit.raptor._onboard import OnBoard, onboard_cost_offset
-from otpa.transit.raptor._prepare import Prepared, prepare
+from otpa.transit.raptor._prepare import Prepared, prepare, same_but_trips
 from otpa.transit.raptor._query import INF
 from otpa.transit.raptor._range import range_rounds
 from otpa.transit.raptor._reconstruct import journey, mc_path, path_cost, round_path
@@ -135,7 +135,9 @@ def _upper_bound(name: str) -> float:
 
 def _check_bounds(name: str, value: Any) -> None:
     """Raise unless ``value`` (scalar or array) lies in ``[0, bound]`` (NaN refused)."""
-    if isinstance(value, int):
+    if isinstance(value, int | float):
+        # a Python number (``bool`` and ``numpy.float64`` too) is compared as it is,
+        # not as a 0-d array: NaN fails both comparisons, as it fails min and max
         ok = 0 <= value <= _upper_bound(name)
     elif known_valid(value, name):
         return
@@ -145,10 +147,11 @@ def _check_bounds(name: str, value: Any) -> None:
             a = a.astype(np.float64)
         # min and max without a float64 copy (transfer arrays are large); NaN fails both
         ok = a.size == 0 or bool(a.min() >= 0 and a.max() <= _upper_bound(name))
+        if ok:
+            remember_valid(value, name)
     if not ok:
         msg = f"RaptorRequest.{name} must be non-negative and at most {_upper_bound(name):g}"
         raise ValueError(msg)
-    remember_valid(value, name)
 
 
 def _no_i64() -> IntArray:
@@ -317,7 +320,8 @@ class RaptorRequest:
 
         For the searches of a plan that differ only in the trips they may ride (the
         trips of the journeys found so far banned): nothing else is converted or
-        validated again.
+        validated again, and a search of this request reuses what the search of this
+        one built that does not depend on the trips (:func:`._prepare.same_but_trips`).
         """
         value = None
         if trip_allowed is not None:
@@ -328,6 +332,7 @@ class RaptorRequest:
         out = object.__new__(RaptorRequest)
         out.__dict__.update(self.__dict__)
         out.__dict__["trip_allowed"] = value
+        same_but_trips(out, self)
         return out
 
     def _check(self) -> None:
