@@ -238,10 +238,13 @@ def path_cost(p: Prepared, raw: list[_Raw], egress: int) -> tuple[int, float]:
     return sum(isinstance(leg, _Ride) for leg in raw), cost
 
 
-def journey(p: Prepared, raw: list[_Raw], egress: int) -> RaptorJourney:
-    """Build the travel-order journey of a search-order path ending with egress ``egress``."""
+def journey(p: Prepared, raw: list[_Raw], egress: int, cost: float | None = None) -> RaptorJourney:
+    """Build the travel-order journey of a search-order path ending with egress ``egress``.
+
+    Its cost is the one recomputed from its legs, or ``cost`` where given (McRAPTOR's).
+    """
     tt, q = p.timetable, p.query
-    times, cost = _timed(p, raw, egress)
+    times, leg_cost = _timed(p, raw, egress)
     legs: list[Leg] = []
     n_rides = 0
     rev = p.reverse
@@ -285,4 +288,6 @@ def journey(p: Prepared, raw: list[_Raw], egress: int) -> RaptorJourney:
             legs.append(TransitLeg(r, trip, bpos, apos, b_stop, a_stop, start, end))
     if rev:
         legs.reverse()
-    return RaptorJourney(tuple(legs), legs[0].start, legs[-1].end, n_rides, cost)
+    return RaptorJourney(
+        tuple(legs), legs[0].start, legs[-1].end, n_rides, leg_cost if cost is None else cost
+    )

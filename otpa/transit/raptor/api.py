@@ -469,8 +469,7 @@ def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
     for i in range(int(lab.used[1])):
         if lab.d_alive[i] and lab.d_label[i] >= 0:
             raw = mc_path(lab, int(lab.d_label[i]))
-            j = journey(p, raw, int(lab.d_egress[i]))
-            out.append(dataclasses.replace(j, cost=float(lab.d_cost[i])))
+            out.append(journey(p, raw, int(lab.d_egress[i]), float(lab.d_cost[i])))
     give_mc_labels(lab)
     return out
 
