@@ -104,6 +104,15 @@ _NON_NEGATIVE = (
 )  # fmt: skip
 
 
+#: ``(name, dtype, checked non-negative)`` of the array fields, in the order checked.
+_ARRAY_FIELDS = tuple(
+    (name, dtype, name in _NON_NEGATIVE) for name, dtype in [*_ARRAYS.items(), *_OPTIONAL.items()]
+)
+_NON_NEGATIVE_SCALARS = tuple(
+    name for name in _NON_NEGATIVE if name not in _ARRAYS and name not in _OPTIONAL
+)
+
+
 #: Most rounds (rides) one search may run: its label arrays grow with the rounds.
 MAX_ROUNDS = 32
 #: Longest access, egress, transfer, slack or window, seconds (a week): with the int64
@@ -266,11 +275,11 @@ class RaptorRequest:
 
     def __post_init__(self) -> None:
         values: dict[str, Any] = {}
-        for name, dtype in [*_ARRAYS.items(), *_OPTIONAL.items()]:
+        for name, dtype, non_negative in _ARRAY_FIELDS:
             value = getattr(self, name)
             if value is None:
                 continue
-            if name in _NON_NEGATIVE:  # before a cast to int32 could wrap the value around
+            if non_negative:  # before a cast to int32 could wrap the value around
                 _check_bounds(name, value)
             a = np.ascontiguousarray(value, dtype=dtype)
             if a.ndim != 1:
@@ -353,10 +362,10 @@ class RaptorRequest:
             if len(getattr(self, name)) != m:
                 msg = f"RaptorRequest.{name} must have transfer_offsets[-1] = {m} entries"
                 raise ValueError(msg)
-        for name in _NON_NEGATIVE:
+        for name in _NON_NEGATIVE_SCALARS:  # arrays were checked before their cast
             value = getattr(self, name)
-            if value is not None and name not in _ARRAYS and name not in _OPTIONAL:
-                _check_bounds(name, value)  # arrays were checked before their cast
+            if value is not None:
+                _check_bounds(name, value)
         if self.max_rounds < 1:
             msg = "RaptorRequest.max_rounds must be at least 1"
             raise ValueError(msg)
