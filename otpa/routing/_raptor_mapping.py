@@ -184,8 +184,13 @@ def _route_masks(
         if f.whitelisted_agencies:
             white |= _agency_matches(model, f.whitelisted_agencies)
         allowed &= white
-    tt_route = _route_of_timetable(model, timetable)
-    route_allowed = None if allowed.all() else allowed[tt_route].astype(np.uint8)
+    route_allowed = (
+        None if allowed.all() else allowed[_route_of_timetable(model, timetable)].astype(np.uint8)
+    )
+    if not (
+        f.preferred_routes or f.preferred_agencies or f.unpreferred_routes or f.unpreferred_agencies
+    ):
+        return route_allowed, None  # no route penalised
     penalty = np.zeros(n_model_routes)
     tp = request.transit
     if f.preferred_routes or f.preferred_agencies:
@@ -198,7 +203,9 @@ def _route_masks(
         if f.unpreferred_agencies:
             unpref |= _agency_matches(model, f.unpreferred_agencies)
         penalty[unpref] += tp.unpreferred_routes_penalty
-    return route_allowed, (penalty[tt_route] if penalty.any() else None)
+    return route_allowed, (
+        penalty[_route_of_timetable(model, timetable)] if penalty.any() else None
+    )
 
 
 def _trip_masks(

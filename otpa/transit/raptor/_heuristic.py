@@ -168,6 +168,14 @@ def route_prefix(tt: RaptorTimetable) -> IntArray:
     return pref
 
 
+def _owned(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """``a`` read-only, in memory of its own (so :func:`._memo.frozen`: what is derived
+    from a graph can be kept by :func:`._memo.remembered`)."""
+    out = np.array(a, dtype=a.dtype, order="C", copy=True)
+    out.flags.writeable = False
+    return out
+
+
 def _build(tt: RaptorTimetable) -> StaticGraph:
     offs = tt.route_stop_offsets
     ns = np.diff(offs)
@@ -197,7 +205,7 @@ def _build(tt: RaptorTimetable) -> StaticGraph:
         stop_pat_pos=pat_pos[order].astype(np.int64),
         route_pat=route_pat.ravel().astype(np.int64),
     )
-    return StaticGraph(*(readonly(a, a.dtype) for a in graph))
+    return StaticGraph(*(_owned(a) for a in graph))
 
 
 def _extend(g: StaticGraph, base: RaptorTimetable, tt: RaptorTimetable) -> StaticGraph:
@@ -241,7 +249,7 @@ def _extend(g: StaticGraph, base: RaptorTimetable, tt: RaptorTimetable) -> Stati
         stop_pat_pos=np.r_[g.stop_pat_pos, pos][order].astype(np.int64),
         route_pat=np.r_[g.route_pat, n_pats + np.arange(ns.size)].astype(np.int64),
     )
-    return StaticGraph(*(readonly(a, a.dtype) for a in graph))
+    return StaticGraph(*(_owned(a) for a in graph))
 
 
 def static_graph(tt: RaptorTimetable) -> StaticGraph:
@@ -906,12 +914,8 @@ def _go_on(
         in_edge: IntArray | None = None
     else:
         in_off, in_from, in_edge = transposed_transfers(off, to, tt.n_stops)
-    n_pats = len(g.pat_offsets) - 1
-    penalty = np.full(n_pats, np.inf)
-    np.minimum.at(penalty, g.route_pat, q.route_penalty)
-    penalty[~np.isfinite(penalty)] = 0.0
     walk_cost = readonly(req.transfer_cost, np.float64)
-    board = readonly(q.board_cost + penalty, np.float64)
+    board = readonly(q.board_cost + _pattern_penalty(g, q.route_penalty), np.float64)
     edges = (in_off, in_from, _incoming_costs(walk_cost, in_edge))
     lb_cost: FloatArray = _dijkstra(g, *kept.cost, *edges, board, True, limits[0])
     if kept.bounds is not None and kept.limits[1] >= limits[1]:
@@ -929,6 +933,21 @@ def _go_on(
                 tt.n_stops, kept.egress_stops, groups.group_of, *between, rides_limit
             )
     return LowerBounds(readonly(lb_cost, np.float64), readonly(lb_rides, np.float64))
+
+
+def _least_penalty(g: StaticGraph, route_penalty: FloatArray) -> FloatArray:
+    penalty = np.full(len(g.pat_offsets) - 1, np.inf)
+    np.minimum.at(penalty, g.route_pat, route_penalty)
+    penalty[~np.isfinite(penalty)] = 0.0
+    return readonly(penalty, np.float64)
+
+
+def _pattern_penalty(g: StaticGraph, route_penalty: FloatArray) -> FloatArray:
+    """Per pattern, the least route penalty of its routes (boarding weights); kept for
+    unchanging penalties (as the planner's none are: one shared array of zeros)."""
+    return remembered(
+        (g.route_pat, route_penalty), "pattern_penalty", lambda: _least_penalty(g, route_penalty)
+    )
 
 
 def _incoming_costs(walk_cost: FloatArray, in_edge: IntArray | None) -> FloatArray:

@@ -9,6 +9,8 @@ swaps them back, so the same rule applies in both directions).
 
 from __future__ import annotations
 
+import threading
+import weakref
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -32,7 +34,7 @@ from otpa.types import FloatArray, IntArray, UInt8Array
 if TYPE_CHECKING:
     from otpa.transit.raptor.api import RaptorRequest
 
-__all__ = ["Prepared", "prepare"]
+__all__ = ["Prepared", "prepare", "same_but_trips"]
 
 _EMPTY_I64 = readonly(np.zeros(0, np.int64), np.int64)
 _EMPTY_I32 = readonly(np.zeros(0, np.int32), np.int32)
@@ -145,8 +147,54 @@ def _rule_arrays(rules: TransferRules | None, n: int, reverse: bool) -> dict[str
     return out
 
 
+_LOCK = threading.Lock()
+#: Per request: the request it was derived from by ``with_trip_allowed`` (the same but
+#: its ``trip_allowed``), and the timetable and search it was last prepared for.
+_PARENT: weakref.WeakKeyDictionary[Any, weakref.ref[Any]] = weakref.WeakKeyDictionary()
+_PREPARED: weakref.WeakKeyDictionary[Any, tuple[RaptorTimetable, Prepared]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def same_but_trips(req: RaptorRequest, parent: RaptorRequest) -> None:
+    """Note that ``req`` is ``parent`` with other ``trip_allowed`` flags, every other
+    field the same object (:meth:`.api.RaptorRequest.with_trip_allowed`)."""
+    with _LOCK:
+        _PARENT[req] = weakref.ref(parent)
+
+
+def _other_trips(timetable: RaptorTimetable, req: RaptorRequest) -> Prepared | None:
+    """The search of ``req`` from that of the request it differs from only in its
+    ``trip_allowed`` (:func:`same_but_trips`), if that was prepared for ``timetable``
+    without interlined or on-board routes; else ``None``.
+
+    Everything but the query's ``trip_allowed`` depends on the fields the two share
+    (validated then, as :meth:`.api.RaptorRequest.with_trip_allowed` says), so only
+    that is checked and built again, as :func:`prepare` does.
+    """
+    with _LOCK:
+        ref = _PARENT.get(req)
+        parent = None if ref is None else ref()
+        hit = None if parent is None else _PREPARED.get(parent)
+    if hit is None or hit[0] is not timetable:
+        return None
+    p = hit[1]
+    if p.stay is not None or p.onboard is not None:
+        return None
+    tt = p.timetable  # a reversed view keeps the route-trip offsets
+    _check_length("trip_allowed", req.trip_allowed, tt.n_route_trips, "n_route_trips")
+    trip_allowed = _flags(req.trip_allowed, tt.n_route_trips)
+    if p.reverse:
+        trip_allowed = trip_allowed[flip_route_trips(tt)]
+    q = p.query._replace(trip_allowed=readonly(trip_allowed, np.uint8))
+    return p._replace(query=q)
+
+
 def prepare(timetable: RaptorTimetable, req: RaptorRequest, *, time: int | None = None) -> Prepared:
     """Validate ``req`` against ``timetable`` and build the search-direction query.
+
+    A request that differs from one prepared before only in its ``trip_allowed``
+    (:func:`same_but_trips`) reuses that one's search (:func:`_other_trips`).
 
     Parameters
     ----------
@@ -162,6 +210,17 @@ def prepare(timetable: RaptorTimetable, req: RaptorRequest, *, time: int | None 
     Prepared
         The searched timetable (reversed for arrive-by), the query and the direction.
     """
+    out = _other_trips(timetable, req) if time is None else None
+    if out is None:
+        out = _prepare(timetable, req, time)
+    if time is None:
+        with _LOCK:
+            _PREPARED[req] = (timetable, out)
+    return out
+
+
+def _prepare(timetable: RaptorTimetable, req: RaptorRequest, time: int | None) -> Prepared:
+    """:func:`prepare` in full."""
     tt = normalized(timetable)
     _validate(tt, req)
     n = tt.n_stops

@@ -168,14 +168,20 @@ def _departure(p: Prepared, ride: _Ride) -> int:
     return int(p.timetable.departure[base + ride.bpos])
 
 
-def _arrival(p: Prepared, ride: _Ride) -> int:
-    base, _ = _block(p, ride)
-    return int(p.timetable.arrival[base + ride.apos])
-
-
 def _timed(p: Prepared, raw: list[_Raw], egress: int) -> tuple[list[tuple[int, int]], float]:
     """Search-direction ``(start, end)`` of every leg (egress last) and the journey cost."""
     tt, q = p.timetable, p.query
+    stop_offsets, trip_offsets, time_offsets = (
+        tt.route_stop_offsets,
+        tt.route_trip_offsets,
+        tt.route_time_offsets,
+    )
+    route_stops, departure, arrival, stop_cost = (
+        tt.route_stops,
+        tt.departure,
+        tt.arrival,
+        q.stop_cost,
+    )
     times: list[tuple[int, int]] = []
     cost = 0.0
     free_at = 0  # passenger time at the current stop
@@ -205,19 +211,21 @@ def _timed(p: Prepared, raw: list[_Raw], egress: int) -> tuple[list[tuple[int, i
             walked_from = leg.from_stop
         else:
             r = leg.route
-            soff = int(tt.route_stop_offsets[r])
-            dep = _departure(p, leg)
-            arr = _arrival(p, leg)
+            soff = int(stop_offsets[r])
+            ns = int(stop_offsets[r + 1]) - soff
+            base = int(time_offsets[r]) + (leg.trip - int(trip_offsets[r])) * ns
+            dep = int(departure[base + leg.bpos])
+            arr = int(arrival[base + leg.apos])
+            b = int(route_stops[soff + leg.bpos])
             times.append((dep, arr))
             cost += q.board_cost + float(q.route_penalty[r]) + (arr - dep)
             cost += float(q.trip_board_cost[leg.trip])
-            cost += float(q.stop_cost[tt.route_stops[soff + leg.bpos]])
-            cost += float(q.stop_cost[tt.route_stops[soff + leg.apos]])
+            cost += float(stop_cost[b])
+            cost += float(stop_cost[route_stops[soff + leg.apos]])
             if prev is None:
                 ready = q.time + access_time
                 cost += q.initial_wait_factor * q.wait_reluctance * (dep - ready)
             else:
-                b = int(tt.route_stops[soff + leg.bpos])
                 a = walked_from if walked_from >= 0 else b
                 # never a negative wait (a rule may allow boarding before free_at), as
                 # in the McRAPTOR kernel
@@ -238,10 +246,13 @@ def path_cost(p: Prepared, raw: list[_Raw], egress: int) -> tuple[int, float]:
     return sum(isinstance(leg, _Ride) for leg in raw), cost
 
 
-def journey(p: Prepared, raw: list[_Raw], egress: int) -> RaptorJourney:
-    """Build the travel-order journey of a search-order path ending with egress ``egress``."""
+def journey(p: Prepared, raw: list[_Raw], egress: int, cost: float | None = None) -> RaptorJourney:
+    """Build the travel-order journey of a search-order path ending with egress ``egress``.
+
+    Its cost is the one recomputed from its legs, or ``cost`` where given (McRAPTOR's).
+    """
     tt, q = p.timetable, p.query
-    times, cost = _timed(p, raw, egress)
+    times, leg_cost = _timed(p, raw, egress)
     legs: list[Leg] = []
     n_rides = 0
     rev = p.reverse
@@ -285,4 +296,6 @@ def journey(p: Prepared, raw: list[_Raw], egress: int) -> RaptorJourney:
             legs.append(TransitLeg(r, trip, bpos, apos, b_stop, a_stop, start, end))
     if rev:
         legs.reverse()
-    return RaptorJourney(tuple(legs), legs[0].start, legs[-1].end, n_rides, cost)
+    return RaptorJourney(
+        tuple(legs), legs[0].start, legs[-1].end, n_rides, leg_cost if cost is None else cost
+    )

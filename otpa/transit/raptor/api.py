@@ -30,7 +30,7 @@ from otpa.transit.raptor._mc_kernel import run_mc, seed_cost, time_rates, walk_r
 from otpa.transit.raptor._mc_labels import OVERFLOW_DEST, OVERFLOW_LABELS
 from otpa.transit.raptor._memo import known_valid, remember_valid
 from otpa.transit.raptor._onboard import OnBoard, onboard_cost_offset
-from otpa.transit.raptor._prepare import Prepared, prepare
+from otpa.transit.raptor._prepare import Prepared, prepare, same_but_trips
 from otpa.transit.raptor._query import INF
 from otpa.transit.raptor._range import range_rounds
 from otpa.transit.raptor._reconstruct import journey, mc_path, path_cost, round_path
@@ -105,6 +105,15 @@ _NON_NEGATIVE = (
 )  # fmt: skip
 
 
+#: ``(name, dtype, checked non-negative)`` of the array fields, in the order checked.
+_ARRAY_FIELDS = tuple(
+    (name, dtype, name in _NON_NEGATIVE) for name, dtype in [*_ARRAYS.items(), *_OPTIONAL.items()]
+)
+_NON_NEGATIVE_SCALARS = tuple(
+    name for name in _NON_NEGATIVE if name not in _ARRAYS and name not in _OPTIONAL
+)
+
+
 #: Most rounds (rides) one search may run: its label arrays grow with the rounds.
 MAX_ROUNDS = 32
 #: Longest access, egress, transfer, slack or window, seconds (a week): with the int64
@@ -136,7 +145,9 @@ def _upper_bound(name: str) -> float:
 
 def _check_bounds(name: str, value: Any) -> None:
     """Raise unless ``value`` (scalar or array) lies in ``[0, bound]`` (NaN refused)."""
-    if isinstance(value, int):
+    if isinstance(value, int | float):
+        # a Python number (``bool`` and ``numpy.float64`` too) is compared as it is,
+        # not as a 0-d array: NaN fails both comparisons, as it fails min and max
         ok = 0 <= value <= _upper_bound(name)
     elif known_valid(value, name):
         return
@@ -146,10 +157,11 @@ def _check_bounds(name: str, value: Any) -> None:
             a = a.astype(np.float64)
         # min and max without a float64 copy (transfer arrays are large); NaN fails both
         ok = a.size == 0 or bool(a.min() >= 0 and a.max() <= _upper_bound(name))
+        if ok:
+            remember_valid(value, name)
     if not ok:
         msg = f"RaptorRequest.{name} must be non-negative and at most {_upper_bound(name):g}"
         raise ValueError(msg)
-    remember_valid(value, name)
 
 
 def _no_i64() -> IntArray:
@@ -264,11 +276,11 @@ class RaptorRequest:
 
     def __post_init__(self) -> None:
         values: dict[str, Any] = {}
-        for name, dtype in [*_ARRAYS.items(), *_OPTIONAL.items()]:
+        for name, dtype, non_negative in _ARRAY_FIELDS:
             value = getattr(self, name)
             if value is None:
                 continue
-            if name in _NON_NEGATIVE:  # before a cast to int32 could wrap the value around
+            if non_negative:  # before a cast to int32 could wrap the value around
                 _check_bounds(name, value)
             a = np.ascontiguousarray(value, dtype=dtype)
             if a.ndim != 1:
@@ -318,7 +330,8 @@ class RaptorRequest:
 
         For the searches of a plan that differ only in the trips they may ride (the
         trips of the journeys found so far banned): nothing else is converted or
-        validated again.
+        validated again, and a search of this request reuses what the search of this
+        one built that does not depend on the trips (:func:`._prepare.same_but_trips`).
         """
         value = None
         if trip_allowed is not None:
@@ -329,6 +342,7 @@ class RaptorRequest:
         out = object.__new__(RaptorRequest)
         out.__dict__.update(self.__dict__)
         out.__dict__["trip_allowed"] = value
+        same_but_trips(out, self)
         return out
 
     def _check(self) -> None:
@@ -349,10 +363,10 @@ class RaptorRequest:
             if len(getattr(self, name)) != m:
                 msg = f"RaptorRequest.{name} must have transfer_offsets[-1] = {m} entries"
                 raise ValueError(msg)
-        for name in _NON_NEGATIVE:
+        for name in _NON_NEGATIVE_SCALARS:  # arrays were checked before their cast
             value = getattr(self, name)
-            if value is not None and name not in _ARRAYS and name not in _OPTIONAL:
-                _check_bounds(name, value)  # arrays were checked before their cast
+            if value is not None:
+                _check_bounds(name, value)
         if self.max_rounds < 1:
             msg = "RaptorRequest.max_rounds must be at least 1"
             raise ValueError(msg)
@@ -471,8 +485,7 @@ def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
     for i in range(int(lab.used[1])):
         if lab.d_alive[i] and lab.d_label[i] >= 0:
             raw = mc_path(lab, int(lab.d_label[i]))
-            j = journey(p, raw, int(lab.d_egress[i]))
-            out.append(dataclasses.replace(j, cost=float(lab.d_cost[i])))
+            out.append(journey(p, raw, int(lab.d_egress[i]), float(lab.d_cost[i])))
     give_mc_labels(lab)
     return out
 
