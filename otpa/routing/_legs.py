@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
+from otpa.errors import ArgumentTypeError
 from otpa.network import TransportNetwork
 from otpa.realtime import AddedTrip
 from otpa.routing._polyline import encode
@@ -73,7 +74,7 @@ def field_template(cls: type[Any]) -> dict[str, Any]:
     """
     if hasattr(cls, "__post_init__"):  # (the model's classes have none: see _direct_init)
         msg = f"{cls.__name__} has a __post_init__"
-        raise TypeError(msg)
+        raise ArgumentTypeError(msg)
     return {
         f.name: None if f.default is dataclasses.MISSING else f.default
         for f in dataclasses.fields(cls)
