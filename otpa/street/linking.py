@@ -334,13 +334,15 @@ def _nearest_sq(
     """The least squared distance ``dx * dx + dy * dy`` (the k-d tree's) of a sample to
     ``(px, py)``, or at least ``upper ** 2`` when no sample is nearer than ``upper``.
 
-    Cells ring by ring around the point's cell, until no cell left can hold a nearer
-    sample (one ring further than the true distance needs: the cells' rounding).
+    Cells ring by ring around the point's cell (from the first ring that reaches the
+    grid), until no cell left can hold a nearer sample (one ring further than the true
+    distance needs: the cells' rounding).
     """
     cx = math.floor((px - x0) / cell)
     cy = math.floor((py - y0) / cell)
     best = math.inf
-    r = 0
+    # the rings nearer than the grid's edge hold no cell (a point far outside it)
+    r = max(0, -cx, cx - (nx - 1), -cy, cy - (ny - 1))
     while True:
         lo_x, hi_x, lo_y, hi_y = cx - r, cx + r, cy - r, cy + r
         for ix in range(max(lo_x, 0), min(hi_x, nx - 1) + 1):

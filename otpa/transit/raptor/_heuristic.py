@@ -606,7 +606,10 @@ def walk_groups(in_off: IntArray, in_from: Int32Array, n: int) -> WalkGroups | N
     if not (frozen(in_off) and frozen(in_from)):
         return None
     return remembered(
-        (in_off, in_from), f"walk_groups_{n}", lambda: _build_walk_groups(in_off, in_from, n)
+        (in_off, in_from),
+        f"walk_groups_{n}",
+        lambda: _build_walk_groups(in_off, in_from, n),
+        network=True,
     )
 
 
@@ -915,7 +918,7 @@ def _go_on(
     else:
         in_off, in_from, in_edge = transposed_transfers(off, to, tt.n_stops)
     walk_cost = readonly(req.transfer_cost, np.float64)
-    board = readonly(q.board_cost + _pattern_penalty(g, q.route_penalty), np.float64)
+    board = readonly(q.board_cost + _least_penalty(g, q.route_penalty), np.float64)
     edges = (in_off, in_from, _incoming_costs(walk_cost, in_edge))
     lb_cost: FloatArray = _dijkstra(g, *kept.cost, *edges, board, True, limits[0])
     if kept.bounds is not None and kept.limits[1] >= limits[1]:
@@ -936,18 +939,11 @@ def _go_on(
 
 
 def _least_penalty(g: StaticGraph, route_penalty: FloatArray) -> FloatArray:
+    """Per pattern, the least route penalty of its routes (boarding weights)."""
     penalty = np.full(len(g.pat_offsets) - 1, np.inf)
     np.minimum.at(penalty, g.route_pat, route_penalty)
     penalty[~np.isfinite(penalty)] = 0.0
     return readonly(penalty, np.float64)
-
-
-def _pattern_penalty(g: StaticGraph, route_penalty: FloatArray) -> FloatArray:
-    """Per pattern, the least route penalty of its routes (boarding weights); kept for
-    unchanging penalties (as the planner's none are: one shared array of zeros)."""
-    return remembered(
-        (g.route_pat, route_penalty), "pattern_penalty", lambda: _least_penalty(g, route_penalty)
-    )
 
 
 def _incoming_costs(walk_cost: FloatArray, in_edge: IntArray | None) -> FloatArray:
@@ -959,5 +955,8 @@ def _incoming_costs(walk_cost: FloatArray, in_edge: IntArray | None) -> FloatArr
     if in_edge is None:
         return walk_cost
     return remembered(
-        (walk_cost, in_edge), "incoming_costs", lambda: readonly(walk_cost[in_edge], np.float64)
+        (walk_cost, in_edge),
+        "incoming_costs",
+        lambda: readonly(walk_cost[in_edge], np.float64),
+        network=True,
     )

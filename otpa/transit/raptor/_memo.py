@@ -25,6 +25,10 @@ _SIZE = 64
 _LOCK = threading.Lock()
 _VALID: OrderedDict[tuple[int, str], weakref.ref[Any]] = OrderedDict()
 _VALUES: OrderedDict[tuple[Any, ...], tuple[tuple[weakref.ref[Any], ...], Any]] = OrderedDict()
+_NETWORK_SIZE = 8
+_NETWORK_VALUES: OrderedDict[tuple[Any, ...], tuple[tuple[weakref.ref[Any], ...], Any]] = (
+    OrderedDict()
+)
 _T = TypeVar("_T")
 
 
@@ -81,27 +85,33 @@ def remember_valid(value: Any, check: str) -> None:
             _VALID.popitem(last=False)
 
 
-def remembered(arrays: tuple[Any, ...], name: str, build: Callable[[], _T]) -> _T:
+def remembered(
+    arrays: tuple[Any, ...], name: str, build: Callable[[], _T], *, network: bool = False
+) -> _T:
     """``build()``, remembered under ``name`` while ``arrays`` are alive and unchanging.
 
     The value is kept by the identity of ``arrays`` (weakly: it does not keep them
     alive) when every one of them is :func:`frozen`; otherwise it is built for this
-    call alone.  The last :data:`_SIZE` values are kept.
+    call alone.  The last :data:`_SIZE` values are kept; ``network``: values of a
+    network's own arrays (its walking transfers), dear to build and few, are kept apart
+    (the last :data:`_NETWORK_SIZE`), so that the values of many timetables or requests
+    do not push them out.
     """
     if not all(frozen(a) for a in arrays):
         return build()
+    store, size = (_NETWORK_VALUES, _NETWORK_SIZE) if network else (_VALUES, _SIZE)
     key = (name, *(id(a) for a in arrays))
     with _LOCK:
-        hit = _VALUES.get(key)
+        hit = store.get(key)
     if hit is not None and all(ref() is a for ref, a in zip(hit[0], arrays, strict=True)):
         value: _T = hit[1]
         return value
     value = build()
     with _LOCK:
-        _VALUES[key] = (tuple(weakref.ref(a) for a in arrays), value)
-        _VALUES.move_to_end(key)
-        while len(_VALUES) > _SIZE:
-            _VALUES.popitem(last=False)
+        store[key] = (tuple(weakref.ref(a) for a in arrays), value)
+        store.move_to_end(key)
+        while len(store) > size:
+            store.popitem(last=False)
     return value
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from otpa.transit.raptor._memo import frozen, known_valid, remember_valid, remembered
+from otpa.transit.raptor._memo import _SIZE, frozen, known_valid, remember_valid, remembered
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -88,3 +88,20 @@ def test_values_are_remembered_only_for_frozen_arrays_and_per_name() -> None:
     assert remembered((writable, b), "t", lambda: build("p")) == "p"
     assert remembered((writable, b), "t", lambda: build("q")) == "q"  # built each time
     assert builds == ["x", "z", "w", "p", "q"]
+
+
+def test_a_networks_values_outlive_many_per_search_values() -> None:
+    # the walk groups of a network (dear to build) stay while searches over many timetables
+    # or requests remember more values than the per-search memo keeps
+    builds: list[str] = []
+    walks = _readonly(np.arange(4))
+    kept = remembered((walks,), "groups", lambda: builds.append("groups") or "g", network=True)
+    assert kept == "g"
+    others = [_readonly(np.arange(2)) for _ in range(3 * _SIZE)]
+    for i, a in enumerate(others):
+        assert remembered((a,), "per_search", lambda i=i: f"v{i}") == f"v{i}"
+    again = remembered((walks,), "groups", lambda: builds.append("again") or "h", network=True)
+    assert again == "g"
+    assert builds == ["groups"]
+    # the per-search memo kept only its last values
+    assert remembered((others[0],), "per_search", lambda: "rebuilt") == "rebuilt"
