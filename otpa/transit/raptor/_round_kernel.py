@@ -35,7 +35,10 @@ These prunings leave every label (times and provenance) as the plain scan would
   destination (walks free, :mod:`._heuristic`; ``-1`` where none leads there).  A
   label beyond it is on no journey within ``max_rounds``, and labels only block
   labels of the same stop and later rounds, all beyond it too: the journeys found
-  (and every label on them) are those of the search that marks everything;
+  (and every label on them) are those of the search that marks everything.  With
+  transfers.txt rules (where a queued route boards at unmarked stops too) a boarding
+  at a stop beyond its last round makes labels only at stops beyond theirs (a ride
+  adds one to the bound at most), so the same holds;
 * when the current trip already holds a stop's ride label at this position, that
   earlier scan recorded the rest of the ride too: the scan stops alighting until it
   boards an earlier trip, and ends after the last marked stop.  In range RAPTOR
