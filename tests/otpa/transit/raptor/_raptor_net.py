@@ -5,9 +5,11 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 import heapq
+import itertools
 import math
+import random
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -20,6 +22,26 @@ from otpa.transit.raptor.api import RaptorJourney, RaptorRequest, TransitLeg
 from otpa.transit.raptor.spi import RaptorTimetable
 
 WALK_SPEED = 1.33  # OTP 1.x default walkSpeed
+
+
+def trip_line(route: str, stops: Sequence[str], start_s: int, hops_s: Sequence[int]) -> str:
+    """One trip as a line of :func:`otpa.testing.timetable.parse_timetable`: ``route``, then
+    each stop with its time (``HH:MM``), leaving ``stops[0]`` at ``start_s`` and taking
+    ``hops_s[i]`` seconds from ``stops[i]`` to ``stops[i + 1]``."""
+    t, parts = start_s, []
+    for s, h in zip(stops, [0, *hops_s], strict=True):
+        t += h
+        parts.append(f"{s} {t // 3600:02d}:{t // 60 % 60:02d}")
+    return f"{route} " + " ".join(parts)
+
+
+def random_walks(
+    rng: random.Random, stops: Sequence[str], share: float, max_minutes: int
+) -> list[tuple[str, str, int]]:
+    """Walking transfers between a random ``share`` of the ordered stop pairs, each 1 to
+    ``max_minutes`` whole minutes."""
+    pairs = [(a, b) for a, b in itertools.permutations(stops, 2) if rng.random() < share]
+    return [(a, b, rng.randint(1, max_minutes) * 60) for a, b in pairs]
 
 
 def stop_index(model: TransitModel, raw_id: str) -> int:

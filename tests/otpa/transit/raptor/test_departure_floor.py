@@ -10,11 +10,11 @@ timetable's, or a ceiling that claims earlier ones, loses labels.
 
 from __future__ import annotations
 
-import itertools
 import random
 
 import numpy as np
 import pytest
+from _raptor_net import random_walks, trip_line
 
 from otpa.testing.timetable import TestTimetable, parse_timetable
 from otpa.transit.raptor import _prepare
@@ -33,13 +33,8 @@ def _network(seed: int) -> tuple[TestTimetable, list[tuple[str, str, int]]]:
         hops = [rng.randint(2, 12) * 60 for _ in seq[1:]]
         first = rng.randint(0, 9) * 60 + rng.choice([0, 0, 3600, 7200])
         for start in range(first, first + rng.randint(1, 3) * 3600, rng.choice([900, 1200])):
-            t, parts = start, []
-            for s, h in zip(seq, [0, *hops], strict=True):
-                t += h
-                parts.append(f"{s} {t // 3600:02d}:{t // 60 % 60:02d}")
-            lines.append(f"R{r} " + " ".join(parts))
-    pairs = [(a, b) for a, b in itertools.permutations(stops, 2) if rng.random() < 0.03]
-    walks = [(a, b, rng.randint(1, 8) * 60) for a, b in pairs]
+            lines.append(trip_line(f"R{r}", seq, start, hops))
+    walks = random_walks(rng, stops, 0.03, 8)
     return parse_timetable("\n".join(lines), stops=stops), walks
 
 

@@ -12,10 +12,10 @@ few per stop loses journeys.
 
 from __future__ import annotations
 
-import itertools
 import random
 
 import numpy as np
+from _raptor_net import random_walks, trip_line
 
 from otpa.testing.timetable import TestTimetable, parse_timetable
 from otpa.transit.raptor._heuristic import lower_bounds
@@ -44,13 +44,8 @@ def _network(seed: int) -> tuple[TestTimetable, list[tuple[str, str, int]]]:
         hops = [rng.randint(2, 10) * 60 for _ in seq[1:]]
         first = rng.randint(0, 9) * 60
         for start in range(first, first + 3 * 3600, rng.choice([600, 900, 1200])):
-            t, parts = start, []
-            for s, h in zip(seq, [0, *hops], strict=True):
-                t += h
-                parts.append(f"{s} {t // 3600:02d}:{t // 60 % 60:02d}")
-            lines.append(f"R{r} " + " ".join(parts))
-    pairs = [(a, b) for a, b in itertools.permutations(stops, 2) if rng.random() < 0.04]
-    walks = [(a, b, rng.randint(1, 6) * 60) for a, b in pairs]
+            lines.append(trip_line(f"R{r}", seq, start, hops))
+    walks = random_walks(rng, stops, 0.04, 6)
     return parse_timetable("\n".join(lines), stops=stops), walks
 
 
