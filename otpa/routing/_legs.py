@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, TypeVar
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import numpy as np
 
-from otpa.errors import ArgumentTypeError
 from otpa.network import TransportNetwork
 from otpa.realtime import AddedTrip
 from otpa.routing._polyline import encode
 from otpa.routing._tables import Row, columns, shape_index
 from otpa.routing._tables import row as table_row
-from otpa.routing.model import EncodedPolyline, Leg, Place, VertexType, WalkStep
+from otpa.routing.model import (
+    EncodedPolyline,
+    Leg,
+    Place,
+    VertexType,
+    WalkStep,
+    field_template,
+    from_template,
+)
 from otpa.transit.model import TransitModel
 from otpa.transit.raptor.spi import RaptorTimetable
 from otpa.types import Int32Array
@@ -62,41 +68,8 @@ def tz_offset_ms(when: dt.datetime) -> int:
 
 _WHEELCHAIR = {1: "ALLOWED", 2: "NOT_ALLOWED"}
 
-_T = TypeVar("_T")
-
-
-def field_template(cls: type[Any]) -> dict[str, Any]:
-    """Every field of a model class in order, with its default (None for the required).
-
-    :func:`from_template` fills an instance from such a template, as the class's ``__init__``
-    (``otpa.routing.model._direct_init``: the fields' values in the instance dict, in
-    order) would, without binding dozens of keyword arguments per leg and place.
-    """
-    if hasattr(cls, "__post_init__"):  # (the model's classes have none: see _direct_init)
-        msg = f"{cls.__name__} has a __post_init__"
-        raise ArgumentTypeError(msg)
-    return {
-        f.name: None if f.default is dataclasses.MISSING else f.default
-        for f in dataclasses.fields(cls)
-    }
-
-
 _LEG = field_template(Leg)
 _PLACE = field_template(Place)
-_new = object.__new__
-
-
-def from_template(cls: type[_T], template: dict[str, Any], values: dict[str, Any]) -> _T:
-    """An instance of a model class: ``template`` (all its fields, in order) with ``values``.
-
-    The same instance as ``cls(**{**template, **values})``: the dict keeps the fields'
-    order, an update replaces values in place.
-    """
-    obj = _new(cls)
-    state = obj.__dict__
-    state.update(template)
-    state.update(values)
-    return obj
 
 
 #: Per transit model: the attributes of each stop's Place that do not depend on a ride.

@@ -49,11 +49,16 @@ from otpa.osm.model import (
     FLAG_ROUNDABOUT,
     WALK,
 )
-from otpa.routing._legs import field_template, from_template
 from otpa.routing._path_kernel import edge_part
 from otpa.routing._step_kernel import RELATIVE, build_step_columns
 from otpa.routing._street_geometry import GraphGeometry, _line_angles, graph_geometry
-from otpa.routing.model import AbsoluteDirection, RelativeDirection, WalkStep
+from otpa.routing.model import (
+    AbsoluteDirection,
+    RelativeDirection,
+    WalkStep,
+    field_template,
+    from_template,
+)
 from otpa.street import StreetGraph
 from otpa.types import BoolArray, FloatArray, Int32Array, IntArray, UInt8Array, UInt16Array
 from otpa.util.cache import OwnerCache
@@ -646,9 +651,7 @@ def _lengthen(step: _Step, profile: list[tuple[float, float]], length: float) ->
 
 def _changes_step(step: _Step, prev: _Edge, edge: _Edge, roundabout: bool, on: bool) -> bool:
     """OTP's new-step test: another street, on to or off a roundabout, on to a link."""
-    renamed = step.key != edge.key and not (
-        step.bogus and edge.flags & FLAG_BOGUS_NAME
-    )
+    renamed = step.key != edge.key and not (step.bogus and edge.flags & FLAG_BOGUS_NAME)
     link = bool(edge.flags & FLAG_LINK) and not prev.flags & FLAG_LINK
     return renamed or roundabout != on or link
 

@@ -79,6 +79,38 @@ def _direct_init(cls: type[_T]) -> type[_T]:
     return cls
 
 
+def field_template(cls: type[Any]) -> dict[str, Any]:
+    """Every field of a model class in order, with its default (None for the required).
+
+    :func:`from_template` fills an instance from such a template, as the class's
+    ``__init__`` (:func:`_direct_init`: the fields' values in the instance dict, in
+    order) would, without binding dozens of keyword arguments per leg and place.
+    """
+    if hasattr(cls, "__post_init__"):  # (the model's classes have none: see _direct_init)
+        msg = f"{cls.__name__} has a __post_init__"
+        raise ArgumentTypeError(msg)
+    return {
+        f.name: None if f.default is dataclasses.MISSING else f.default
+        for f in dataclasses.fields(cls)
+    }
+
+
+_new = object.__new__
+
+
+def from_template(cls: type[_T], template: dict[str, Any], values: dict[str, Any]) -> _T:
+    """An instance of a model class: ``template`` (all its fields, in order) with ``values``.
+
+    The same instance as ``cls(**{**template, **values})``: the dict keeps the fields'
+    order, an update replaces values in place.
+    """
+    obj = _new(cls)
+    state = obj.__dict__
+    state.update(template)
+    state.update(values)
+    return obj
+
+
 class VertexType(StrEnum):
     """Kind of place a leg starts or ends at (OTP ``VertexType``)."""
 

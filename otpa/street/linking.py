@@ -399,14 +399,10 @@ def _grid_nearest(
     iy1 = min(math.floor((py + radius - y0) / cell) + 1, ny - 1)
     if iy0 > iy1:
         return np.zeros(0, dtype=np.int64)
-    n = 0
+    room = 0  # the samples of the cells searched: at least as many as the candidates
     for ix in range(ix0, ix1 + 1):
-        for j in range(offsets[ix * ny + iy0], offsets[ix * ny + iy1 + 1]):
-            dx = gx[j] - px
-            dy = gy[j] - py
-            if dx * dx + dy * dy <= r2:
-                n += 1
-    out = np.empty(n, dtype=np.int64)
+        room += offsets[ix * ny + iy1 + 1] - offsets[ix * ny + iy0]
+    out = np.empty(room, dtype=np.int64)
     n = 0
     for ix in range(ix0, ix1 + 1):
         for j in range(offsets[ix * ny + iy0], offsets[ix * ny + iy1 + 1]):
@@ -415,7 +411,7 @@ def _grid_nearest(
             if dx * dx + dy * dy <= r2:
                 out[n] = j
                 n += 1
-    return out
+    return out[:n]
 
 
 def nearest_piece(

@@ -1,7 +1,7 @@
 """Legs, places and walk steps filled from field templates are the instances ``__init__`` makes.
 
-:func:`otpa.routing._legs.from_template` fills an instance's dict from a template of
-all the class's fields (:func:`~otpa.routing._legs.field_template`) and the values
+:func:`otpa.routing.model.from_template` fills an instance's dict from a template of
+all the class's fields (:func:`~otpa.routing.model.field_template`) and the values
 given; the result must equal the constructor's, with the same fields in the same order.
 """
 
@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 
-from otpa.routing._legs import field_template, from_template
 from otpa.routing.model import (
     AbsoluteDirection,
     EncodedPolyline,
@@ -22,6 +21,8 @@ from otpa.routing.model import (
     RelativeDirection,
     VertexType,
     WalkStep,
+    field_template,
+    from_template,
 )
 
 _WHEN = dt.datetime(2024, 5, 6, 8, 0, tzinfo=dt.UTC)
