@@ -131,13 +131,8 @@ def stop_place(
     stop_sequence: int | None = None,
 ) -> Place:
     """A :class:`Place` for a transit stop."""
-    values = {
-        "stop_index": stop_index,
-        "stop_sequence": stop_sequence,
-        "arrival": arrival,
-        "departure": departure,
-    }
-    return from_template(Place, _stop_attributes(network, int(stop)), values)
+    attrs = _stop_attributes(network, int(stop))
+    return _place(attrs, arrival, departure, stop_index, stop_sequence)
 
 
 def _ride_place(
@@ -150,13 +145,25 @@ def _ride_place(
     stop_sequence: int,
 ) -> Place:
     """:func:`stop_place` of a stop of a ride, with the model's :func:`_stop_table` at hand."""
+    attrs = _stop_attributes(network, stop, known)
+    return _place(attrs, arrival, departure, stop_index, stop_sequence)
+
+
+def _place(
+    attrs: dict[str, Any],
+    arrival: dt.datetime | None,
+    departure: dt.datetime | None,
+    stop_index: int | None,
+    stop_sequence: int | None,
+) -> Place:
+    """A stop's :class:`Place` from its attributes (:func:`_stop_attributes`)."""
     values = {
         "stop_index": stop_index,
         "stop_sequence": stop_sequence,
         "arrival": arrival,
         "departure": departure,
     }
-    return from_template(Place, _stop_attributes(network, stop, known), values)
+    return from_template(Place, attrs, values)
 
 
 @dataclass(frozen=True)
