@@ -273,12 +273,17 @@ def static_graph(tt: RaptorTimetable) -> StaticGraph:
     return graph
 
 
+#: Children per node of the search's heap: a 4-ary heap is half as deep as a binary
+#: one, so a stop leaves it (the dearer step) in fewer, cache-near steps.
+_ARITY = 4
+
+
 @njit(cache=True, inline="always")  # type: ignore[misc]
 def _sift_up(heap: IntArray, pos: IntArray, key: FloatArray, i: int) -> None:
     item = heap[i]
     v = key[item]
     while i > 0:
-        p = (i - 1) >> 1
+        p = (i - 1) // _ARITY
         above = heap[p]
         if key[above] <= v:
             break
@@ -294,12 +299,16 @@ def _sift_down(heap: IntArray, pos: IntArray, key: FloatArray, n: int, i: int) -
     item = heap[i]
     v = key[item]
     while True:
-        m = 2 * i + 1
-        if m >= n:
+        first = _ARITY * i + 1
+        if first >= n:
             break
-        if m + 1 < n and key[heap[m + 1]] < key[heap[m]]:
-            m += 1
-        if key[heap[m]] >= v:
+        m = first
+        km = key[heap[first]]
+        for c in range(first + 1, min(first + _ARITY, n)):
+            kc = key[heap[c]]
+            if kc < km:
+                m, km = c, kc
+        if km >= v:
             break
         heap[i] = heap[m]
         pos[heap[i]] = i
@@ -309,7 +318,7 @@ def _sift_down(heap: IntArray, pos: IntArray, key: FloatArray, n: int, i: int) -
 
 
 class _Search(NamedTuple):
-    """A backward search that can go on to a higher limit (indexed binary heap)."""
+    """A backward search that can go on to a higher limit (indexed 4-ary heap)."""
 
     lb: FloatArray  # least weight found per stop
     pos: IntArray  # heap position; -1 never queued, -2 settled
