@@ -31,6 +31,13 @@ walks are symmetric and unchanging (a network's), the stops walks join are group
 gets the same bound, the levels go over the groups themselves, along rides between
 groups found once per pattern graph and groups (:func:`group_rides`,
 :func:`_rides_bfs_group_graph`: ~3 us against ~190 us stop by stop on RNV).
+
+The cost search queues stops in an indexed 4-ary heap (shallower than a binary one; any
+heap settles the same stops with the same weights, and the floor is the least queued
+weight either way).  What it reads besides the graph (the walks reversed, their costs,
+the boarding weights) follows from the search's key, so a kept search derives it once;
+and a call at which no stop would settle (a search's first, at ``-inf``, which wants the
+rides bounds) is answered without the kernel, as the kernel would answer.
 """
 
 from __future__ import annotations
