@@ -31,6 +31,13 @@ walks are symmetric and unchanging (a network's), the stops walks join are group
 gets the same bound, the levels go over the groups themselves, along rides between
 groups found once per pattern graph and groups (:func:`group_rides`,
 :func:`_rides_bfs_group_graph`: ~3 us against ~190 us stop by stop on RNV).
+
+The cost search queues stops in an indexed 4-ary heap (shallower than a binary one; any
+heap settles the same stops with the same weights, and the floor is the least queued
+weight either way).  What it reads besides the graph (the walks reversed, their costs,
+the boarding weights) follows from the search's key, so a kept search derives it once;
+and a call at which no stop would settle (a search's first, at ``-inf``, which wants the
+rides bounds) is answered without the kernel, as the kernel would answer.
 """
 
 from __future__ import annotations
@@ -273,12 +280,17 @@ def static_graph(tt: RaptorTimetable) -> StaticGraph:
     return graph
 
 
+#: Children per node of the search's heap: a 4-ary heap is half as deep as a binary
+#: one, so a stop leaves it (the dearer step) in fewer, cache-near steps.
+_ARITY = 4
+
+
 @njit(cache=True, inline="always")  # type: ignore[misc]
 def _sift_up(heap: IntArray, pos: IntArray, key: FloatArray, i: int) -> None:
     item = heap[i]
     v = key[item]
     while i > 0:
-        p = (i - 1) >> 1
+        p = (i - 1) // _ARITY
         above = heap[p]
         if key[above] <= v:
             break
@@ -294,12 +306,16 @@ def _sift_down(heap: IntArray, pos: IntArray, key: FloatArray, n: int, i: int) -
     item = heap[i]
     v = key[item]
     while True:
-        m = 2 * i + 1
-        if m >= n:
+        first = _ARITY * i + 1
+        if first >= n:
             break
-        if m + 1 < n and key[heap[m + 1]] < key[heap[m]]:
-            m += 1
-        if key[heap[m]] >= v:
+        m = first
+        km = key[heap[first]]
+        for c in range(first + 1, min(first + _ARITY, n)):
+            kc = key[heap[c]]
+            if kc < km:
+                m, km = c, kc
+        if km >= v:
             break
         heap[i] = heap[m]
         pos[heap[i]] = i
@@ -309,7 +325,7 @@ def _sift_down(heap: IntArray, pos: IntArray, key: FloatArray, n: int, i: int) -
 
 
 class _Search(NamedTuple):
-    """A backward search that can go on to a higher limit (indexed binary heap)."""
+    """A backward search that can go on to a higher limit (indexed 4-ary heap)."""
 
     lb: FloatArray  # least weight found per stop
     pos: IntArray  # heap position; -1 never queued, -2 settled
@@ -829,8 +845,21 @@ def _bounds_key(p: Prepared, req: RaptorRequest) -> tuple[Any, ...]:
     )
 
 
+class _Walks(NamedTuple):
+    """The walks a backward search follows into each stop (CSR), as :func:`_dijkstra`
+    and the rides searches read them."""
+
+    in_off: IntArray
+    in_from: Int32Array
+    in_edge: IntArray | None  # the request's transfer of each (``None``: in order)
+
+
 class _Kept:
-    """The cost search for one key, the limits reached and the bounds there."""
+    """The cost search for one key, the limits reached and the bounds there.
+
+    What the searches read besides (the walks reversed, their costs and the boarding
+    weights) depends on the key alone, so it is derived once, when first needed.
+    """
 
     def __init__(self, refs: tuple[Any, ...], cost: _Search, egress_stops: Int32Array) -> None:
         self.refs = tuple(weakref.ref(a) for a in refs)
@@ -838,6 +867,8 @@ class _Kept:
         self.cost, self.egress_stops = cost, egress_stops
         self.limits = (-np.inf, -np.inf)
         self.bounds: LowerBounds | None = None
+        self.walks: _Walks | None = None
+        self.weights: tuple[FloatArray, FloatArray] | None = None  # walk costs, boardings
 
     def serves(self, refs: tuple[Any, ...]) -> bool:
         return all(r() is a for r, a in zip(self.refs, refs, strict=True))
@@ -906,23 +937,28 @@ def _go_on(
 ) -> LowerBounds:
     """The cost search continued to ``limits[0]``, the rides searched again if
     ``limits[1]`` is higher than before; their bounds."""
-    tt, q = p.timetable, p.query
+    tt = p.timetable
     g = static_graph(tt)
-    off, to = req.transfer_offsets, req.transfer_to
-    if len(off) == 0:
-        off = np.zeros(tt.n_stops + 1, np.int64)
-    if p.reverse:
-        # backwards on the reversed search is forwards on the request's transfers
-        in_off, in_from = readonly(off, np.int64), readonly(to, np.int32)
-        in_edge: IntArray | None = None
+    walks = kept.walks
+    if walks is None:
+        walks = kept.walks = _reversed_walks(p, req)
+    search = kept.cost
+    if search.size[0] > 0 and not search.lb[search.heap[0]] >= limits[0]:  # as the kernel
+        if kept.weights is None:
+            walk_cost = readonly(req.transfer_cost, np.float64)
+            board = readonly(
+                p.query.board_cost + _least_penalty(g, p.query.route_penalty), np.float64
+            )
+            kept.weights = (_incoming_costs(walk_cost, walks.in_edge), board)
+        in_w, board = kept.weights
+        lb_cost: FloatArray = _dijkstra(
+            g, *search, walks.in_off, walks.in_from, in_w, board, True, limits[0]
+        )
     else:
-        in_off, in_from, in_edge = transposed_transfers(off, to, tt.n_stops)
-    walk_cost = readonly(req.transfer_cost, np.float64)
-    board = readonly(q.board_cost + _least_penalty(g, q.route_penalty), np.float64)
-    edges = (in_off, in_from, _incoming_costs(walk_cost, in_edge))
-    lb_cost: FloatArray = _dijkstra(g, *kept.cost, *edges, board, True, limits[0])
+        lb_cost = _settled_so_far(search)
     if kept.bounds is not None and kept.limits[1] >= limits[1]:
         return LowerBounds(readonly(lb_cost, np.float64), kept.bounds.rides)
+    in_off, in_from = walks.in_off, walks.in_from
     groups = walk_groups(in_off, in_from, tt.n_stops)
     rides_limit = int(limits[1])
     if groups is None:
@@ -938,11 +974,49 @@ def _go_on(
     return LowerBounds(readonly(lb_cost, np.float64), readonly(lb_rides, np.float64))
 
 
+def _reversed_walks(p: Prepared, req: RaptorRequest) -> _Walks:
+    """The request's walking transfers into each stop, for the backward searches."""
+    off, to = req.transfer_offsets, req.transfer_to
+    if len(off) == 0:
+        off = np.zeros(p.timetable.n_stops + 1, np.int64)
+    if p.reverse:
+        # backwards on the reversed search is forwards on the request's transfers
+        return _Walks(readonly(off, np.int64), readonly(to, np.int32), None)
+    return _Walks(*transposed_transfers(off, to, p.timetable.n_stops))
+
+
+def _settled_so_far(search: _Search) -> FloatArray:
+    """What :func:`_dijkstra` returns when no stop is queued below its limit: the
+    weights of the stops settled, the least queued weight elsewhere (``inf`` where
+    nothing is queued) — without a kernel call (the first call of a search, at
+    ``-inf``, settles none)."""
+    out = search.lb.copy()
+    if search.size[0] > 0:
+        out[search.pos != -2] = search.lb[search.heap[0]]
+    return out
+
+
+@njit(cache=True, nogil=True)  # type: ignore[misc]
+def _least_by_pattern(route_pat: IntArray, n_pats: int, route_penalty: FloatArray) -> FloatArray:
+    """``np.minimum.at(full(n_pats, inf), route_pat, route_penalty)``, route by route as
+    it goes (each step ``np.minimum``'s: the first operand where less or ``nan``, else
+    the second), then ``0`` where not finite."""
+    penalty = np.full(n_pats, np.inf)
+    for r in range(route_pat.shape[0]):
+        p = route_pat[r]
+        a, b = penalty[p], route_penalty[r]
+        penalty[p] = a if (a < b or np.isnan(a)) else b
+    for p in range(n_pats):
+        if not np.isfinite(penalty[p]):
+            penalty[p] = 0.0
+    return penalty
+
+
 def _least_penalty(g: StaticGraph, route_penalty: FloatArray) -> FloatArray:
     """Per pattern, the least route penalty of its routes (boarding weights)."""
-    penalty = np.full(len(g.pat_offsets) - 1, np.inf)
-    np.minimum.at(penalty, g.route_pat, route_penalty)
-    penalty[~np.isfinite(penalty)] = 0.0
+    penalty = _least_by_pattern(
+        g.route_pat, len(g.pat_offsets) - 1, readonly(route_penalty, np.float64)
+    )
     return readonly(penalty, np.float64)
 
 
