@@ -149,8 +149,11 @@ def _rule_arrays(rules: TransferRules | None, n: int, reverse: bool) -> dict[str
 
 _LOCK = threading.Lock()
 #: Per request: the request it was derived from by ``with_trip_allowed`` (the same but
-#: its ``trip_allowed``), and the timetable and search it was last prepared for.
-_PARENT: weakref.WeakKeyDictionary[Any, weakref.ref[Any]] = weakref.WeakKeyDictionary()
+#: its ``trip_allowed``), and the timetable and search it was last prepared for.  A
+#: derived request keeps its parent alive (the parent's search with it): a plan's loop
+#: that rebinds one name to each next search's request would otherwise drop the parent
+#: before its child is prepared.
+_PARENT: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 _PREPARED: weakref.WeakKeyDictionary[Any, tuple[RaptorTimetable, Prepared]] = (
     weakref.WeakKeyDictionary()
 )
@@ -160,7 +163,7 @@ def same_but_trips(req: RaptorRequest, parent: RaptorRequest) -> None:
     """Note that ``req`` is ``parent`` with other ``trip_allowed`` flags, every other
     field the same object (:meth:`.api.RaptorRequest.with_trip_allowed`)."""
     with _LOCK:
-        _PARENT[req] = weakref.ref(parent)
+        _PARENT[req] = parent
 
 
 def _other_trips(timetable: RaptorTimetable, req: RaptorRequest) -> Prepared | None:
@@ -173,8 +176,7 @@ def _other_trips(timetable: RaptorTimetable, req: RaptorRequest) -> Prepared | N
     that is checked and built again, as :func:`prepare` does.
     """
     with _LOCK:
-        ref = _PARENT.get(req)
-        parent = None if ref is None else ref()
+        parent = _PARENT.get(req)
         hit = None if parent is None else _PREPARED.get(parent)
     if hit is None or hit[0] is not timetable:
         return None
