@@ -143,12 +143,22 @@ def _upper_bound(name: str) -> float:
     return MAX_COST
 
 
+#: The upper bound of each field checked non-negative (:func:`_upper_bound`).
+_BOUND = {name: _upper_bound(name) for name in _NON_NEGATIVE}
+#: ``(name, bound)`` of the scalar fields checked non-negative, in the order checked.
+_SCALAR_BOUNDS = tuple((name, _BOUND[name]) for name in _NON_NEGATIVE_SCALARS)
+
+
+def _out_of_bounds(name: str) -> ValueError:
+    return ValueError(f"RaptorRequest.{name} must be non-negative and at most {_BOUND[name]:g}")
+
+
 def _check_bounds(name: str, value: Any) -> None:
     """Raise unless ``value`` (scalar or array) lies in ``[0, bound]`` (NaN refused)."""
-    if isinstance(value, int | float):
+    if isinstance(value, (int, float)):
         # a Python number (``bool`` and ``numpy.float64`` too) is compared as it is,
         # not as a 0-d array: NaN fails both comparisons, as it fails min and max
-        ok = 0 <= value <= _upper_bound(name)
+        ok = 0 <= value <= _BOUND[name]
     elif known_valid(value, name):
         return
     else:
@@ -156,12 +166,33 @@ def _check_bounds(name: str, value: Any) -> None:
         if a.dtype.kind not in "biuf":
             a = a.astype(np.float64)
         # min and max without a float64 copy (transfer arrays are large); NaN fails both
-        ok = a.size == 0 or bool(a.min() >= 0 and a.max() <= _upper_bound(name))
+        ok = a.size == 0 or bool(a.min() >= 0 and a.max() <= _BOUND[name])
         if ok:
             remember_valid(value, name)
     if not ok:
-        msg = f"RaptorRequest.{name} must be non-negative and at most {_upper_bound(name):g}"
-        raise ValueError(msg)
+        raise _out_of_bounds(name)
+
+
+#: The scalar fields made Python ints, in that order.
+_INT_FIELDS = (
+    "time", "max_rounds", "search_window_s", "board_slack_s", "alight_slack_s", "transfer_slack_s"
+)  # fmt: skip
+#: ``(stops, time_s, cost)`` field names of the access and of the egress.
+_ENDS = (
+    ("access_stops", "access_time_s", "access_cost"),
+    ("egress_stops", "egress_time_s", "egress_cost"),
+)
+
+
+def _check_scalars(state: dict[str, Any]) -> None:
+    """:func:`_check_bounds` of the scalar fields (Python numbers compared here)."""
+    for name, bound in _SCALAR_BOUNDS:
+        value = state[name]
+        if isinstance(value, (int, float)):
+            if not 0 <= value <= bound:  # as in _check_bounds: NaN fails both
+                raise _out_of_bounds(name)
+        elif value is not None:
+            _check_bounds(name, value)
 
 
 def _no_i64() -> IntArray:
@@ -275,9 +306,10 @@ class RaptorRequest:
     onboard: OnBoard | None = None
 
     def __post_init__(self) -> None:
-        values: dict[str, Any] = {}
+        # the fields are replaced in the instance's dict (the class is frozen)
+        state = self.__dict__
         for name, dtype, non_negative in _ARRAY_FIELDS:
-            value = getattr(self, name)
+            value = state[name]
             if value is None:
                 continue
             if non_negative:  # before a cast to int32 could wrap the value around
@@ -286,15 +318,12 @@ class RaptorRequest:
             if a.ndim != 1:
                 msg = f"RaptorRequest.{name} must be one-dimensional"
                 raise ValueError(msg)
-            values[name] = a
-        if values.get("trip_stop_bans") is not None:
-            values["trip_stop_bans"] = np.sort(values["trip_stop_bans"])
-        for name in ("time", "max_rounds", "search_window_s", "board_slack_s", "alight_slack_s"):
-            values[name] = int(getattr(self, name))
-        values["transfer_slack_s"] = int(self.transfer_slack_s)
-        values["arrive_by"] = bool(self.arrive_by)
-        for name, value in values.items():
-            object.__setattr__(self, name, value)
+            state[name] = a
+        if state["trip_stop_bans"] is not None:
+            state["trip_stop_bans"] = np.sort(state["trip_stop_bans"])
+        for name in _INT_FIELDS:
+            state[name] = int(state[name])
+        state["arrive_by"] = bool(state["arrive_by"])
         self._check()
 
     def with_access(self, stops: Int32Array, time_s: Int32Array, cost: FloatArray) -> RaptorRequest:
@@ -346,12 +375,15 @@ class RaptorRequest:
         return out
 
     def _check(self) -> None:
-        for group in ("access", "egress"):
-            n = len(getattr(self, f"{group}_stops"))
-            for suffix in ("time_s", "cost"):
-                if len(getattr(self, f"{group}_{suffix}")) != n:
-                    msg = f"RaptorRequest.{group}_{suffix} must have the length of {group}_stops"
-                    raise ValueError(msg)
+        state = self.__dict__
+        for group, time_s, cost in _ENDS:
+            n = len(state[group])
+            if len(state[time_s]) != n:
+                msg = f"RaptorRequest.{time_s} must have the length of {group}"
+                raise ValueError(msg)
+            if len(state[cost]) != n:
+                msg = f"RaptorRequest.{cost} must have the length of {group}"
+                raise ValueError(msg)
         off = self.transfer_offsets
         m = int(off[-1]) if len(off) else 0
         if len(off) and not known_valid(off, "csr"):
@@ -360,13 +392,10 @@ class RaptorRequest:
                 raise ValueError(msg)
             remember_valid(off, "csr")
         for name in ("transfer_to", "transfer_time_s", "transfer_cost"):
-            if len(getattr(self, name)) != m:
+            if len(state[name]) != m:
                 msg = f"RaptorRequest.{name} must have transfer_offsets[-1] = {m} entries"
                 raise ValueError(msg)
-        for name in _NON_NEGATIVE_SCALARS:  # arrays were checked before their cast
-            value = getattr(self, name)
-            if value is not None:
-                _check_bounds(name, value)
+        _check_scalars(state)  # arrays were checked before their cast
         if self.max_rounds < 1:
             msg = "RaptorRequest.max_rounds must be at least 1"
             raise ValueError(msg)
