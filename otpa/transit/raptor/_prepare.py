@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import threading
 import weakref
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -113,20 +115,25 @@ def _reverse_bans(tt: RaptorTimetable, bans: IntArray) -> IntArray:
     return out
 
 
-def _rule_arrays(rules: TransferRules | None, n: int, reverse: bool) -> dict[str, Any]:
+#: The query's rule arrays without transfers.txt rules (shared, read-only).
+_NO_RULES: Mapping[str, Any] = MappingProxyType(
+    {
+        "has_rules": False,
+        "r_key": _EMPTY_I64,
+        "r_from_route": _EMPTY_I32,
+        "r_to_route": _EMPTY_I32,
+        "r_from_trip": _EMPTY_I32,
+        "r_to_trip": _EMPTY_I32,
+        "r_kind": readonly(np.zeros(0, np.uint8), np.uint8),
+        "r_min": _EMPTY_I32,
+        "has_preferred": False,
+    }
+)
+
+
+def _rule_arrays(rules: TransferRules | None, n: int, reverse: bool) -> Mapping[str, Any]:
     if rules is None or len(rules) == 0:
-        e32 = readonly(np.zeros(0, np.int32), np.int32)
-        return {
-            "has_rules": False,
-            "r_key": _EMPTY_I64,
-            "r_from_route": e32,
-            "r_to_route": e32,
-            "r_from_trip": e32,
-            "r_to_trip": e32,
-            "r_kind": readonly(np.zeros(0, np.uint8), np.uint8),
-            "r_min": e32,
-            "has_preferred": False,
-        }
+        return _NO_RULES
     parts = [rules.from_route, rules.to_route, rules.from_trip, rules.to_trip]
     key = rules.key
     if reverse:
