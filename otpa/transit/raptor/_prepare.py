@@ -47,7 +47,10 @@ class Prepared(NamedTuple):
 
     ``edge_map`` maps the query's transfer edges to the request's (arrive-by only);
     ``stay`` maps the extra routes of interlined trips back to the request's timetable,
-    ``onboard`` the route of an on-board start.
+    ``onboard`` the route of an on-board start.  ``shared`` keeps what the searches
+    derive from everything but the trip flags (:func:`.api._shared`): the searches
+    prepared from this one for requests with other trip flags (:func:`_other_trips`)
+    share it.
     """
 
     timetable: RaptorTimetable
@@ -56,6 +59,7 @@ class Prepared(NamedTuple):
     edge_map: IntArray | None = None
     stay: StaySeatedView | None = None
     onboard: OnBoardRoute | None = None
+    shared: dict[str, Any] | None = None
 
 
 def _check_length(name: str, a: np.ndarray[Any, Any] | None, n: int, what: str) -> None:
@@ -334,4 +338,4 @@ def _prepare(timetable: RaptorTimetable, req: RaptorRequest, time: int | None) -
         dep_ceil=departures[1],
         **_rule_arrays(req.rules, n, reverse),
     )
-    return Prepared(tt, q, reverse, edge, view, onboard)
+    return Prepared(tt, q, reverse, edge, view, onboard, {})

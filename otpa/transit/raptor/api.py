@@ -14,8 +14,9 @@ arrival and the next departure, plus the walk when the stops differ;
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -31,7 +32,7 @@ from otpa.transit.raptor._mc_labels import OVERFLOW_DEST, OVERFLOW_LABELS
 from otpa.transit.raptor._memo import known_valid, remember_valid
 from otpa.transit.raptor._onboard import OnBoard, onboard_cost_offset
 from otpa.transit.raptor._prepare import Prepared, prepare, same_but_trips
-from otpa.transit.raptor._query import INF
+from otpa.transit.raptor._query import INF, SearchQuery
 from otpa.transit.raptor._range import range_rounds
 from otpa.transit.raptor._reconstruct import journey, mc_path, path_cost, round_path
 from otpa.transit.raptor._results import (
@@ -428,12 +429,35 @@ def _round_search(
     """
     q = p.query
     lab = take_round_labels(q.max_rounds + 1, p.timetable.n_stops)
-    rides = lower_bounds(p, request, -np.inf).rides
-    last = np.where(np.isfinite(rides), q.max_rounds - rides, -1.0).astype(np.int32)
+    last = _shared(p, "last_round", lambda: _last_rounds(p, request))
     run_rounds(p.timetable, q, lab, q.time, True, NO_RIDDEN, last)
     rows = improving_rounds(lab.r_time, q.egress_stops, q.egress_time, q.max_rounds)
-    found = [(int(k), int(i), int(t)) for k, i, t in rows]
+    found = [(k, i, t) for k, i, t in rows.tolist()]
     return lab, found
+
+
+_T = TypeVar("_T")
+
+
+def _shared(p: Prepared, key: str, build: Callable[[], _T]) -> _T:
+    """``build()``, kept in ``p.shared`` under ``key``: for values that depend on nothing
+    the searches prepared from ``p`` for other trip flags change (:func:`.prepare`)."""
+    if p.shared is None:
+        return build()
+    value: _T | None = p.shared.get(key)
+    if value is None:
+        value = p.shared[key] = build()
+    return value
+
+
+def _last_rounds(p: Prepared, request: RaptorRequest) -> Int32Array:
+    """Per stop, the last round whose labels are marked for boarding (``run_rounds``):
+    ``max_rounds`` less the rides still needed (-1: the destination is out of reach)."""
+    rides = lower_bounds(p, request, -np.inf).rides
+    out: Int32Array = np.where(np.isfinite(rides), p.query.max_rounds - rides, -1.0).astype(
+        np.int32
+    )
+    return out
 
 
 def _route_arrival(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
@@ -456,6 +480,12 @@ _LEAST_DEST = 64
 _FIRST_ROUTE_BAG = 256
 
 
+def _least_label(q: SearchQuery) -> float:
+    """The least cost of a label McRAPTOR tests against its bounds: the cheapest access
+    and a boarding."""
+    return float(q.access_cost.min()) + q.board_cost if len(q.access_cost) else 0.0
+
+
 class _Known(NamedTuple):
     """A journey of the round search, as McRAPTOR's pruning uses it."""
 
@@ -471,7 +501,7 @@ def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
     # rides and costs are those of the journeys, without building their legs)
     lab_r, found = _round_search(p, request)
     known = [
-        _Known(*path_cost(p, round_path(p, lab_r, k, int(q.egress_stops[i])), i))
+        _Known(*path_cost(p, round_path(p, lab_r, k, q.egress_stops.item(i)), i))
         for k, i, _ in found
     ]
     give_round_labels(lab_r)
@@ -485,11 +515,14 @@ def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
     # cost unit, and 1e-11 of the cost, kept as margin for rounding: costs may reach
     # 1e15), so the bounds need reach that much less
     dearest = max(seed_cost(kj.cost) for kj in known)
-    least_label = float(q.access_cost.min()) + q.board_cost if len(q.access_cost) else 0.0
+    least_label = _shared(p, "least_label", lambda: _least_label(q))
     keep = 1.0 + 1e-11 * abs(dearest)
     bounds = lower_bounds(p, request, dearest - max(least_label - keep, 0.0))
     pref = route_prefix(p.timetable)
-    rates = time_rates(q, walk_rate(request.transfer_time_s, request.transfer_cost))
+    rates = _shared(
+        p, "time_rates",
+        lambda: time_rates(q, walk_rate(request.transfer_time_s, request.transfer_cost)),
+    )  # fmt: skip
     # the pool is the thread's (at least this large, see _label_pools); what the search
     # finds does not depend on its capacities: when one overflows, it runs again
     cap, dest_cap = max(_LEAST_LABELS, _LABELS_PER_STOP * n_stops), _LEAST_DEST + len(known)
@@ -511,10 +544,11 @@ def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
         else:
             rb_cap *= 4
     out: list[RaptorJourney] = []
-    for i in range(int(lab.used[1])):
-        if lab.d_alive[i] and lab.d_label[i] >= 0:
-            raw = mc_path(lab, int(lab.d_label[i]))
-            out.append(journey(p, raw, int(lab.d_egress[i]), float(lab.d_cost[i])))
+    d_alive, d_label = lab.d_alive.item, lab.d_label.item
+    for i in range(lab.used.item(1)):
+        if d_alive(i) and d_label(i) >= 0:
+            raw = mc_path(lab, d_label(i))
+            out.append(journey(p, raw, lab.d_egress.item(i), lab.d_cost.item(i)))
     give_mc_labels(lab)
     return out
 
