@@ -84,12 +84,12 @@ def take_mc_labels(n_rounds: int, n_stops: int, cap: int, dest_cap: int, rb_cap:
         cap, dest_cap = max(cap, least[0]), max(dest_cap, least[1])
         return new_mc_labels(n_rounds, n_stops, cap, dest_cap, rb_cap)
     _LOCAL.mc = None
-    head = kept.head
-    if head.shape != (n_rounds, n_stops):
-        head = np.empty((n_rounds, n_stops), np.int32)
-    head.fill(-1)
     kept.used[:] = 0
     kept.rb_size[0] = rb_cap
+    if kept.head.shape == (n_rounds, n_stops):
+        kept.head.fill(-1)
+        return kept
+    head = np.full((n_rounds, n_stops), -1, np.int32)
     return kept._replace(head=head)
 
 

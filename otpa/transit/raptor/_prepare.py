@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import threading
 import weakref
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -45,7 +47,10 @@ class Prepared(NamedTuple):
 
     ``edge_map`` maps the query's transfer edges to the request's (arrive-by only);
     ``stay`` maps the extra routes of interlined trips back to the request's timetable,
-    ``onboard`` the route of an on-board start.
+    ``onboard`` the route of an on-board start.  ``shared`` keeps what the searches
+    derive from everything but the trip flags (:func:`.api._shared`): the searches
+    prepared from this one for requests with other trip flags (:func:`_other_trips`)
+    share it.
     """
 
     timetable: RaptorTimetable
@@ -54,6 +59,7 @@ class Prepared(NamedTuple):
     edge_map: IntArray | None = None
     stay: StaySeatedView | None = None
     onboard: OnBoardRoute | None = None
+    shared: dict[str, Any] | None = None
 
 
 def _check_length(name: str, a: np.ndarray[Any, Any] | None, n: int, what: str) -> None:
@@ -113,20 +119,25 @@ def _reverse_bans(tt: RaptorTimetable, bans: IntArray) -> IntArray:
     return out
 
 
-def _rule_arrays(rules: TransferRules | None, n: int, reverse: bool) -> dict[str, Any]:
+#: The query's rule arrays without transfers.txt rules (shared, read-only).
+_NO_RULES: Mapping[str, Any] = MappingProxyType(
+    {
+        "has_rules": False,
+        "r_key": _EMPTY_I64,
+        "r_from_route": _EMPTY_I32,
+        "r_to_route": _EMPTY_I32,
+        "r_from_trip": _EMPTY_I32,
+        "r_to_trip": _EMPTY_I32,
+        "r_kind": readonly(np.zeros(0, np.uint8), np.uint8),
+        "r_min": _EMPTY_I32,
+        "has_preferred": False,
+    }
+)
+
+
+def _rule_arrays(rules: TransferRules | None, n: int, reverse: bool) -> Mapping[str, Any]:
     if rules is None or len(rules) == 0:
-        e32 = readonly(np.zeros(0, np.int32), np.int32)
-        return {
-            "has_rules": False,
-            "r_key": _EMPTY_I64,
-            "r_from_route": e32,
-            "r_to_route": e32,
-            "r_from_trip": e32,
-            "r_to_trip": e32,
-            "r_kind": readonly(np.zeros(0, np.uint8), np.uint8),
-            "r_min": e32,
-            "has_preferred": False,
-        }
+        return _NO_RULES
     parts = [rules.from_route, rules.to_route, rules.from_trip, rules.to_trip]
     key = rules.key
     if reverse:
@@ -149,8 +160,11 @@ def _rule_arrays(rules: TransferRules | None, n: int, reverse: bool) -> dict[str
 
 _LOCK = threading.Lock()
 #: Per request: the request it was derived from by ``with_trip_allowed`` (the same but
-#: its ``trip_allowed``), and the timetable and search it was last prepared for.
-_PARENT: weakref.WeakKeyDictionary[Any, weakref.ref[Any]] = weakref.WeakKeyDictionary()
+#: its ``trip_allowed``), and the timetable and search it was last prepared for.  A
+#: derived request keeps its parent alive (the parent's search with it): a plan's loop
+#: that rebinds one name to each next search's request would otherwise drop the parent
+#: before its child is prepared.
+_PARENT: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 _PREPARED: weakref.WeakKeyDictionary[Any, tuple[RaptorTimetable, Prepared]] = (
     weakref.WeakKeyDictionary()
 )
@@ -160,7 +174,7 @@ def same_but_trips(req: RaptorRequest, parent: RaptorRequest) -> None:
     """Note that ``req`` is ``parent`` with other ``trip_allowed`` flags, every other
     field the same object (:meth:`.api.RaptorRequest.with_trip_allowed`)."""
     with _LOCK:
-        _PARENT[req] = weakref.ref(parent)
+        _PARENT[req] = parent
 
 
 def _other_trips(timetable: RaptorTimetable, req: RaptorRequest) -> Prepared | None:
@@ -173,8 +187,7 @@ def _other_trips(timetable: RaptorTimetable, req: RaptorRequest) -> Prepared | N
     that is checked and built again, as :func:`prepare` does.
     """
     with _LOCK:
-        ref = _PARENT.get(req)
-        parent = None if ref is None else ref()
+        parent = _PARENT.get(req)
         hit = None if parent is None else _PREPARED.get(parent)
     if hit is None or hit[0] is not timetable:
         return None
@@ -325,4 +338,4 @@ def _prepare(timetable: RaptorTimetable, req: RaptorRequest, time: int | None) -
         dep_ceil=departures[1],
         **_rule_arrays(req.rules, n, reverse),
     )
-    return Prepared(tt, q, reverse, edge, view, onboard)
+    return Prepared(tt, q, reverse, edge, view, onboard, {})

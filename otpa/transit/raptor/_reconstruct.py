@@ -10,7 +10,8 @@ parameters, so both criteria report comparable costs.
 
 from __future__ import annotations
 
-from typing import NamedTuple, TypeAlias
+import dataclasses
+from typing import Any, NamedTuple, TypeAlias, TypeVar
 
 import numpy as np
 
@@ -50,53 +51,61 @@ class _Walk(NamedTuple):
 
 
 _Raw: TypeAlias = _Access | _Ride | _Walk
+_T = TypeVar("_T")
 
 
 def round_path(p: Prepared, lab: RoundLabels, k: int, stop: int) -> list[_Raw]:
     """Search-order legs (access .. last ride) of the ride label of round ``k`` at ``stop``."""
     tt = p.timetable
+    stop_offsets, route_stops = tt.route_stop_offsets, tt.route_stops
+    # ``item`` reads a label as a Python int (no numpy scalar in between)
+    r_route, r_trip, r_bpos = lab.r_route.item, lab.r_trip.item, lab.r_bpos.item
+    r_apos, r_round, r_src = lab.r_apos.item, lab.r_round.item, lab.r_src.item
+    b_kind, b_ref, b_edge = lab.b_kind.item, lab.b_ref.item, lab.b_edge.item
+    b_round = lab.b_round.item
     out: list[_Raw] = []
     row, s = k, stop
     for _ in range(2 * p.query.max_rounds + 2):
-        r = int(lab.r_route[row, s])
-        bpos = int(lab.r_bpos[row, s])
-        out.append(_Ride(r, int(lab.r_trip[row, s]), bpos, int(lab.r_apos[row, s])))
-        b = int(tt.route_stops[tt.route_stop_offsets[r] + bpos])
-        prev = int(lab.r_round[row, s]) - 1
-        if lab.r_src[row, s] == 1:
+        r = r_route(row, s)
+        bpos = r_bpos(row, s)
+        out.append(_Ride(r, r_trip(row, s), bpos, r_apos(row, s)))
+        b = route_stops.item(stop_offsets.item(r) + bpos)
+        prev = r_round(row, s) - 1
+        if r_src(row, s) == 1:
             row, s = prev, b
             continue
-        kind = lab.b_kind[prev, b]
+        kind = b_kind(prev, b)
         if kind == B_ACCESS:
-            out.append(_Access(int(lab.b_ref[prev, b])))
+            out.append(_Access(b_ref(prev, b)))
             out.reverse()
             return out
         if kind == B_RIDE:
-            row, s = int(lab.b_round[prev, b]), b
+            row, s = b_round(prev, b), b
             continue
-        a = int(lab.b_ref[prev, b])
-        out.append(_Walk(a, b, int(lab.b_edge[prev, b])))
-        row, s = int(lab.b_round[prev, b]), a
+        a = b_ref(prev, b)
+        out.append(_Walk(a, b, b_edge(prev, b)))
+        row, s = b_round(prev, b), a
     msg = "RAPTOR labels do not lead back to an access stop"
     raise RuntimeError(msg)
 
 
 def mc_path(lab: McLabels, label: int) -> list[_Raw]:
     """Search-order legs (access .. last ride) ending with McRAPTOR label ``label``."""
+    kinds, parents, refs, stops = lab.kind.item, lab.parent.item, lab.ref.item, lab.stop.item
     out: list[_Raw] = []
     li = label
     while li >= 0:
-        kind = int(lab.kind[li])
-        parent = int(lab.parent[li])
+        kind = kinds(li)
+        parent = parents(li)
         if kind == 0:
-            out.append(_Access(int(lab.ref[li])))
+            out.append(_Access(refs(li)))
             break
         if kind == 1:
             out.append(
-                _Ride(int(lab.route[li]), int(lab.trip[li]), int(lab.bpos[li]), int(lab.apos[li]))
+                _Ride(lab.route.item(li), lab.trip.item(li), lab.bpos.item(li), lab.apos.item(li))
             )
         else:
-            out.append(_Walk(int(lab.stop[parent]), int(lab.stop[li]), int(lab.ref[li])))
+            out.append(_Walk(stops(parent), stops(li), refs(li)))
         li = parent
     out.reverse()
     return out
@@ -171,32 +180,48 @@ def _departure(p: Prepared, ride: _Ride) -> int:
 def _timed(p: Prepared, raw: list[_Raw], egress: int) -> tuple[list[tuple[int, int]], float]:
     """Search-direction ``(start, end)`` of every leg (egress last) and the journey cost."""
     tt, q = p.timetable, p.query
-    stop_offsets, trip_offsets, time_offsets = (
-        tt.route_stop_offsets,
-        tt.route_trip_offsets,
-        tt.route_time_offsets,
-    )
-    route_stops, departure, arrival, stop_cost = (
-        tt.route_stops,
-        tt.departure,
-        tt.arrival,
-        q.stop_cost,
-    )
+    # ``item`` reads an element as a Python int or float (no numpy scalar in between)
+    stop_offsets, trip_offsets = tt.route_stop_offsets.item, tt.route_trip_offsets.item
+    time_offsets, route_stops = tt.route_time_offsets.item, tt.route_stops.item
+    departure, arrival = tt.departure.item, tt.arrival.item
+    stop_cost, route_penalty = q.stop_cost.item, q.route_penalty.item
+    trip_cost = q.trip_board_cost.item
+    board_cost, wait_reluctance, alight_slack = q.board_cost, q.wait_reluctance, q.alight_slack
     times: list[tuple[int, int]] = []
     cost = 0.0
     free_at = 0  # passenger time at the current stop
     prev: _Ride | None = None
     walked_from = -1
-    first = next(x for x in raw if isinstance(x, _Ride))
     access_time = 0
     for i, leg in enumerate(raw):
-        if isinstance(leg, _Access):
-            access_time = int(q.access_time[leg.entry])
-            end = _departure(p, first) - q.board_slack
-            times.append((end - access_time, end))
-            cost += float(q.access_cost[leg.entry])
+        if isinstance(leg, _Ride):
+            r = leg.route
+            soff = stop_offsets(r)
+            ns = stop_offsets(r + 1) - soff
+            base = time_offsets(r) + (leg.trip - trip_offsets(r)) * ns
+            dep = departure(base + leg.bpos)
+            arr = arrival(base + leg.apos)
+            b = route_stops(soff + leg.bpos)
+            times.append((dep, arr))
+            cost += board_cost + route_penalty(r) + (arr - dep)
+            cost += trip_cost(leg.trip)
+            cost += stop_cost(b)
+            cost += stop_cost(route_stops(soff + leg.apos))
+            if prev is None:
+                ready = q.time + access_time
+                cost += q.initial_wait_factor * wait_reluctance * (dep - ready)
+            else:
+                a = walked_from if walked_from >= 0 else b
+                # never a negative wait (a rule may allow boarding before free_at), as
+                # in the McRAPTOR kernel
+                cost += q.transfer_penalty + wait_reluctance * max(dep - free_at, 0)
+                if q.has_preferred and _rule(p, a, b, prev, leg)[0] not in (0, 1):
+                    cost += q.nonpreferred_penalty
+            free_at = arr + alight_slack
+            prev = leg
+            walked_from = -1
         elif isinstance(leg, _Walk):
-            dur = int(q.tr_time[leg.edge])
+            dur = q.tr_time.item(leg.edge)
             nxt = raw[i + 1]
             kind, min_time = (
                 _rule(p, leg.from_stop, leg.to_stop, prev, nxt)
@@ -207,36 +232,16 @@ def _timed(p: Prepared, raw: list[_Raw], egress: int) -> tuple[list[tuple[int, i
             # the cost is the search's: the street walk, and the wait from when it
             # ends (never negative, as in the kernels)
             free_at += dur
-            cost += float(q.tr_cost[leg.edge])
+            cost += q.tr_cost.item(leg.edge)
             walked_from = leg.from_stop
         else:
-            r = leg.route
-            soff = int(stop_offsets[r])
-            ns = int(stop_offsets[r + 1]) - soff
-            base = int(time_offsets[r]) + (leg.trip - int(trip_offsets[r])) * ns
-            dep = int(departure[base + leg.bpos])
-            arr = int(arrival[base + leg.apos])
-            b = int(route_stops[soff + leg.bpos])
-            times.append((dep, arr))
-            cost += q.board_cost + float(q.route_penalty[r]) + (arr - dep)
-            cost += float(q.trip_board_cost[leg.trip])
-            cost += float(stop_cost[b])
-            cost += float(stop_cost[route_stops[soff + leg.apos]])
-            if prev is None:
-                ready = q.time + access_time
-                cost += q.initial_wait_factor * q.wait_reluctance * (dep - ready)
-            else:
-                a = walked_from if walked_from >= 0 else b
-                # never a negative wait (a rule may allow boarding before free_at), as
-                # in the McRAPTOR kernel
-                cost += q.transfer_penalty + q.wait_reluctance * max(dep - free_at, 0)
-                if q.has_preferred and _rule(p, a, b, prev, leg)[0] not in (0, 1):
-                    cost += q.nonpreferred_penalty
-            free_at = arr + q.alight_slack
-            prev = leg
-            walked_from = -1
-    times.append((free_at, free_at + int(q.egress_time[egress])))
-    cost += float(q.egress_cost[egress])
+            access_time = q.access_time.item(leg.entry)
+            first = next(x for x in raw if isinstance(x, _Ride))
+            end = _departure(p, first) - q.board_slack
+            times.append((end - access_time, end))
+            cost += q.access_cost.item(leg.entry)
+    times.append((free_at, free_at + q.egress_time.item(egress)))
+    cost += q.egress_cost.item(egress)
     return times, cost
 
 
@@ -246,42 +251,64 @@ def path_cost(p: Prepared, raw: list[_Raw], egress: int) -> tuple[int, float]:
     return sum(isinstance(leg, _Ride) for leg in raw), cost
 
 
+_new = object.__new__
+
+
+def _fields(cls: type[Any], names: tuple[str, ...]) -> tuple[str, ...]:
+    """``names``, checked to be the fields of result class ``cls`` in order.
+
+    The legs and journeys are built by filling the instance's dict (the dict the
+    class's ``__init__`` fills, field by field, through ``object.__setattr__``: a
+    journey has half a dozen of them, and that was a visible share of building it).
+    That is only the same instance while the class sets nothing else.
+    """
+    if tuple(f.name for f in dataclasses.fields(cls)) != names or hasattr(cls, "__post_init__"):
+        msg = f"{cls.__name__}: fields {names} expected, without __post_init__"
+        raise TypeError(msg)
+    return names
+
+
+_ENDS = _fields(AccessLeg, ("stop", "index", "duration_s", "start", "end"))
+_fields(EgressLeg, _ENDS)
+_TRANSFER = _fields(TransferLeg, ("from_stop", "to_stop", "duration_s", "start", "end", "edge"))
+_TRANSIT = _fields(
+    TransitLeg,
+    ("route", "trip", "board_pos", "alight_pos", "board_stop", "alight_stop", "start", "end",
+     "interline", "onboard"),
+)  # fmt: skip
+_JOURNEY = _fields(RaptorJourney, ("legs", "departure", "arrival", "n_rides", "cost"))
+
+
+def _built(cls: type[_T], names: tuple[str, ...], values: tuple[Any, ...]) -> _T:
+    """``cls(*values)`` (``names``: its fields, :func:`_fields`), without its ``__init__``."""
+    obj: _T = _new(cls)
+    obj.__dict__.update(zip(names, values, strict=True))
+    return obj
+
+
 def journey(p: Prepared, raw: list[_Raw], egress: int, cost: float | None = None) -> RaptorJourney:
     """Build the travel-order journey of a search-order path ending with egress ``egress``.
 
     Its cost is the one recomputed from its legs, or ``cost`` where given (McRAPTOR's).
     """
     tt, q = p.timetable, p.query
+    stop_offsets, route_stops = tt.route_stop_offsets.item, tt.route_stops.item
     times, leg_cost = _timed(p, raw, egress)
     legs: list[Leg] = []
     n_rides = 0
     rev = p.reverse
     for leg, (t_a, t_b) in zip([*raw, None], times, strict=True):
         start, end = (-t_b, -t_a) if rev else (t_a, t_b)
-        if isinstance(leg, _Access) and p.onboard is not None:
-            continue  # an on-board start has no access leg
-        if leg is None or isinstance(leg, _Access):
-            idx = egress if leg is None else leg.entry
-            stops = q.egress_stops if leg is None else q.access_stops
-            stop, dur = int(stops[idx]), end - start
-            if (leg is None) != rev:
-                legs.append(EgressLeg(stop, idx, dur, start, end))
-            else:
-                legs.append(AccessLeg(stop, idx, dur, start, end))
-        elif isinstance(leg, _Walk):
-            edge = leg.edge if p.edge_map is None else int(p.edge_map[leg.edge])
-            a, b = (leg.to_stop, leg.from_stop) if rev else (leg.from_stop, leg.to_stop)
-            legs.append(TransferLeg(a, b, end - start, start, end, edge))
-        else:
+        if isinstance(leg, _Ride):
             n_rides += 1
             r = leg.route
-            soff = int(tt.route_stop_offsets[r])
-            last = int(tt.route_stop_offsets[r + 1]) - soff - 1
+            soff = stop_offsets(r)
+            last = stop_offsets(r + 1) - soff - 1
             bpos, apos, trip = leg.bpos, leg.apos, leg.trip
-            b_stop = int(tt.route_stops[soff + bpos])
-            a_stop = int(tt.route_stops[soff + apos])
+            b_stop = route_stops(soff + bpos)
+            a_stop = route_stops(soff + apos)
             if rev:
-                t0, t1 = int(tt.route_trip_offsets[r]), int(tt.route_trip_offsets[r + 1])
+                t0, t1 = tt.route_trip_offsets.item(r), tt.route_trip_offsets.item(r + 1)
                 trip = t0 + t1 - 1 - trip
                 bpos, apos = last - apos, last - bpos
                 b_stop, a_stop = a_stop, b_stop
@@ -293,9 +320,19 @@ def journey(p: Prepared, raw: list[_Raw], egress: int, cost: float | None = None
                 parts = split_ride(p.stay, r, trip, bpos, apos)
                 legs.extend(reversed(parts) if rev else parts)
                 continue
-            legs.append(TransitLeg(r, trip, bpos, apos, b_stop, a_stop, start, end))
+            ride = (r, trip, bpos, apos, b_stop, a_stop, start, end, False, False)
+            legs.append(_built(TransitLeg, _TRANSIT, ride))
+        elif isinstance(leg, _Walk):
+            edge = leg.edge if p.edge_map is None else p.edge_map.item(leg.edge)
+            a, b = (leg.to_stop, leg.from_stop) if rev else (leg.from_stop, leg.to_stop)
+            legs.append(_built(TransferLeg, _TRANSFER, (a, b, end - start, start, end, edge)))
+        elif leg is None or p.onboard is None:  # an on-board start has no access leg
+            idx = egress if leg is None else leg.entry
+            stops = q.egress_stops if leg is None else q.access_stops
+            ends = (stops.item(idx), idx, end - start, start, end)
+            cls: type[AccessLeg | EgressLeg] = EgressLeg if (leg is None) != rev else AccessLeg
+            legs.append(_built(cls, _ENDS, ends))
     if rev:
         legs.reverse()
-    return RaptorJourney(
-        tuple(legs), legs[0].start, legs[-1].end, n_rides, leg_cost if cost is None else cost
-    )
+    fields = (tuple(legs), legs[0].start, legs[-1].end, n_rides, leg_cost if cost is None else cost)
+    return _built(RaptorJourney, _JOURNEY, fields)

@@ -14,8 +14,9 @@ arrival and the next departure, plus the walk when the stops differ;
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -31,7 +32,7 @@ from otpa.transit.raptor._mc_labels import OVERFLOW_DEST, OVERFLOW_LABELS
 from otpa.transit.raptor._memo import known_valid, remember_valid
 from otpa.transit.raptor._onboard import OnBoard, onboard_cost_offset
 from otpa.transit.raptor._prepare import Prepared, prepare, same_but_trips
-from otpa.transit.raptor._query import INF
+from otpa.transit.raptor._query import INF, SearchQuery
 from otpa.transit.raptor._range import range_rounds
 from otpa.transit.raptor._reconstruct import journey, mc_path, path_cost, round_path
 from otpa.transit.raptor._results import (
@@ -143,12 +144,22 @@ def _upper_bound(name: str) -> float:
     return MAX_COST
 
 
+#: The upper bound of each field checked non-negative (:func:`_upper_bound`).
+_BOUND = {name: _upper_bound(name) for name in _NON_NEGATIVE}
+#: ``(name, bound)`` of the scalar fields checked non-negative, in the order checked.
+_SCALAR_BOUNDS = tuple((name, _BOUND[name]) for name in _NON_NEGATIVE_SCALARS)
+
+
+def _out_of_bounds(name: str) -> ValueError:
+    return ValueError(f"RaptorRequest.{name} must be non-negative and at most {_BOUND[name]:g}")
+
+
 def _check_bounds(name: str, value: Any) -> None:
     """Raise unless ``value`` (scalar or array) lies in ``[0, bound]`` (NaN refused)."""
-    if isinstance(value, int | float):
+    if isinstance(value, (int, float)):
         # a Python number (``bool`` and ``numpy.float64`` too) is compared as it is,
         # not as a 0-d array: NaN fails both comparisons, as it fails min and max
-        ok = 0 <= value <= _upper_bound(name)
+        ok = 0 <= value <= _BOUND[name]
     elif known_valid(value, name):
         return
     else:
@@ -156,12 +167,33 @@ def _check_bounds(name: str, value: Any) -> None:
         if a.dtype.kind not in "biuf":
             a = a.astype(np.float64)
         # min and max without a float64 copy (transfer arrays are large); NaN fails both
-        ok = a.size == 0 or bool(a.min() >= 0 and a.max() <= _upper_bound(name))
+        ok = a.size == 0 or bool(a.min() >= 0 and a.max() <= _BOUND[name])
         if ok:
             remember_valid(value, name)
     if not ok:
-        msg = f"RaptorRequest.{name} must be non-negative and at most {_upper_bound(name):g}"
-        raise ValueError(msg)
+        raise _out_of_bounds(name)
+
+
+#: The scalar fields made Python ints, in that order.
+_INT_FIELDS = (
+    "time", "max_rounds", "search_window_s", "board_slack_s", "alight_slack_s", "transfer_slack_s"
+)  # fmt: skip
+#: ``(stops, time_s, cost)`` field names of the access and of the egress.
+_ENDS = (
+    ("access_stops", "access_time_s", "access_cost"),
+    ("egress_stops", "egress_time_s", "egress_cost"),
+)
+
+
+def _check_scalars(state: dict[str, Any]) -> None:
+    """:func:`_check_bounds` of the scalar fields (Python numbers compared here)."""
+    for name, bound in _SCALAR_BOUNDS:
+        value = state[name]
+        if isinstance(value, (int, float)):
+            if not 0 <= value <= bound:  # as in _check_bounds: NaN fails both
+                raise _out_of_bounds(name)
+        elif value is not None:
+            _check_bounds(name, value)
 
 
 def _no_i64() -> IntArray:
@@ -275,9 +307,10 @@ class RaptorRequest:
     onboard: OnBoard | None = None
 
     def __post_init__(self) -> None:
-        values: dict[str, Any] = {}
+        # the fields are replaced in the instance's dict (the class is frozen)
+        state = self.__dict__
         for name, dtype, non_negative in _ARRAY_FIELDS:
-            value = getattr(self, name)
+            value = state[name]
             if value is None:
                 continue
             if non_negative:  # before a cast to int32 could wrap the value around
@@ -286,15 +319,12 @@ class RaptorRequest:
             if a.ndim != 1:
                 msg = f"RaptorRequest.{name} must be one-dimensional"
                 raise ValueError(msg)
-            values[name] = a
-        if values.get("trip_stop_bans") is not None:
-            values["trip_stop_bans"] = np.sort(values["trip_stop_bans"])
-        for name in ("time", "max_rounds", "search_window_s", "board_slack_s", "alight_slack_s"):
-            values[name] = int(getattr(self, name))
-        values["transfer_slack_s"] = int(self.transfer_slack_s)
-        values["arrive_by"] = bool(self.arrive_by)
-        for name, value in values.items():
-            object.__setattr__(self, name, value)
+            state[name] = a
+        if state["trip_stop_bans"] is not None:
+            state["trip_stop_bans"] = np.sort(state["trip_stop_bans"])
+        for name in _INT_FIELDS:
+            state[name] = int(state[name])
+        state["arrive_by"] = bool(state["arrive_by"])
         self._check()
 
     def with_access(self, stops: Int32Array, time_s: Int32Array, cost: FloatArray) -> RaptorRequest:
@@ -346,12 +376,15 @@ class RaptorRequest:
         return out
 
     def _check(self) -> None:
-        for group in ("access", "egress"):
-            n = len(getattr(self, f"{group}_stops"))
-            for suffix in ("time_s", "cost"):
-                if len(getattr(self, f"{group}_{suffix}")) != n:
-                    msg = f"RaptorRequest.{group}_{suffix} must have the length of {group}_stops"
-                    raise ValueError(msg)
+        state = self.__dict__
+        for group, time_s, cost in _ENDS:
+            n = len(state[group])
+            if len(state[time_s]) != n:
+                msg = f"RaptorRequest.{time_s} must have the length of {group}"
+                raise ValueError(msg)
+            if len(state[cost]) != n:
+                msg = f"RaptorRequest.{cost} must have the length of {group}"
+                raise ValueError(msg)
         off = self.transfer_offsets
         m = int(off[-1]) if len(off) else 0
         if len(off) and not known_valid(off, "csr"):
@@ -360,13 +393,10 @@ class RaptorRequest:
                 raise ValueError(msg)
             remember_valid(off, "csr")
         for name in ("transfer_to", "transfer_time_s", "transfer_cost"):
-            if len(getattr(self, name)) != m:
+            if len(state[name]) != m:
                 msg = f"RaptorRequest.{name} must have transfer_offsets[-1] = {m} entries"
                 raise ValueError(msg)
-        for name in _NON_NEGATIVE_SCALARS:  # arrays were checked before their cast
-            value = getattr(self, name)
-            if value is not None:
-                _check_bounds(name, value)
+        _check_scalars(state)  # arrays were checked before their cast
         if self.max_rounds < 1:
             msg = "RaptorRequest.max_rounds must be at least 1"
             raise ValueError(msg)
@@ -399,12 +429,35 @@ def _round_search(
     """
     q = p.query
     lab = take_round_labels(q.max_rounds + 1, p.timetable.n_stops)
-    rides = lower_bounds(p, request, -np.inf).rides
-    last = np.where(np.isfinite(rides), q.max_rounds - rides, -1.0).astype(np.int32)
+    last = _shared(p, "last_round", lambda: _last_rounds(p, request))
     run_rounds(p.timetable, q, lab, q.time, True, NO_RIDDEN, last)
     rows = improving_rounds(lab.r_time, q.egress_stops, q.egress_time, q.max_rounds)
-    found = [(int(k), int(i), int(t)) for k, i, t in rows]
+    found = [(k, i, t) for k, i, t in rows.tolist()]
     return lab, found
+
+
+_T = TypeVar("_T")
+
+
+def _shared(p: Prepared, key: str, build: Callable[[], _T]) -> _T:
+    """``build()``, kept in ``p.shared`` under ``key``: for values that depend on nothing
+    the searches prepared from ``p`` for other trip flags change (:func:`.prepare`)."""
+    if p.shared is None:
+        return build()
+    value: _T | None = p.shared.get(key)
+    if value is None:
+        value = p.shared[key] = build()
+    return value
+
+
+def _last_rounds(p: Prepared, request: RaptorRequest) -> Int32Array:
+    """Per stop, the last round whose labels are marked for boarding (``run_rounds``):
+    ``max_rounds`` less the rides still needed (-1: the destination is out of reach)."""
+    rides = lower_bounds(p, request, -np.inf).rides
+    out: Int32Array = np.where(np.isfinite(rides), p.query.max_rounds - rides, -1.0).astype(
+        np.int32
+    )
+    return out
 
 
 def _route_arrival(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
@@ -427,6 +480,12 @@ _LEAST_DEST = 64
 _FIRST_ROUTE_BAG = 256
 
 
+def _least_label(q: SearchQuery) -> float:
+    """The least cost of a label McRAPTOR tests against its bounds: the cheapest access
+    and a boarding."""
+    return float(q.access_cost.min()) + q.board_cost if len(q.access_cost) else 0.0
+
+
 class _Known(NamedTuple):
     """A journey of the round search, as McRAPTOR's pruning uses it."""
 
@@ -442,7 +501,7 @@ def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
     # rides and costs are those of the journeys, without building their legs)
     lab_r, found = _round_search(p, request)
     known = [
-        _Known(*path_cost(p, round_path(p, lab_r, k, int(q.egress_stops[i])), i))
+        _Known(*path_cost(p, round_path(p, lab_r, k, q.egress_stops.item(i)), i))
         for k, i, _ in found
     ]
     give_round_labels(lab_r)
@@ -456,11 +515,14 @@ def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
     # cost unit, and 1e-11 of the cost, kept as margin for rounding: costs may reach
     # 1e15), so the bounds need reach that much less
     dearest = max(seed_cost(kj.cost) for kj in known)
-    least_label = float(q.access_cost.min()) + q.board_cost if len(q.access_cost) else 0.0
+    least_label = _shared(p, "least_label", lambda: _least_label(q))
     keep = 1.0 + 1e-11 * abs(dearest)
     bounds = lower_bounds(p, request, dearest - max(least_label - keep, 0.0))
     pref = route_prefix(p.timetable)
-    rates = time_rates(q, walk_rate(request.transfer_time_s, request.transfer_cost))
+    rates = _shared(
+        p, "time_rates",
+        lambda: time_rates(q, walk_rate(request.transfer_time_s, request.transfer_cost)),
+    )  # fmt: skip
     # the pool is the thread's (at least this large, see _label_pools); what the search
     # finds does not depend on its capacities: when one overflows, it runs again
     cap, dest_cap = max(_LEAST_LABELS, _LABELS_PER_STOP * n_stops), _LEAST_DEST + len(known)
@@ -482,10 +544,11 @@ def _route_cost(p: Prepared, request: RaptorRequest) -> list[RaptorJourney]:
         else:
             rb_cap *= 4
     out: list[RaptorJourney] = []
-    for i in range(int(lab.used[1])):
-        if lab.d_alive[i] and lab.d_label[i] >= 0:
-            raw = mc_path(lab, int(lab.d_label[i]))
-            out.append(journey(p, raw, int(lab.d_egress[i]), float(lab.d_cost[i])))
+    d_alive, d_label = lab.d_alive.item, lab.d_label.item
+    for i in range(lab.used.item(1)):
+        if d_alive(i) and d_label(i) >= 0:
+            raw = mc_path(lab, d_label(i))
+            out.append(journey(p, raw, lab.d_egress.item(i), lab.d_cost.item(i)))
     give_mc_labels(lab)
     return out
 
