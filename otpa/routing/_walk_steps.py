@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 import numpy as np
 from numba import njit
 
+from otpa.errors import InternalError
 from otpa.osm.model import (
     BICYCLE,
     CAR,
@@ -57,7 +58,6 @@ from otpa.routing.model import (
     RelativeDirection,
     WalkStep,
     field_template,
-    from_template,
 )
 from otpa.street import StreetGraph
 from otpa.types import BoolArray, FloatArray, Int32Array, IntArray, UInt8Array, UInt16Array
@@ -522,13 +522,98 @@ def _exact_ids(graph: StreetGraph) -> np.ndarray:  # type: ignore[type-arg]
     return _EXACT_IDS.get_or_build(graph, "exact_ids", build)
 
 
+#: ``seg_geom_offsets, geom_lat, geom_lon, edge_segment, edge_backward, cum_m, seg_len_m``
+_Geometry = tuple[IntArray, FloatArray, FloatArray, Int32Array, UInt8Array, FloatArray, FloatArray]
+#: The graph arrays of :func:`~otpa.routing._step_kernel.build_step_columns`.
+_GraphArrays = tuple[
+    Int32Array, Int32Array, Int32Array, IntArray, IntArray, Int32Array, UInt8Array,
+    UInt8Array, IntArray, Int32Array, FloatArray,
+]  # fmt: skip
+
+
+@njit(cache=True)  # type: ignore[misc]
+def _step_table(
+    edges: IntArray,
+    start: float,
+    end: float,
+    lengths: FloatArray,
+    walking: BoolArray,
+    initial_angle: float,
+    has_initial: bool,
+    bit: int,
+    shortcut: bool,
+    name_keys: IntArray,
+    vertex_lat: FloatArray,
+    vertex_lon: FloatArray,
+    last_angle: FloatArray,
+    edge_flags: UInt16Array,
+    geometry: _Geometry,
+    graph_arrays: _GraphArrays,
+) -> tuple[IntArray, FloatArray]:
+    """:func:`_edge_columns` and :func:`build_step_columns` of a path in one call.
+
+    ``geometry``: ``seg_geom_offsets, geom_lat, geom_lon, edge_segment, edge_backward``
+    and the ``cum_m, seg_len_m`` of the graph's ``GraphGeometry``; ``graph_arrays``:
+    those of :func:`build_step_columns`.  Returns per step ``(relative, absolute,
+    stay_on, exit, name index, area, bogus name)`` as integers (booleans 0/1, exit -1:
+    none) and ``(distance, lat, lon)``, the last two of the edge that starts the step.
+    ``shortcut`` off: no edge is *plain* (every edge through the whole state machine;
+    the same steps, for tests).
+    """
+    edge_from, edge_name, first_angle = graph_arrays[0], graph_arrays[9], graph_arrays[10]
+    offsets, geom_lat, geom_lon, edge_segment, edge_backward, cum_m, seg_len_m = geometry
+    first, last, lat, lon, plain = _edge_columns(
+        edges, start, end, first_angle, last_angle, edge_from, vertex_lat, vertex_lon,
+        name_keys, edge_name, edge_flags, offsets, geom_lat, geom_lon, edge_segment,
+        edge_backward, cum_m, seg_len_m,
+    )  # fmt: skip
+    if not shortcut:
+        plain[:] = False
+    name_index = edge_name[edges]
+    flags = edge_flags[edges]
+    keys = name_keys[name_index]
+    s_edge, s_rel, s_abs, s_dist, s_stay, s_exit = build_step_columns(
+        edges, keys, flags, lengths, first, last, walking, plain, initial_angle, has_initial,
+        bit, graph_arrays,
+    )  # fmt: skip
+    ns = s_edge.shape[0]
+    ints = np.empty((ns, 7), dtype=np.int64)
+    floats = np.empty((ns, 3))
+    for j in range(ns):
+        k = s_edge[j]
+        ints[j, 0] = s_rel[j]
+        ints[j, 1] = s_abs[j]
+        ints[j, 2] = 1 if s_stay[j] else 0
+        ints[j, 3] = s_exit[j]
+        ints[j, 4] = name_index[k]
+        ints[j, 5] = 1 if (flags[k] & FLAG_AREA) != 0 else 0
+        ints[j, 6] = 1 if (flags[k] & FLAG_BOGUS_NAME) != 0 else 0
+        floats[j, 0] = s_dist[j]
+        floats[j, 1] = lat[k]
+        floats[j, 2] = lon[k]
+    return ints, floats
+
+
+#: The fields of a walk step in order: :func:`_compiled_steps` fills the instance dict
+#: with them as :func:`~otpa.routing.model.from_template` would from ``_STEP``.
+_STEP_FIELDS = (
+    "distance", "relative_direction", "street_name", "absolute_direction", "lon", "lat",
+    "stay_on", "area", "bogus_name", "exit", "elevation", "alerts",
+)  # fmt: skip
+if tuple(_STEP) != _STEP_FIELDS or _STEP["alerts"] is not None:  # pragma: no cover
+    _msg = "WalkStep's fields changed: update _compiled_steps"
+    raise InternalError(_msg)
+_BOOL = (False, True)
+_new = object.__new__
+
+
 def _compiled_steps(
-    graph: StreetGraph, path: StreetPath, initial_angle: float | None
+    graph: StreetGraph, path: StreetPath, initial_angle: float | None, *, shortcut: bool = True
 ) -> tuple[WalkStep, ...]:
-    """:func:`build_steps` of a path without elevation, by the compiled builder."""
-    geo, edges, name_keys, name_index, flags, first, last, lat, lon, plain = _path_columns(
-        graph, path
-    )
+    """:func:`build_steps` of a path without elevation, by the compiled builder
+    (:func:`_step_table`; ``shortcut``: its *plain* edges, on but in tests)."""
+    geo = graph_geometry(graph)
+    edges = np.asarray(path.edges, dtype=np.int64)
     n = edges.size
     lengths = path.edge_distance_m if path.edge_distance_m.size else np.zeros(n)
     walking = path.walking if path.walking.size else np.zeros(n, dtype=bool)
@@ -537,40 +622,41 @@ def _compiled_steps(
         graph.ban_to, graph.ban_modes, graph.edge_perm, _exact_ids(graph), graph.edge_name,
         geo.first_angle,
     )  # fmt: skip
-    columns = build_step_columns(
-        edges, name_keys[name_index], flags, np.asarray(lengths, dtype=np.float64), first,
-        last, np.asarray(walking, dtype=np.bool_), plain,
+    geometry = (
+        graph.seg_geom_offsets, graph.geom_lat, graph.geom_lon, graph.edge_segment,
+        graph.edge_backward, geo.cum_m, geo.seg_len_m,
+    )  # fmt: skip
+    ints, floats = _step_table(
+        edges, float(path.start_fraction), float(path.end_fraction),
+        np.asarray(lengths, dtype=np.float64), np.asarray(walking, dtype=np.bool_),
         0.0 if initial_angle is None else float(initial_angle), initial_angle is not None,
-        _MODE_BIT.get(path.mode, int(WALK)), graph_arrays,
+        _MODE_BIT.get(path.mode, int(WALK)), shortcut, _name_keys(graph), graph.vertex_lat,
+        graph.vertex_lon, geo.last_angle, graph.edge_flags, geometry, graph_arrays,
     )  # fmt: skip
-    s_edge, s_rel, s_abs, s_dist, s_stay, s_exit = columns
-    # the per-edge values of the edges that start a step
-    names, index, flag = graph.names, name_index[s_edge].tolist(), flags[s_edge].tolist()
-    lat_l, lon_l = lat[s_edge].tolist(), lon[s_edge].tolist()
-    steps = zip(
-        s_rel.tolist(), s_abs.tolist(), s_dist.tolist(), s_stay.tolist(), s_exit.tolist(),
-        strict=True,
-    )  # fmt: skip
-    return tuple(
-        from_template(
-            WalkStep,
-            _STEP,
+    names, relative, absolute, yes = graph.names, RELATIVE, _ABSOLUTE, _BOOL
+    steps = []
+    for (rel, ab, stay, out, name, area, bogus), (dist, lat, lon) in zip(
+        ints.tolist(), floats.tolist(), strict=True
+    ):
+        step = _new(WalkStep)
+        step.__dict__.update(
             {
                 "distance": dist,
-                "relative_direction": RELATIVE[rel],
-                "street_name": names[index[j]],
-                "absolute_direction": _ABSOLUTE[absolute],
-                "lon": lon_l[j],
-                "lat": lat_l[j],
-                "stay_on": stay,
-                "area": bool(flag[j] & FLAG_AREA),
-                "bogus_name": bool(flag[j] & FLAG_BOGUS_NAME),
+                "relative_direction": relative[rel],
+                "street_name": names[name],
+                "absolute_direction": absolute[ab],
+                "lon": lon,
+                "lat": lat,
+                "stay_on": yes[stay],
+                "area": yes[area],
+                "bogus_name": yes[bogus],
                 "exit": None if out < 0 else str(out),
                 "elevation": (),
-            },
+                "alerts": None,
+            }
         )
-        for j, (rel, absolute, dist, stay, out) in enumerate(steps)
-    )
+        steps.append(step)
+    return tuple(steps)
 
 
 def _python_steps(
