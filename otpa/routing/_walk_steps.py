@@ -50,7 +50,8 @@ from otpa.osm.model import (
     FLAG_ROUNDABOUT,
     WALK,
 )
-from otpa.routing._path_kernel import edge_part
+from otpa.routing._path_kernel import assemble_path, edge_part
+from otpa.routing._polyline import encode_into
 from otpa.routing._step_kernel import RELATIVE, build_step_columns
 from otpa.routing._street_geometry import GraphGeometry, _line_angles, graph_geometry
 from otpa.routing.model import (
@@ -60,13 +61,31 @@ from otpa.routing.model import (
     field_template,
 )
 from otpa.street import StreetGraph
-from otpa.types import BoolArray, FloatArray, Int32Array, IntArray, UInt8Array, UInt16Array
+from otpa.street._search_kernel import path_turns, pred_chain
+from otpa.types import (
+    BoolArray,
+    FloatArray,
+    Int16Array,
+    Int32Array,
+    IntArray,
+    UInt8Array,
+    UInt16Array,
+)
 from otpa.util.cache import OwnerCache
 
 if TYPE_CHECKING:
     from otpa.routing._street_types import StreetPath
 
-__all__ = ["SegmentProfiles", "build_steps", "path_profile", "relative_direction"]
+__all__ = [
+    "SegmentProfiles",
+    "build_steps",
+    "mode_bit",
+    "path_profile",
+    "relative_direction",
+    "step_inputs",
+    "steps_of_table",
+    "tree_leg",
+]
 
 #: OTP 1.x ``MAX_ZAG_DISTANCE``.
 MAX_ZAG_DISTANCE_M = 30.0
@@ -77,6 +96,11 @@ _RIGHTS = (RelativeDirection.RIGHT, RelativeDirection.HARD_RIGHT)
 _LEFTS = (RelativeDirection.LEFT, RelativeDirection.HARD_LEFT)
 _CIRCLES = (RelativeDirection.CIRCLE_CLOCKWISE, RelativeDirection.CIRCLE_COUNTERCLOCKWISE)
 _MODE_BIT = {"WALK": int(WALK), "BICYCLE": int(BICYCLE), "CAR": int(CAR)}
+
+
+def mode_bit(mode: str) -> int:
+    """The permission bit the step builder checks roundabout exits with (WALK by default)."""
+    return _MODE_BIT.get(mode, int(WALK))
 
 
 class SegmentProfiles(Protocol):
@@ -594,6 +618,128 @@ def _step_table(
     return ints, floats
 
 
+#: What :func:`_step_table` reads of a graph besides the path (see :func:`step_inputs`).
+StepInputs = tuple[
+    IntArray, FloatArray, FloatArray, FloatArray, UInt16Array, _Geometry, _GraphArrays
+]
+#: :func:`tree_leg`'s turn cost inputs (see there).
+_Turns = tuple[
+    bool, bool, bool, BoolArray, Int16Array, Int16Array, FloatArray, FloatArray, Int32Array
+]
+
+_STEP_INPUTS: OwnerCache[str, StepInputs] = OwnerCache()
+
+
+def step_inputs(graph: StreetGraph) -> StepInputs:
+    """``name_keys, vertex_lat, vertex_lon, last_angle, edge_flags, geometry, graph_arrays``
+    of :func:`_step_table` for a graph (gathered once per graph)."""
+
+    def build() -> StepInputs:
+        geo = graph_geometry(graph)
+        graph_arrays = (
+            graph.edge_from, graph.edge_to, graph.edge_reverse, graph.out_indptr,
+            graph.ban_indptr, graph.ban_to, graph.ban_modes, graph.edge_perm,
+            _exact_ids(graph), graph.edge_name, geo.first_angle,
+        )  # fmt: skip
+        geometry = (
+            graph.seg_geom_offsets, graph.geom_lat, graph.geom_lon, graph.edge_segment,
+            graph.edge_backward, geo.cum_m, geo.seg_len_m,
+        )  # fmt: skip
+        return (
+            _name_keys(graph), graph.vertex_lat, graph.vertex_lon, geo.last_angle,
+            graph.edge_flags, geometry, graph_arrays,
+        )  # fmt: skip
+
+    return _STEP_INPUTS.get_or_build(graph, "steps", build)
+
+
+@njit(cache=True)  # type: ignore[misc]
+def tree_leg(
+    pred: Int32Array,
+    state: int,
+    reverse: bool,
+    skip_edges: IntArray,
+    skip_fractions: FloatArray,
+    turns: _Turns,
+    costs: tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, BoolArray],
+    rise_m: FloatArray,
+    fall_m: FloatArray,
+    head: FloatArray,
+    tail: FloatArray,
+    link: FloatArray,
+    link_at_end: bool,
+    bit: int,
+    name_keys: IntArray,
+    vertex_lat: FloatArray,
+    vertex_lon: FloatArray,
+    last_angle: FloatArray,
+    edge_flags: UInt16Array,
+    geometry: _Geometry,
+    graph_arrays: _GraphArrays,
+) -> tuple[IntArray, FloatArray, FloatArray, FloatArray, FloatArray, UInt8Array]:
+    """A street leg read off a search tree in one call: its path, steps and polyline.
+
+    What ``AccessPaths.path`` (the predecessor chain of ``state``, in travel order
+    when ``reverse``; the skipped share of a seed edge from ``skip_edges`` /
+    ``skip_fractions``), ``assemble`` (``assemble_path``; the turn costs of ``turns``:
+    ``(turn costs on, driving, drive on right, free_flowing, in_deg, out_deg, car_speed,
+    turn_speed, edge_to)`` of the search inputs; ``costs``: ``(weight, exit_cost, time_s,
+    time_ceil_s, length_m, walking)``), :func:`build_steps` (:func:`_step_table`), the
+    link to a stop (``link``: its ``(lat, lon)`` put after the polyline, or before it,
+    or empty: none) and the encoded polyline compute, with the same arithmetic.
+    ``state`` must be a reached state (its chain not empty).
+
+    Returns
+    -------
+    tuple
+        The steps' integer and float columns (:func:`_step_table`), the polyline's
+        latitudes and longitudes (the link included), the path's totals
+        ``[start, end, duration, cost, distance, rise, fall]`` and the encoded polyline.
+    """
+    edges = pred_chain(pred, state)
+    n = edges.shape[0]
+    if reverse:  # a backward search's predecessors lead towards the place: travel order
+        edges = edges[::-1].copy()
+    start = 0.0
+    end = 1.0
+    for k in range(skip_edges.shape[0]):
+        if reverse and skip_edges[k] == edges[n - 1]:
+            end = skip_fractions[k]
+        elif not reverse and skip_edges[k] == edges[0]:
+            start = skip_fractions[k]
+    turns_on, driving, on_right, free_flowing, in_deg, out_deg, car_speed, turn_speed, to = turns
+    weight, exit_cost, time_s, time_ceil_s, length_m, walking = costs
+    offsets, geom_lat, geom_lon, edge_segment, edge_backward, cum_m, seg_len_m = geometry
+    if turns_on and n >= 2:
+        turn = path_turns(edges, driving, on_right, free_flowing, in_deg, out_deg, car_speed,
+                          turn_speed, to)  # fmt: skip
+    else:
+        turn = np.zeros(n)
+    kept, _, _, dist, walk, totals, lat, lon = assemble_path(
+        edges, start, end, turn, weight, exit_cost, time_s, time_ceil_s, length_m, walking,
+        rise_m, fall_m, offsets, geom_lat, geom_lon, edge_segment, edge_backward, cum_m,
+        seg_len_m, head, tail,
+    )  # fmt: skip
+    ints, floats = _step_table(
+        kept.astype(np.int64), totals[0], totals[1], dist, walk, 0.0, False, bit, True,
+        name_keys, vertex_lat, vertex_lon, last_angle, edge_flags, geometry, graph_arrays,
+    )  # fmt: skip
+    if link.shape[0]:
+        m = lat.shape[0]
+        at = m if link_at_end else 0
+        rest = 0 if link_at_end else 1
+        lat2 = np.empty(m + 1)
+        lon2 = np.empty(m + 1)
+        lat2[at] = link[0]
+        lon2[at] = link[1]
+        lat2[rest : rest + m] = lat
+        lon2[rest : rest + m] = lon
+        lat, lon = lat2, lon2
+    code = np.empty(14 * lat.shape[0], dtype=np.uint8)  # at most 7 bytes per value
+    size = encode_into(lat, lon, code)
+    return ints, floats, lat, lon, totals, code[:size]
+
+
 #: The fields of a walk step in order: :func:`_compiled_steps` fills the instance dict
 #: with them as :func:`~otpa.routing.model.from_template` would from ``_STEP``.
 _STEP_FIELDS = (
@@ -612,27 +758,25 @@ def _compiled_steps(
 ) -> tuple[WalkStep, ...]:
     """:func:`build_steps` of a path without elevation, by the compiled builder
     (:func:`_step_table`; ``shortcut``: its *plain* edges, on but in tests)."""
-    geo = graph_geometry(graph)
     edges = np.asarray(path.edges, dtype=np.int64)
     n = edges.size
     lengths = path.edge_distance_m if path.edge_distance_m.size else np.zeros(n)
     walking = path.walking if path.walking.size else np.zeros(n, dtype=bool)
-    graph_arrays = (
-        graph.edge_from, graph.edge_to, graph.edge_reverse, graph.out_indptr, graph.ban_indptr,
-        graph.ban_to, graph.ban_modes, graph.edge_perm, _exact_ids(graph), graph.edge_name,
-        geo.first_angle,
-    )  # fmt: skip
-    geometry = (
-        graph.seg_geom_offsets, graph.geom_lat, graph.geom_lon, graph.edge_segment,
-        graph.edge_backward, geo.cum_m, geo.seg_len_m,
-    )  # fmt: skip
     ints, floats = _step_table(
         edges, float(path.start_fraction), float(path.end_fraction),
         np.asarray(lengths, dtype=np.float64), np.asarray(walking, dtype=np.bool_),
         0.0 if initial_angle is None else float(initial_angle), initial_angle is not None,
-        _MODE_BIT.get(path.mode, int(WALK)), shortcut, _name_keys(graph), graph.vertex_lat,
-        graph.vertex_lon, geo.last_angle, graph.edge_flags, geometry, graph_arrays,
+        mode_bit(path.mode), shortcut, *step_inputs(graph),
     )  # fmt: skip
+    return steps_of_table(graph, ints, floats)
+
+
+def steps_of_table(graph: StreetGraph, ints: IntArray, floats: FloatArray) -> tuple[WalkStep, ...]:
+    """The :class:`WalkStep` objects of :func:`_step_table`'s (or :func:`tree_leg`'s) columns.
+
+    Each instance dict is filled once with every field in order, as
+    :func:`~otpa.routing.model.from_template` would fill it from ``_STEP``.
+    """
     names, relative, absolute, yes = graph.names, RELATIVE, _ABSOLUTE, _BOOL
     steps = []
     for (rel, ab, stay, out, name, area, bogus), (dist, lat, lon) in zip(

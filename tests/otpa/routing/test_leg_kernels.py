@@ -3,8 +3,10 @@
 The walk steps of a path without elevation come from one compiled call
 (``_walk_steps._step_table``: edge columns, the step state machine and the per-step
 values); each is compared with the Python builder and with the builder without its
-*plain*-edge shortcut, and the steps' instance dicts with the dataclass's own
-(tiny Atlanta: MARTA rail and buses with OSM streets).
+*plain*-edge shortcut, and the steps' instance dicts with the dataclass's own.  An
+access or egress leg read off the search tree (``_walk_steps.tree_leg``: path, steps,
+stop link and encoded polyline at once) is compared with the path, geometry, link and
+polyline made one by one (tiny Atlanta: MARTA rail and buses with OSM streets).
 """
 
 from __future__ import annotations
@@ -16,6 +18,16 @@ import pytest
 
 from otpa.network import TransportNetwork
 from otpa.routing import _walk_steps as walk_steps_module
+from otpa.routing._access import (
+    StreetEnd,
+    _tree_leg,
+    find_access,
+    path_geometry,
+    street_end,
+    with_stop_link,
+)
+from otpa.routing._legs import StreetLegGeometry, polyline
+from otpa.routing._places import Endpoint
 from otpa.routing.model import WalkStep
 from otpa.routing.street_router import StreetOptions, street_path
 from tests.conftest import require_data
@@ -63,3 +75,63 @@ def test_step_table_steps_are_the_python_and_unshortened_steps(atlanta: Transpor
 def test_step_dict_is_the_dataclass_fields() -> None:
     names = [f.name for f in dataclasses.fields(WalkStep)]
     assert list(walk_steps_module._STEP_FIELDS) == names
+
+
+def _one_by_one(
+    net: TransportNetwork, end: StreetEnd, stop: int, paths: object, reverse: bool
+) -> tuple[StreetLegGeometry, bool]:
+    path = paths.path(int(net.stop_vertex[stop]))  # type: ignore[attr-defined]
+    assert path is not None
+    a, b = (stop, end) if reverse else (end, stop)
+    return with_stop_link(net, path_geometry(net, path), a, b), path.too_sloped
+
+
+def _same_leg(got: StreetLegGeometry, want: StreetLegGeometry) -> None:
+    for mine, theirs in ((got.lat, want.lat), (got.lon, want.lon)):
+        assert mine.dtype == theirs.dtype
+        assert np.array_equal(mine, theirs)
+    assert got.distance_m == want.distance_m
+    assert type(got.distance_m) is type(want.distance_m)
+    assert repr(got.steps) == repr(want.steps)
+    assert got.steps == want.steps
+    assert (got.elevation_gained, got.elevation_lost) == (
+        want.elevation_gained,
+        want.elevation_lost,
+    )
+    assert got.encoded == polyline(want.lat, want.lon)
+
+
+@pytest.mark.parametrize("opts", OPTIONS[:2], ids=["walk", "bicycle"])
+def test_tree_leg_is_the_path_geometry_and_link(
+    atlanta: TransportNetwork, opts: StreetOptions
+) -> None:
+    graph = atlanta.street
+    assert graph is not None
+    rng = np.random.default_rng(41)
+    legs = linked = 0
+    for k, v in enumerate(rng.integers(0, graph.n_vertices, size=12).tolist()):
+        lat, lon = float(graph.vertex_lat[v]), float(graph.vertex_lon[v])
+        if k % 2:  # a snapped point (a partial first or last edge), else the vertex itself
+            lat, lon = lat + 1.5e-4, lon - 1e-4
+        end = street_end(atlanta, Endpoint(lat, lon, "Place", ""), opts.mode, "from")
+        if k % 2 == 0:
+            end = StreetEnd(end.endpoint, v)
+        for reverse in (False, True):
+            access = find_access(atlanta, end, opts, max_distance_m=1500.0, reverse=reverse)
+            if access.paths is None:
+                continue
+            for stop in access.stops.tolist():
+                sv = int(atlanta.stop_vertex[stop])
+                got = _tree_leg(atlanta, access.paths, sv, stop, not reverse)
+                if got is None:  # the start vertex itself: the path of no edges
+                    assert end.where == sv
+                    continue
+                want = _one_by_one(atlanta, end, stop, access.paths, reverse)
+                _same_leg(got[0], want[0])
+                assert got[1] == want[1]
+                legs += 1
+                path = access.paths.path(sv)
+                assert path is not None
+                linked += got[0].lat.size == path.lat.size + 1  # the stop's link added
+    assert legs > 100
+    assert linked > 10
