@@ -6,12 +6,15 @@ values); each is compared with the Python builder and with the builder without i
 *plain*-edge shortcut, and the steps' instance dicts with the dataclass's own.  An
 access or egress leg read off the search tree (``_walk_steps.tree_leg``: path, steps,
 stop link and encoded polyline at once) is compared with the path, geometry, link and
-polyline made one by one (tiny Atlanta: MARTA rail and buses with OSM streets).
+polyline made one by one.  A shapeless ride's geometry from its route's hops is
+compared with the one of its stops' points (tiny Atlanta: MARTA rail and buses with
+OSM streets).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 
 import numpy as np
 import pytest
@@ -26,10 +29,11 @@ from otpa.routing._access import (
     street_end,
     with_stop_link,
 )
-from otpa.routing._legs import StreetLegGeometry, polyline
+from otpa.routing._legs import StreetLegGeometry, _ride_geometry, _stops_ride_geometry, polyline
 from otpa.routing._places import Endpoint
 from otpa.routing.model import WalkStep
 from otpa.routing.street_router import StreetOptions, street_path
+from otpa.transit.raptor_data import raptor_timetable
 from tests.conftest import require_data
 from tests.fixtures.networks import built_network
 
@@ -135,3 +139,27 @@ def test_tree_leg_is_the_path_geometry_and_link(
                 linked += got[0].lat.size == path.lat.size + 1  # the stop's link added
     assert legs > 100
     assert linked > 10
+
+
+def test_stops_ride_geometry_is_the_ride_geometry(atlanta: TransportNetwork) -> None:
+    """A shapeless ride's length and polyline from its route's hops are the ones of its
+    stops' points, bit for bit, for rides of every length and position on their route."""
+    timetable = raptor_timetable(atlanta.transit, dt.date(2021, 9, 15), atlanta.time_zone)
+    offsets = np.asarray(timetable.route_stop_offsets)
+    route_stops = np.asarray(timetable.route_stops)
+    rng = np.random.default_rng(3)
+    rides = 0
+    for route in range(offsets.size - 1):
+        lo, hi = int(offsets[route]), int(offsets[route + 1])
+        stops = route_stops[lo:hi]
+        pairs = [(0, stops.size - 1)] + [
+            tuple(sorted(rng.choice(stops.size, 2, replace=False).tolist())) for _ in range(8)
+        ]
+        for board, alight in pairs:
+            sel = stops[board : alight + 1]
+            got = _stops_ride_geometry(atlanta, timetable, lo, stops, board, alight)
+            want = _ride_geometry(atlanta, None, sel)
+            assert got == want
+            assert type(got[0]) is type(want[0])
+            rides += 1
+    assert rides > 200
