@@ -32,7 +32,14 @@ from otpa.routing._access import (
 from otpa.routing._legs import StreetLegGeometry, _ride_geometry, _stops_ride_geometry, polyline
 from otpa.routing._places import Endpoint
 from otpa.routing.model import WalkStep
-from otpa.routing.street_router import StreetOptions, street_path
+from otpa.routing.street_router import (
+    Snap,
+    StreetOptions,
+    access_stops,
+    snap_point,
+    street_path,
+    walk_steps,
+)
 from otpa.transit.raptor_data import raptor_timetable
 from tests.conftest import require_data
 from tests.fixtures.networks import built_network
@@ -163,3 +170,51 @@ def test_stops_ride_geometry_is_the_ride_geometry(atlanta: TransportNetwork) -> 
             assert type(got[0]) is type(want[0])
             rides += 1
     assert rides > 200
+
+
+@pytest.mark.parametrize("opts", OPTIONS, ids=["walk", "bicycle", "car"])
+def test_tree_leg_of_any_reached_vertex_is_its_path(
+    atlanta: TransportNetwork, opts: StreetOptions
+) -> None:
+    """Every part of ``AccessPaths.leg`` against ``AccessPaths.path`` and the functions
+    applied to it, for vertices all over search trees (driving: with turn costs)."""
+    graph = atlanta.street
+    assert graph is not None
+    rng = np.random.default_rng(77)
+    compared = 0
+    for k, v in enumerate(rng.integers(0, graph.n_vertices, size=6).tolist()):
+        origin: Snap | int = v
+        if k % 2:
+            lat, lon = float(graph.vertex_lat[v]) + 1e-4, float(graph.vertex_lon[v]) + 1e-4
+            snapped = snap_point(atlanta, lat, lon, mode=opts.mode, max_distance_m=500.0)
+            assert snapped is not None
+            origin = snapped
+        for reverse in (False, True):
+            paths = access_stops(atlanta, origin, opts, max_time_s=900.0, reverse=reverse).paths
+            assert paths is not None
+            reached = np.flatnonzero(np.asarray(paths.result.edge_v) >= 0)
+            for u in rng.choice(reached, size=min(40, reached.size), replace=False).tolist():
+                path = paths.path(u)
+                assert path is not None
+                link = rng.uniform(-1.0, 1.0, 2) * 1e-3 + (33.75, -84.39)
+                for point in (np.zeros(0), link):
+                    table = paths.leg(u, point, not reverse)
+                    assert table is not None
+                    ints, floats, lat, lon, totals, code = table
+                    want_lat, want_lon = path.lat, path.lon
+                    if point.size:
+                        at = want_lat.size if not reverse else 0
+                        want_lat = np.insert(want_lat, at, point[0])
+                        want_lon = np.insert(want_lon, at, point[1])
+                    assert np.array_equal(lat, want_lat)
+                    assert np.array_equal(lon, want_lon)
+                    assert totals.tolist() == [
+                        path.start_fraction, path.end_fraction, path.duration_s, path.cost,
+                        path.distance_m, path.elevation_gained_m, path.elevation_lost_m,
+                    ]  # fmt: skip
+                    assert not path.too_sloped
+                    steps = walk_steps_module.steps_of_table(graph, ints, floats)
+                    assert repr(steps) == repr(walk_steps(atlanta, path))
+                    assert code.tobytes().decode("ascii") == polyline(lat, lon).points
+                    compared += 1
+    assert compared > 300
