@@ -185,8 +185,8 @@ def test_tree_leg_of_any_reached_vertex_is_its_path(
     for k, v in enumerate(rng.integers(0, graph.n_vertices, size=6).tolist()):
         origin: Snap | int = v
         if k % 2:
-            lat, lon = float(graph.vertex_lat[v]) + 1e-4, float(graph.vertex_lon[v]) + 1e-4
-            snapped = snap_point(atlanta, lat, lon, mode=opts.mode, max_distance_m=500.0)
+            y, x = float(graph.vertex_lat[v]) + 1e-4, float(graph.vertex_lon[v]) + 1e-4
+            snapped = snap_point(atlanta, y, x, mode=opts.mode, max_distance_m=500.0)
             assert snapped is not None
             origin = snapped
         for reverse in (False, True):
