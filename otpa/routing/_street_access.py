@@ -22,7 +22,7 @@ from otpa.routing._street_core import (
     street_graph,
 )
 from otpa.routing._street_costs import EdgeCosts, edge_costs
-from otpa.routing._street_search import SearchInputs, SearchResult, run_search
+from otpa.routing._street_search import SearchInputs, SearchResult, path_turn_costs, run_search
 from otpa.routing._street_types import AccessResult, Snap, StreetOptions, StreetPath
 from otpa.routing._walk_steps import mode_bit, step_inputs, tree_leg
 from otpa.street import StreetGraph
@@ -93,11 +93,11 @@ class AccessPaths:
     def leg(self, vertex: int, link: FloatArray, link_at_end: bool) -> LegTable | None:
         """:func:`~otpa.routing._walk_steps.tree_leg` of the path to (from) ``vertex``.
 
-        The path :meth:`path` gives, its steps and its encoded polyline in one compiled
-        call, with ``link`` (a stop's ``(lat, lon)``, or empty) after the polyline (before
-        it: ``link_at_end`` false).  None where that call does not apply (use :meth:`path`):
-        the vertex not reached, the start vertex itself, a graph with vertex heights (the
-        Python step builder).
+        The path :meth:`path` gives (the same edges, shares and turn costs), its steps and
+        its encoded polyline in one compiled call, with ``link`` (a stop's ``(lat, lon)``,
+        or empty) after the polyline (before it: ``link_at_end`` false).  None where that
+        call does not apply (use :meth:`path`): the vertex not reached, the start vertex
+        itself, a graph with vertex heights (the Python step builder).
         """
         v = int(vertex)
         if self.graph.vertex_elevation_m is not None:
@@ -107,28 +107,29 @@ class AccessPaths:
         state = int(self.result.edge_v[v]) if self.result.edge_v.size else -1
         if state < 0:
             return None
+        edges = self.result.chain(state)
+        if self.reverse:  # (as path: travel order, the skipped share of the seed edge)
+            edges = edges[::-1].copy()
+            start, end = 0.0, self.skip.get(int(edges[-1]), 1.0)
+        else:
+            start, end = self.skip.get(int(edges[0]), 0.0), 1.0
+        edges = np.ascontiguousarray(edges, dtype=np.int32)  # (as assemble)
         inputs = cast("tuple[Any, ...] | None", self.derived.get(_LEG_INPUTS))
         if inputs is None:  # (a plan's threads do not share its searches)
             inputs = self._leg_inputs()
             self.derived[_LEG_INPUTS] = inputs
-        skip_edges, skip_fractions, turns, costs, rise, fall, head, tail = inputs
+        costs, rise, fall, head, tail = inputs
         table: LegTable = tree_leg(
-            self.result.pred, state, self.reverse, skip_edges, skip_fractions, turns, costs,
-            rise, fall, head, tail, link, link_at_end, mode_bit(self.options.mode),
+            edges, float(start), float(end), path_turn_costs(self.inputs, edges), costs, rise,
+            fall, head, tail, link, link_at_end, mode_bit(self.options.mode),
             *step_inputs(self.graph),
         )  # fmt: skip
         return table
 
     def _leg_inputs(self) -> tuple[Any, ...]:
-        """:func:`~otpa.routing._walk_steps.tree_leg`'s arguments from ``skip_edges`` to
-        ``tail`` (as :meth:`_assemble` and ``assemble`` take them)."""
-        g, c, i = self.graph, self.costs, self.inputs
-        skip_edges = np.array(list(self.skip), dtype=np.int64)
-        skip_fractions = np.array(list(self.skip.values()), dtype=np.float64)
-        turns = (
-            i.turn_costs, i.driving, i.drive_on_right, i.free_flowing, i.in_deg, i.out_deg,
-            i.car_speed, i.turn_speed, i.edge_to,
-        )  # fmt: skip
+        """:func:`~otpa.routing._walk_steps.tree_leg`'s arguments from ``costs`` to ``tail``
+        (as ``assemble`` takes them for :meth:`_assemble`)."""
+        g, c = self.graph, self.costs
         exit_cost = _NO_POINT if c.exit_cost is None else c.exit_cost
         costs = (c.weight, exit_cost, c.time_s, c.time_ceil_s, g.edge_length_m, c.walking)
         rise, fall = g.edge_rise_m, g.edge_fall_m
@@ -137,7 +138,7 @@ class AccessPaths:
         w = self.where
         point = _NO_POINT if not isinstance(w, Snap) else np.array([w.lat, w.lon])
         head, tail = (_NO_POINT, point) if self.reverse else (point, _NO_POINT)
-        return skip_edges, skip_fractions, turns, costs, rise, fall, head, tail
+        return costs, rise, fall, head, tail
 
     def _assemble(self, edges: np.ndarray, start: float, end: float, v: int) -> StreetPath:
         origin, destination = (v, self.where) if self.reverse else (self.where, v)

@@ -61,11 +61,9 @@ from otpa.routing.model import (
     field_template,
 )
 from otpa.street import StreetGraph
-from otpa.street._search_kernel import path_turns, pred_chain
 from otpa.types import (
     BoolArray,
     FloatArray,
-    Int16Array,
     Int32Array,
     IntArray,
     UInt8Array,
@@ -622,10 +620,6 @@ def _step_table(
 StepInputs = tuple[
     IntArray, FloatArray, FloatArray, FloatArray, UInt16Array, _Geometry, _GraphArrays
 ]
-#: :func:`tree_leg`'s turn cost inputs (see there).
-_Turns = tuple[
-    bool, bool, bool, BoolArray, Int16Array, Int16Array, FloatArray, FloatArray, Int32Array
-]
 
 _STEP_INPUTS: OwnerCache[str, StepInputs] = OwnerCache()
 
@@ -655,12 +649,10 @@ def step_inputs(graph: StreetGraph) -> StepInputs:
 
 @njit(cache=True)  # type: ignore[misc]
 def tree_leg(
-    pred: Int32Array,
-    state: int,
-    reverse: bool,
-    skip_edges: IntArray,
-    skip_fractions: FloatArray,
-    turns: _Turns,
+    edges: Int32Array,
+    start: float,
+    end: float,
+    turns: FloatArray,
     costs: tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, BoolArray],
     rise_m: FloatArray,
     fall_m: FloatArray,
@@ -677,17 +669,14 @@ def tree_leg(
     geometry: _Geometry,
     graph_arrays: _GraphArrays,
 ) -> tuple[IntArray, FloatArray, FloatArray, FloatArray, FloatArray, UInt8Array]:
-    """A street leg read off a search tree in one call: its path, steps and polyline.
+    """A street leg in one call: its assembled path, steps and encoded polyline.
 
-    What ``AccessPaths.path`` (the predecessor chain of ``state``, in travel order
-    when ``reverse``; the skipped share of a seed edge from ``skip_edges`` /
-    ``skip_fractions``), ``assemble`` (``assemble_path``; the turn costs of ``turns``:
-    ``(turn costs on, driving, drive on right, free_flowing, in_deg, out_deg, car_speed,
-    turn_speed, edge_to)`` of the search inputs; ``costs``: ``(weight, exit_cost, time_s,
-    time_ceil_s, length_m, walking)``), :func:`build_steps` (:func:`_step_table`), the
-    link to a stop (``link``: its ``(lat, lon)`` put after the polyline, or before it,
-    or empty: none) and the encoded polyline compute, with the same arithmetic.
-    ``state`` must be a reached state (its chain not empty).
+    What ``assemble`` (``assemble_path`` of the path's ``edges`` in travel order, the
+    shares ``start``/``end`` of its first and last edge, the turn cost ``turns`` paid on
+    entering each edge; ``costs``: ``(weight, exit_cost, time_s, time_ceil_s, length_m,
+    walking)``), :func:`build_steps` (:func:`_step_table`), the link to a stop (``link``:
+    its ``(lat, lon)`` put after the polyline, or before it, or empty: none) and the
+    encoded polyline compute, with the same arithmetic.
 
     Returns
     -------
@@ -696,27 +685,10 @@ def tree_leg(
         latitudes and longitudes (the link included), the path's totals
         ``[start, end, duration, cost, distance, rise, fall]`` and the encoded polyline.
     """
-    edges = pred_chain(pred, state)
-    n = edges.shape[0]
-    if reverse:  # a backward search's predecessors lead towards the place: travel order
-        edges = edges[::-1].copy()
-    start = 0.0
-    end = 1.0
-    for k in range(skip_edges.shape[0]):
-        if reverse and skip_edges[k] == edges[n - 1]:
-            end = skip_fractions[k]
-        elif not reverse and skip_edges[k] == edges[0]:
-            start = skip_fractions[k]
-    turns_on, driving, on_right, free_flowing, in_deg, out_deg, car_speed, turn_speed, to = turns
     weight, exit_cost, time_s, time_ceil_s, length_m, walking = costs
     offsets, geom_lat, geom_lon, edge_segment, edge_backward, cum_m, seg_len_m = geometry
-    if turns_on and n >= 2:
-        turn = path_turns(edges, driving, on_right, free_flowing, in_deg, out_deg, car_speed,
-                          turn_speed, to)  # fmt: skip
-    else:
-        turn = np.zeros(n)
     kept, _, _, dist, walk, totals, lat, lon = assemble_path(
-        edges, start, end, turn, weight, exit_cost, time_s, time_ceil_s, length_m, walking,
+        edges, start, end, turns, weight, exit_cost, time_s, time_ceil_s, length_m, walking,
         rise_m, fall_m, offsets, geom_lat, geom_lon, edge_segment, edge_backward, cum_m,
         seg_len_m, head, tail,
     )  # fmt: skip
