@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -12,7 +13,9 @@ from otpa.routing._legs import StreetLegGeometry, stop_coords, straight_geometry
 from otpa.routing._places import Endpoint
 from otpa.routing._street_access import no_stop_within
 from otpa.routing._transfers import transfer_times, transfers_from, transfers_to
+from otpa.routing._walk_steps import steps_of_table
 from otpa.routing.errors import OutsideBoundsError
+from otpa.routing.model import EncodedPolyline
 from otpa.routing.preferences import DEFAULT_MAX_WALK_M
 from otpa.routing.request import PlanRequest
 from otpa.routing.street_router import (
@@ -250,9 +253,12 @@ def leg_geometry(
         if known is not None:  # this stop's leg of another itinerary of the plan
             return cast("tuple[StreetLegGeometry, bool]", known)
         v = int(network.stop_vertex[stop]) if stop >= 0 and network.stop_vertex.size else -1
-        path = paths.path(v) if v >= 0 else None
-        if path is not None:
-            leg = (with_stop_link(network, path_geometry(network, path), a, b), path.too_sloped)
+        leg = _tree_leg(network, paths, v, stop, isinstance(b, int)) if v >= 0 else None
+        if leg is None:
+            path = paths.path(v) if v >= 0 else None
+            if path is not None:
+                leg = (with_stop_link(network, path_geometry(network, path), a, b), path.too_sloped)
+        if leg is not None:
             paths.derived[key] = leg
             return leg
 
@@ -273,9 +279,40 @@ def leg_geometry(
     return straight_geometry(*coords), False
 
 
+_NO_LINK = np.zeros(0)
+
+
+def _tree_leg(
+    network: TransportNetwork, paths: AccessPaths, v: int, stop: int, stop_last: bool
+) -> tuple[StreetLegGeometry, bool] | None:
+    """:func:`leg_geometry` of a stop's access (egress) path, by one compiled call.
+
+    The same geometry as :func:`path_geometry` of ``paths.path(v)`` with
+    :func:`with_stop_link` (``stop_last``: the stop ends the leg) and its encoded
+    polyline (:meth:`AccessPaths.leg <otpa.routing._street_access.AccessPaths.leg>`);
+    None where that call does not apply.  An assembled path is never ``too_sloped``.
+    """
+    link_m = network.stop_link_distance_m
+    link = float(link_m[stop]) if link_m.size else math.nan
+    linked = math.isfinite(link) and link > 0.0  # (as with_stop_link decides)
+    point = np.array(stop_coords(network, stop)) if linked else _NO_LINK
+    table = paths.leg(v, point, stop_last)
+    if table is None:
+        return None
+    ints, floats, lat, lon, totals, code = table
+    _, _, _, _, distance, rise, fall = totals.tolist()
+    steps = steps_of_table(paths.graph, ints, floats)
+    geometry = StreetLegGeometry(
+        lat, lon, distance + link if linked else distance, steps, rise, fall
+    )
+    # the cached property's value, as it would compute it (the same compiled encoder)
+    geometry.__dict__["encoded"] = EncodedPolyline(code.tobytes().decode("ascii"), int(lat.size))
+    return geometry, False
+
+
 #: Per network: the geometry of walking transfers, by (from stop, to stop, options).
-_TRANSFERS: OwnerCache[tuple[int, int, StreetOptions], tuple[StreetLegGeometry, bool]] = (
-    OwnerCache(max_entries=4096)
+_TRANSFERS: OwnerCache[tuple[int, int, StreetOptions], tuple[StreetLegGeometry, bool]] = OwnerCache(
+    max_entries=4096
 )
 
 

@@ -26,7 +26,7 @@ from otpa.routing.model import (
 )
 from otpa.transit.model import TransitModel
 from otpa.transit.raptor.spi import RaptorTimetable
-from otpa.types import Int32Array
+from otpa.types import FloatArray, Int32Array
 from otpa.util.cache import OwnerCache
 from otpa.util.geo import haversine_m, polyline_length_m
 
@@ -264,6 +264,50 @@ def _ride_geometry(
     return round(float(polyline_length_m(g_lat, g_lon)), 3), polyline(g_lat, g_lon)
 
 
+#: Per timetable ``route_stops`` array (of one transit model): by the ``(offset, count)``
+#: of a route's stops in it, their coordinates and the great-circle length of each hop
+#: between consecutive stops.
+_ROUTE_HOPS: OwnerCache[tuple[int, int], tuple[FloatArray, FloatArray, FloatArray]] = OwnerCache(
+    max_entries=16384
+)
+
+
+def _route_hops(
+    network: TransportNetwork, timetable: RaptorTimetable, offset: int, stops: Int32Array
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """``(lat, lon, hop metres)`` of the route whose stops ``stops`` start at ``offset``
+    in the timetable's ``route_stops``."""
+
+    def build() -> tuple[FloatArray, FloatArray, FloatArray]:
+        stop_cols = columns(network.transit, "stops")
+        lat = np.asarray(stop_cols["lat"][stops], dtype=float)
+        lon = np.asarray(stop_cols["lon"][stops], dtype=float)
+        hops = np.asarray(haversine_m(lat[:-1], lon[:-1], lat[1:], lon[1:]), dtype=np.float64)
+        return lat, lon, hops
+
+    return _ROUTE_HOPS.get_or_build(timetable.route_stops, (offset, int(stops.size)), build)
+
+
+def _stops_ride_geometry(
+    network: TransportNetwork,
+    timetable: RaptorTimetable,
+    offset: int,
+    stops: Int32Array,
+    board_pos: int,
+    alight_pos: int,
+) -> tuple[float, EncodedPolyline]:
+    """:func:`_ride_geometry` of a ride without a shape, from its route's hops.
+
+    The ride's points are its stops: the length is the sum of the hops ridden (each
+    hop's haversine is computed elementwise, as ``polyline_length_m`` computes it over
+    the ride's points, and ``numpy.sum`` adds the same values in the same order).
+    """
+    lat, lon, hops = _route_hops(network, timetable, offset, stops)
+    length = float(np.sum(hops[board_pos:alight_pos]))
+    end = alight_pos + 1
+    return round(length, 3), polyline(lat[board_pos:end], lon[board_pos:end])
+
+
 #: Per transit model: the attributes of each trip's legs that come from its trip, route
 #: and agency rows.
 _TRIP_LEGS: OwnerCache[str, dict[int, dict[str, Any]]] = OwnerCache()
@@ -409,9 +453,13 @@ def transit_leg(
     if onboard_from is None:
         # the same ride between the same stops has the same geometry: once per model
         key = (shape_id, tuple(sel.tolist()))
-        distance, encoded = _RIDE_GEOMETRY.get_or_build(
-            m, key, lambda: _ride_geometry(network, shape_id, sel)
-        )
+
+        def build() -> tuple[float, EncodedPolyline]:
+            if shape_id is None or shape_index(m).get(shape_id) is None:  # the stops' line
+                return _stops_ride_geometry(network, timetable, soff, stops, first, alight_pos)
+            return _ride_geometry(network, shape_id, sel)
+
+        distance, encoded = _RIDE_GEOMETRY.get_or_build(m, key, build)
     else:
         g_lat, g_lon = _ride_points(network, shape_id, sel)
         # on board between two stops: the leg starts there, at the requested time

@@ -15,12 +15,13 @@ from numba import njit
 from otpa.errors import InvalidArgumentError
 from otpa.types import FloatArray, UInt8Array
 
-__all__ = ["encode"]
+__all__ = ["encode", "encode_into"]
 
 
 @njit(cache=True, nogil=True)  # type: ignore[misc]
-def _encode(lat: FloatArray, lon: FloatArray, out: UInt8Array) -> int:
-    """Write the polyline of ``lat``/``lon`` into ``out``; returns the number of bytes."""
+def encode_into(lat: FloatArray, lon: FloatArray, out: UInt8Array) -> int:
+    """Write the polyline of ``lat``/``lon`` into ``out`` (room for 14 bytes a point);
+    returns the number of bytes (compiled code calls it: :func:`encode` for Python)."""
     n = 0
     prev_a = np.int64(0)
     prev_o = np.int64(0)
@@ -54,5 +55,5 @@ def encode(lat: npt.ArrayLike, lon: npt.ArrayLike) -> str:
         msg = f"lat and lon must have the same length, got {la.shape} and {lo.shape}"
         raise InvalidArgumentError(msg)
     out = np.empty(14 * la.size, dtype=np.uint8)  # at most 7 bytes per value
-    n = _encode(la, lo, out)
+    n = encode_into(la, lo, out)
     return out[:n].tobytes().decode("ascii")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from numba import njit
@@ -22,10 +22,11 @@ from otpa.routing._street_core import (
     street_graph,
 )
 from otpa.routing._street_costs import EdgeCosts, edge_costs
-from otpa.routing._street_search import SearchInputs, SearchResult, run_search
+from otpa.routing._street_search import SearchInputs, SearchResult, path_turn_costs, run_search
 from otpa.routing._street_types import AccessResult, Snap, StreetOptions, StreetPath
+from otpa.routing._walk_steps import mode_bit, step_inputs, tree_leg
 from otpa.street import StreetGraph
-from otpa.types import FloatArray, Int32Array, IntArray
+from otpa.types import FloatArray, Int32Array, IntArray, UInt8Array
 from otpa.util.cache import OwnerCache
 from otpa.util.geo import EARTH_RADIUS_M, haversine_m
 
@@ -33,6 +34,14 @@ if TYPE_CHECKING:
     from otpa.network import TransportNetwork
 
 __all__ = ["AccessPaths", "access_stops", "length_ratio", "no_stop_within", "stops_near"]
+
+
+#: :meth:`AccessPaths.leg`'s answer: steps' integer and float columns, the polyline
+#: (link included), the path's totals and the encoded polyline (see ``tree_leg``).
+LegTable = tuple[IntArray, FloatArray, FloatArray, FloatArray, FloatArray, UInt8Array]
+#: Where :meth:`AccessPaths.leg` keeps its prepared arguments in ``derived``.
+_LEG_INPUTS = ("tree_leg inputs",)
+_NO_POINT = np.zeros(0)
 
 
 @dataclass(frozen=True, eq=False)
@@ -80,6 +89,56 @@ class AccessPaths:
             edges = edges[::-1].copy()
             return self._assemble(edges, 0.0, self.skip.get(int(edges[-1]), 1.0), v)
         return self._assemble(edges, self.skip.get(int(edges[0]), 0.0), 1.0, v)
+
+    def leg(self, vertex: int, link: FloatArray, link_at_end: bool) -> LegTable | None:
+        """:func:`~otpa.routing._walk_steps.tree_leg` of the path to (from) ``vertex``.
+
+        The path :meth:`path` gives (the same edges, shares and turn costs), its steps and
+        its encoded polyline in one compiled call, with ``link`` (a stop's ``(lat, lon)``,
+        or empty) after the polyline (before it: ``link_at_end`` false).  None where that
+        call does not apply (use :meth:`path`): the vertex not reached, the start vertex
+        itself, a graph with vertex heights (the Python step builder).
+        """
+        v = int(vertex)
+        if self.graph.vertex_elevation_m is not None:
+            return None
+        if not isinstance(self.start, Snap) and v == self.start:
+            return None
+        state = int(self.result.edge_v[v]) if self.result.edge_v.size else -1
+        if state < 0:
+            return None
+        edges = self.result.chain(state)
+        if self.reverse:  # (as path: travel order, the skipped share of the seed edge)
+            edges = edges[::-1].copy()
+            start, end = 0.0, self.skip.get(int(edges[-1]), 1.0)
+        else:
+            start, end = self.skip.get(int(edges[0]), 0.0), 1.0
+        edges = np.ascontiguousarray(edges, dtype=np.int32)  # (as assemble)
+        inputs = cast("tuple[Any, ...] | None", self.derived.get(_LEG_INPUTS))
+        if inputs is None:  # (a plan's threads do not share its searches)
+            inputs = self._leg_inputs()
+            self.derived[_LEG_INPUTS] = inputs
+        costs, rise, fall, head, tail = inputs
+        table: LegTable = tree_leg(
+            edges, float(start), float(end), path_turn_costs(self.inputs, edges), costs, rise,
+            fall, head, tail, link, link_at_end, mode_bit(self.options.mode),
+            *step_inputs(self.graph),
+        )  # fmt: skip
+        return table
+
+    def _leg_inputs(self) -> tuple[Any, ...]:
+        """:func:`~otpa.routing._walk_steps.tree_leg`'s arguments from ``costs`` to ``tail``
+        (as ``assemble`` takes them for :meth:`_assemble`)."""
+        g, c = self.graph, self.costs
+        exit_cost = _NO_POINT if c.exit_cost is None else c.exit_cost
+        costs = (c.weight, exit_cost, c.time_s, c.time_ceil_s, g.edge_length_m, c.walking)
+        rise, fall = g.edge_rise_m, g.edge_fall_m
+        if rise is None or fall is None:
+            rise = fall = _NO_POINT
+        w = self.where
+        point = _NO_POINT if not isinstance(w, Snap) else np.array([w.lat, w.lon])
+        head, tail = (_NO_POINT, point) if self.reverse else (point, _NO_POINT)
+        return costs, rise, fall, head, tail
 
     def _assemble(self, edges: np.ndarray, start: float, end: float, v: int) -> StreetPath:
         origin, destination = (v, self.where) if self.reverse else (self.where, v)

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 import numpy as np
 from numba import njit
 
+from otpa.errors import InternalError
 from otpa.osm.model import (
     BICYCLE,
     CAR,
@@ -49,7 +50,8 @@ from otpa.osm.model import (
     FLAG_ROUNDABOUT,
     WALK,
 )
-from otpa.routing._path_kernel import edge_part
+from otpa.routing._path_kernel import assemble_path, edge_part
+from otpa.routing._polyline import encode_into
 from otpa.routing._step_kernel import RELATIVE, build_step_columns
 from otpa.routing._street_geometry import GraphGeometry, _line_angles, graph_geometry
 from otpa.routing.model import (
@@ -57,16 +59,31 @@ from otpa.routing.model import (
     RelativeDirection,
     WalkStep,
     field_template,
-    from_template,
 )
 from otpa.street import StreetGraph
-from otpa.types import BoolArray, FloatArray, Int32Array, IntArray, UInt8Array, UInt16Array
+from otpa.types import (
+    BoolArray,
+    FloatArray,
+    Int32Array,
+    IntArray,
+    UInt8Array,
+    UInt16Array,
+)
 from otpa.util.cache import OwnerCache
 
 if TYPE_CHECKING:
     from otpa.routing._street_types import StreetPath
 
-__all__ = ["SegmentProfiles", "build_steps", "path_profile", "relative_direction"]
+__all__ = [
+    "SegmentProfiles",
+    "build_steps",
+    "mode_bit",
+    "path_profile",
+    "relative_direction",
+    "step_inputs",
+    "steps_of_table",
+    "tree_leg",
+]
 
 #: OTP 1.x ``MAX_ZAG_DISTANCE``.
 MAX_ZAG_DISTANCE_M = 30.0
@@ -77,6 +94,11 @@ _RIGHTS = (RelativeDirection.RIGHT, RelativeDirection.HARD_RIGHT)
 _LEFTS = (RelativeDirection.LEFT, RelativeDirection.HARD_LEFT)
 _CIRCLES = (RelativeDirection.CIRCLE_CLOCKWISE, RelativeDirection.CIRCLE_COUNTERCLOCKWISE)
 _MODE_BIT = {"WALK": int(WALK), "BICYCLE": int(BICYCLE), "CAR": int(CAR)}
+
+
+def mode_bit(mode: str) -> int:
+    """The permission bit the step builder checks roundabout exits with (WALK by default)."""
+    return _MODE_BIT.get(mode, int(WALK))
 
 
 class SegmentProfiles(Protocol):
@@ -522,55 +544,235 @@ def _exact_ids(graph: StreetGraph) -> np.ndarray:  # type: ignore[type-arg]
     return _EXACT_IDS.get_or_build(graph, "exact_ids", build)
 
 
+#: ``seg_geom_offsets, geom_lat, geom_lon, edge_segment, edge_backward, cum_m, seg_len_m``
+_Geometry = tuple[IntArray, FloatArray, FloatArray, Int32Array, UInt8Array, FloatArray, FloatArray]
+#: The graph arrays of :func:`~otpa.routing._step_kernel.build_step_columns`.
+_GraphArrays = tuple[
+    Int32Array, Int32Array, Int32Array, IntArray, IntArray, Int32Array, UInt8Array,
+    UInt8Array, IntArray, Int32Array, FloatArray,
+]  # fmt: skip
+
+
+@njit(cache=True)  # type: ignore[misc]
+def _step_table(
+    edges: IntArray,
+    start: float,
+    end: float,
+    lengths: FloatArray,
+    walking: BoolArray,
+    initial_angle: float,
+    has_initial: bool,
+    bit: int,
+    shortcut: bool,
+    name_keys: IntArray,
+    vertex_lat: FloatArray,
+    vertex_lon: FloatArray,
+    last_angle: FloatArray,
+    edge_flags: UInt16Array,
+    geometry: _Geometry,
+    graph_arrays: _GraphArrays,
+) -> tuple[IntArray, FloatArray]:
+    """:func:`_edge_columns` and :func:`build_step_columns` of a path in one call.
+
+    ``geometry``: ``seg_geom_offsets, geom_lat, geom_lon, edge_segment, edge_backward``
+    and the ``cum_m, seg_len_m`` of the graph's ``GraphGeometry``; ``graph_arrays``:
+    those of :func:`build_step_columns`.  Returns per step ``(relative, absolute,
+    stay_on, exit, name index, area, bogus name)`` as integers (booleans 0/1, exit -1:
+    none) and ``(distance, lat, lon)``, the last two of the edge that starts the step.
+    ``shortcut`` off: no edge is *plain* (every edge through the whole state machine;
+    the same steps, for tests).
+    """
+    edge_from, edge_name, first_angle = graph_arrays[0], graph_arrays[9], graph_arrays[10]
+    offsets, geom_lat, geom_lon, edge_segment, edge_backward, cum_m, seg_len_m = geometry
+    first, last, lat, lon, plain = _edge_columns(
+        edges, start, end, first_angle, last_angle, edge_from, vertex_lat, vertex_lon,
+        name_keys, edge_name, edge_flags, offsets, geom_lat, geom_lon, edge_segment,
+        edge_backward, cum_m, seg_len_m,
+    )  # fmt: skip
+    if not shortcut:
+        plain[:] = False
+    name_index = edge_name[edges]
+    flags = edge_flags[edges]
+    keys = name_keys[name_index]
+    s_edge, s_rel, s_abs, s_dist, s_stay, s_exit = build_step_columns(
+        edges, keys, flags, lengths, first, last, walking, plain, initial_angle, has_initial,
+        bit, graph_arrays,
+    )  # fmt: skip
+    ns = s_edge.shape[0]
+    ints = np.empty((ns, 7), dtype=np.int64)
+    floats = np.empty((ns, 3))
+    for j in range(ns):
+        k = s_edge[j]
+        ints[j, 0] = s_rel[j]
+        ints[j, 1] = s_abs[j]
+        ints[j, 2] = 1 if s_stay[j] else 0
+        ints[j, 3] = s_exit[j]
+        ints[j, 4] = name_index[k]
+        ints[j, 5] = 1 if (flags[k] & FLAG_AREA) != 0 else 0
+        ints[j, 6] = 1 if (flags[k] & FLAG_BOGUS_NAME) != 0 else 0
+        floats[j, 0] = s_dist[j]
+        floats[j, 1] = lat[k]
+        floats[j, 2] = lon[k]
+    return ints, floats
+
+
+#: What :func:`_step_table` reads of a graph besides the path (see :func:`step_inputs`).
+StepInputs = tuple[
+    IntArray, FloatArray, FloatArray, FloatArray, UInt16Array, _Geometry, _GraphArrays
+]
+
+_STEP_INPUTS: OwnerCache[str, StepInputs] = OwnerCache()
+
+
+def step_inputs(graph: StreetGraph) -> StepInputs:
+    """``name_keys, vertex_lat, vertex_lon, last_angle, edge_flags, geometry, graph_arrays``
+    of :func:`_step_table` for a graph (gathered once per graph)."""
+
+    def build() -> StepInputs:
+        geo = graph_geometry(graph)
+        graph_arrays = (
+            graph.edge_from, graph.edge_to, graph.edge_reverse, graph.out_indptr,
+            graph.ban_indptr, graph.ban_to, graph.ban_modes, graph.edge_perm,
+            _exact_ids(graph), graph.edge_name, geo.first_angle,
+        )  # fmt: skip
+        geometry = (
+            graph.seg_geom_offsets, graph.geom_lat, graph.geom_lon, graph.edge_segment,
+            graph.edge_backward, geo.cum_m, geo.seg_len_m,
+        )  # fmt: skip
+        return (
+            _name_keys(graph), graph.vertex_lat, graph.vertex_lon, geo.last_angle,
+            graph.edge_flags, geometry, graph_arrays,
+        )  # fmt: skip
+
+    return _STEP_INPUTS.get_or_build(graph, "steps", build)
+
+
+@njit(cache=True)  # type: ignore[misc]
+def tree_leg(
+    edges: Int32Array,
+    start: float,
+    end: float,
+    turns: FloatArray,
+    costs: tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, BoolArray],
+    rise_m: FloatArray,
+    fall_m: FloatArray,
+    head: FloatArray,
+    tail: FloatArray,
+    link: FloatArray,
+    link_at_end: bool,
+    bit: int,
+    name_keys: IntArray,
+    vertex_lat: FloatArray,
+    vertex_lon: FloatArray,
+    last_angle: FloatArray,
+    edge_flags: UInt16Array,
+    geometry: _Geometry,
+    graph_arrays: _GraphArrays,
+) -> tuple[IntArray, FloatArray, FloatArray, FloatArray, FloatArray, UInt8Array]:
+    """A street leg in one call: its assembled path, steps and encoded polyline.
+
+    What ``assemble`` (``assemble_path`` of the path's ``edges`` in travel order, the
+    shares ``start``/``end`` of its first and last edge, the turn cost ``turns`` paid on
+    entering each edge; ``costs``: ``(weight, exit_cost, time_s, time_ceil_s, length_m,
+    walking)``), :func:`build_steps` (:func:`_step_table`), the link to a stop (``link``:
+    its ``(lat, lon)`` put after the polyline, or before it, or empty: none) and the
+    encoded polyline compute, with the same arithmetic.
+
+    Returns
+    -------
+    tuple
+        The steps' integer and float columns (:func:`_step_table`), the polyline's
+        latitudes and longitudes (the link included), the path's totals
+        ``[start, end, duration, cost, distance, rise, fall]`` and the encoded polyline.
+    """
+    weight, exit_cost, time_s, time_ceil_s, length_m, walking = costs
+    offsets, geom_lat, geom_lon, edge_segment, edge_backward, cum_m, seg_len_m = geometry
+    kept, _, _, dist, walk, totals, lat, lon = assemble_path(
+        edges, start, end, turns, weight, exit_cost, time_s, time_ceil_s, length_m, walking,
+        rise_m, fall_m, offsets, geom_lat, geom_lon, edge_segment, edge_backward, cum_m,
+        seg_len_m, head, tail,
+    )  # fmt: skip
+    ints, floats = _step_table(
+        kept.astype(np.int64), totals[0], totals[1], dist, walk, 0.0, False, bit, True,
+        name_keys, vertex_lat, vertex_lon, last_angle, edge_flags, geometry, graph_arrays,
+    )  # fmt: skip
+    if link.shape[0]:
+        m = lat.shape[0]
+        at = m if link_at_end else 0
+        rest = 0 if link_at_end else 1
+        lat2 = np.empty(m + 1)
+        lon2 = np.empty(m + 1)
+        lat2[at] = link[0]
+        lon2[at] = link[1]
+        lat2[rest : rest + m] = lat
+        lon2[rest : rest + m] = lon
+        lat, lon = lat2, lon2
+    code = np.empty(14 * lat.shape[0], dtype=np.uint8)  # at most 7 bytes per value
+    size = encode_into(lat, lon, code)
+    return ints, floats, lat, lon, totals, code[:size]
+
+
+#: The fields of a walk step in order: :func:`_compiled_steps` fills the instance dict
+#: with them as :func:`~otpa.routing.model.from_template` would from ``_STEP``.
+_STEP_FIELDS = (
+    "distance", "relative_direction", "street_name", "absolute_direction", "lon", "lat",
+    "stay_on", "area", "bogus_name", "exit", "elevation", "alerts",
+)  # fmt: skip
+if tuple(_STEP) != _STEP_FIELDS or _STEP["alerts"] is not None:  # pragma: no cover
+    _msg = "WalkStep's fields changed: update _compiled_steps"
+    raise InternalError(_msg)
+_BOOL = (False, True)
+_new = object.__new__
+
+
 def _compiled_steps(
-    graph: StreetGraph, path: StreetPath, initial_angle: float | None
+    graph: StreetGraph, path: StreetPath, initial_angle: float | None, *, shortcut: bool = True
 ) -> tuple[WalkStep, ...]:
-    """:func:`build_steps` of a path without elevation, by the compiled builder."""
-    geo, edges, name_keys, name_index, flags, first, last, lat, lon, plain = _path_columns(
-        graph, path
-    )
+    """:func:`build_steps` of a path without elevation, by the compiled builder
+    (:func:`_step_table`; ``shortcut``: its *plain* edges, on but in tests)."""
+    edges = np.asarray(path.edges, dtype=np.int64)
     n = edges.size
     lengths = path.edge_distance_m if path.edge_distance_m.size else np.zeros(n)
     walking = path.walking if path.walking.size else np.zeros(n, dtype=bool)
-    graph_arrays = (
-        graph.edge_from, graph.edge_to, graph.edge_reverse, graph.out_indptr, graph.ban_indptr,
-        graph.ban_to, graph.ban_modes, graph.edge_perm, _exact_ids(graph), graph.edge_name,
-        geo.first_angle,
-    )  # fmt: skip
-    columns = build_step_columns(
-        edges, name_keys[name_index], flags, np.asarray(lengths, dtype=np.float64), first,
-        last, np.asarray(walking, dtype=np.bool_), plain,
+    ints, floats = _step_table(
+        edges, float(path.start_fraction), float(path.end_fraction),
+        np.asarray(lengths, dtype=np.float64), np.asarray(walking, dtype=np.bool_),
         0.0 if initial_angle is None else float(initial_angle), initial_angle is not None,
-        _MODE_BIT.get(path.mode, int(WALK)), graph_arrays,
+        mode_bit(path.mode), shortcut, *step_inputs(graph),
     )  # fmt: skip
-    s_edge, s_rel, s_abs, s_dist, s_stay, s_exit = columns
-    # the per-edge values of the edges that start a step
-    names, index, flag = graph.names, name_index[s_edge].tolist(), flags[s_edge].tolist()
-    lat_l, lon_l = lat[s_edge].tolist(), lon[s_edge].tolist()
-    steps = zip(
-        s_rel.tolist(), s_abs.tolist(), s_dist.tolist(), s_stay.tolist(), s_exit.tolist(),
-        strict=True,
-    )  # fmt: skip
-    return tuple(
-        from_template(
-            WalkStep,
-            _STEP,
+    return steps_of_table(graph, ints, floats)
+
+
+def steps_of_table(graph: StreetGraph, ints: IntArray, floats: FloatArray) -> tuple[WalkStep, ...]:
+    """The :class:`WalkStep` objects of :func:`_step_table`'s (or :func:`tree_leg`'s) columns.
+
+    Each instance dict is filled once with every field in order, as
+    :func:`~otpa.routing.model.from_template` would fill it from ``_STEP``.
+    """
+    names, relative, absolute, yes = graph.names, RELATIVE, _ABSOLUTE, _BOOL
+    steps = []
+    for (rel, ab, stay, out, name, area, bogus), (dist, lat, lon) in zip(
+        ints.tolist(), floats.tolist(), strict=True
+    ):
+        step = _new(WalkStep)
+        step.__dict__.update(
             {
                 "distance": dist,
-                "relative_direction": RELATIVE[rel],
-                "street_name": names[index[j]],
-                "absolute_direction": _ABSOLUTE[absolute],
-                "lon": lon_l[j],
-                "lat": lat_l[j],
-                "stay_on": stay,
-                "area": bool(flag[j] & FLAG_AREA),
-                "bogus_name": bool(flag[j] & FLAG_BOGUS_NAME),
+                "relative_direction": relative[rel],
+                "street_name": names[name],
+                "absolute_direction": absolute[ab],
+                "lon": lon,
+                "lat": lat,
+                "stay_on": yes[stay],
+                "area": yes[area],
+                "bogus_name": yes[bogus],
                 "exit": None if out < 0 else str(out),
                 "elevation": (),
-            },
+                "alerts": None,
+            }
         )
-        for j, (rel, absolute, dist, stay, out) in enumerate(steps)
-    )
+        steps.append(step)
+    return tuple(steps)
 
 
 def _python_steps(
