@@ -35,7 +35,7 @@ from numba import njit
 
 from otpa.types import FloatArray, Int32Array, IntArray
 
-__all__ = ["CHECK_CLEAN", "LabelPool", "Lease", "scratch_heap", "scratch_indices"]
+__all__ = ["CHECK_CLEAN", "LabelPool", "Lease", "scratch_indices"]
 
 #: Check every set handed out for clean labels (``OTPA_CHECK_LABEL_POOL=1``).
 CHECK_CLEAN = os.environ.get("OTPA_CHECK_LABEL_POOL", "") not in ("", "0")
@@ -203,23 +203,6 @@ def scratch_indices(length: int, slot: str) -> IntArray:
             cache.clear()
         arr = cache[key] = np.empty(length, dtype=np.int64)
     return arr
-
-
-def scratch_heap(length: int) -> tuple[FloatArray, IntArray]:
-    """This thread's search heap arrays (keys, states) of ``length`` (contents undefined).
-
-    A search reuses them instead of allocating its heap (and touching fresh memory)
-    every time; one search at a time per thread uses them.
-    """
-    cache: dict[int, tuple[FloatArray, IntArray]] | None = getattr(_SCRATCH, "heaps", None)
-    if cache is None:
-        cache = _SCRATCH.heaps = {}
-    arrays = cache.get(length)
-    if arrays is None:
-        if len(cache) >= 4:
-            cache.clear()
-        arrays = cache[length] = (np.empty(length), np.empty(length, dtype=np.int64))
-    return arrays
 
 
 _SCRATCH = threading.local()

@@ -54,7 +54,6 @@ __all__ = [
     "STRAIGHT_S",
     "banned",
     "edge_search",
-    "edge_search_heap",
     "goal_search",
     "many_to_many",
     "path_turns",
@@ -371,86 +370,11 @@ def edge_search(
     without the GIL); without it the caller gives them initialised (``inf``, ``-1``)
     and gets the entries it must reset listed in ``touched_v``/``touched_e``.
     """
-    cap = _first_capacity(w_e.shape[0])
-    return edge_search_heap(
-        out_indptr, in_indptr, in_edges, edge_from, edge_to, edge_reverse, w_e, t_e, len_e,
-        ban_bit, ban_indptr, ban_to, ban_modes, use_bans, blocked, free_flowing, in_deg,
-        out_deg, car_speed, turn_speed, driving, drive_on_right, turn_costs, reverse, seed_v,
-        seed_vw, seed_e, seed_w, seed_t, seed_d, target_v, tgt_e, tgt_w, tgt_t, tgt_d, max_w,
-        max_t, max_d, v_lat, v_lon, h_lat, h_lon, h_ratio, init, lab, tim, dist, pred, cost_v,
-        time_v, dist_v, edge_v, best, touched_v, touched_e,
-        np.empty(cap, dtype=np.float64), np.empty(cap, dtype=np.int64),
-    )  # fmt: skip
-
-
-@njit(cache=True, nogil=True)  # type: ignore[misc]
-def edge_search_heap(
-    out_indptr: IntArray,
-    in_indptr: IntArray,
-    in_edges: Int32Array,
-    edge_from: Int32Array,
-    edge_to: Int32Array,
-    edge_reverse: Int32Array,
-    w_e: FloatArray,
-    t_e: FloatArray,
-    len_e: FloatArray,
-    ban_bit: UInt8Array,
-    ban_indptr: IntArray,
-    ban_to: Int32Array,
-    ban_modes: UInt8Array,
-    use_bans: bool,
-    blocked: BoolArray,
-    free_flowing: BoolArray,
-    in_deg: Int16Array,
-    out_deg: Int16Array,
-    car_speed: FloatArray,
-    turn_speed: FloatArray,
-    driving: bool,
-    drive_on_right: bool,
-    turn_costs: bool,
-    reverse: bool,
-    seed_v: IntArray,
-    seed_vw: FloatArray,
-    seed_e: Int32Array,
-    seed_w: FloatArray,
-    seed_t: FloatArray,
-    seed_d: FloatArray,
-    target_v: int,
-    tgt_e: Int32Array,
-    tgt_w: FloatArray,
-    tgt_t: FloatArray,
-    tgt_d: FloatArray,
-    max_w: float,
-    max_t: float,
-    max_d: float,
-    v_lat: FloatArray,
-    v_lon: FloatArray,
-    h_lat: float,
-    h_lon: float,
-    h_ratio: float,
-    init: bool,
-    lab: FloatArray,
-    tim: FloatArray,
-    dist: FloatArray,
-    pred: Int32Array,
-    cost_v: FloatArray,
-    time_v: FloatArray,
-    dist_v: FloatArray,
-    edge_v: Int32Array,
-    best: FloatArray,
-    touched_v: IntArray,
-    touched_e: IntArray,
-    hc: FloatArray,
-    hi: IntArray,
-) -> tuple[int, int, int]:
-    """:func:`edge_search` with the heap's arrays given (``hc`` keys, ``hi`` states).
-
-    A caller's scratch arrays, reused from search to search (their contents do not
-    matter); a search that needs more room runs again with arrays of its own, twice
-    as long, as often as needed (the same result as one unbounded heap).
-    """
     best0 = best.copy()
+    cap = _first_capacity(w_e.shape[0])
     while True:
+        hc = np.empty(cap, dtype=np.float64)
+        hi = np.empty(cap, dtype=np.int64)
         out = _edge_search_core(
             out_indptr, in_indptr, in_edges, edge_from, edge_to, edge_reverse, w_e, t_e,
             len_e, ban_bit, ban_indptr, ban_to, ban_modes, use_bans, blocked, free_flowing,
@@ -464,8 +388,7 @@ def edge_search_heap(
         if _searched(out, init, lab, tim, dist, pred, cost_v, time_v, dist_v, edge_v, best,
                      best0, touched_v, touched_e):  # fmt: skip
             return out
-        hc = np.empty(2 * hc.shape[0], dtype=np.float64)
-        hi = np.empty(2 * hi.shape[0], dtype=np.int64)
+        cap *= 2
 
 
 @njit(cache=True, nogil=True)  # type: ignore[misc]
@@ -522,8 +445,6 @@ def goal_search(
     pred: Int32Array,
     best: FloatArray,
     touched_e: IntArray,
-    hc: FloatArray,
-    hi: IntArray,
 ) -> tuple[int, int, int]:
     """A forward point-to-point :func:`edge_search` with canonical ties, no cuts but ``max_w``.
 
@@ -546,14 +467,16 @@ def goal_search(
     lower bound of the weight to the goal (consistent for WALK and BICYCLE; CAR's share of
     the turn-cost floor makes it only admissible there: the search reopens a state whose
     label improves, so it needs no more; a closed set would not be exact for CAR).
-    ``hc``/``hi``: the heap's arrays, as in :func:`edge_search_heap`.
     Returns ``(settled states, 0, touched edges)``.
     """
     no_f = np.zeros(0)
     no_v = np.zeros(0, dtype=np.int32)
     no_t = np.zeros(0, dtype=np.int64)
     best0 = best.copy()
+    cap = _first_capacity(w_e.shape[0])
     while True:
+        hc = np.empty(cap, dtype=np.float64)
+        hi = np.empty(cap, dtype=np.int64)
         out = _edge_search_core(
             out_indptr, in_indptr, in_edges, edge_from, edge_to, edge_reverse, w_e, t_e,
             len_e, ban_bit, ban_indptr, ban_to, ban_modes, use_bans, blocked, free_flowing,
@@ -566,8 +489,7 @@ def goal_search(
         if _searched(out, init, lab, tim, dist, pred, no_f, no_f, no_f, no_v, best, best0,
                      no_t, touched_e):  # fmt: skip
             return out
-        hc = np.empty(2 * hc.shape[0], dtype=np.float64)
-        hi = np.empty(2 * hi.shape[0], dtype=np.int64)
+        cap *= 2
 
 
 @njit(cache=True, nogil=True)  # type: ignore[misc]

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from otpa.errors import InvalidArgumentError
-from otpa.street._label_pool import LabelPool, scratch_heap, scratch_indices
+from otpa.street._label_pool import LabelPool, scratch_indices
 from otpa.street._search_kernel import (
     FREEWAY_SPEED_MPS,
     H_SAFETY,
@@ -45,7 +45,6 @@ from otpa.street._search_kernel import (
     STRAIGHT_S,
     banned,
     edge_search,
-    edge_search_heap,
     goal_search,
     path_turns,
     pred_chain,
@@ -118,12 +117,6 @@ class Seeds:
             np.array(t, dtype=np.float64),
             np.array(d, dtype=np.float64),
         )
-
-
-def _heap_length(n_edges: int) -> int:
-    """The length of the scratch heap of searches over ``n_edges`` edges (a search that
-    needs more allocates a larger heap of its own)."""
-    return max(256, min(n_edges + 64, 1 << 16))
 
 
 #: No target edges (the kernels only read them).
@@ -261,8 +254,7 @@ def run_search(
     tg = targets if targets is not None else _NO_TARGETS
     h_lat, h_lon = goal if goal is not None else (0.0, 0.0)
     h_ratio = inputs.min_weight_per_m if goal is not None and not reverse else 0.0
-    hc, hi = scratch_heap(_heap_length(n_e))
-    _, ntv, nte = edge_search_heap(
+    _, ntv, nte = edge_search(
         inputs.out_indptr, inputs.in_indptr, inputs.in_edges, inputs.edge_from, inputs.edge_to,
         inputs.edge_reverse, inputs.weight, inputs.time_ceil_s, inputs.length_m, inputs.ban_bit,
         inputs.ban_indptr, inputs.ban_to, inputs.ban_modes, inputs.use_bans, inputs.blocked,
@@ -273,7 +265,6 @@ def run_search(
         float(max_weight), float(max_time_s), float(max_distance_m),
         inputs.vertex_lat, inputs.vertex_lon, float(h_lat), float(h_lon), float(h_ratio), fresh,
         lab, tim, dist, pred, cost_v, time_v, dist_v, edge_v, best, touched_v, touched_e,
-        hc, hi,
     )  # fmt: skip
     if lease_e is not None:
         lease_e.written(touched_e[:nte])
@@ -349,7 +340,6 @@ def run_goal_search(
     else:
         table, cols, goal_m = landmarks.table, landmarks.columns, landmarks.goal
         eps, lm_ratio = landmarks.eps, landmarks.ratio * LANDMARK_RATIO_SAFETY
-    hc, hi = scratch_heap(_heap_length(n_e))
     _, _, nte = goal_search(
         inputs.out_indptr, inputs.in_indptr, inputs.in_edges, inputs.edge_from, inputs.edge_to,
         inputs.edge_reverse, inputs.weight, inputs.time_ceil_s, inputs.length_m, inputs.ban_bit,
@@ -360,7 +350,7 @@ def run_goal_search(
         int(target_vertex), tg.edge, tg.weight, tg.time_s, tg.distance_m, float(max_weight),
         inputs.vertex_lat, inputs.vertex_lon, float(goal[0]), float(goal[1]), float(ratio),
         table, cols, goal_m, float(lm_ratio), float(eps), False,
-        lab, tim, dist, pred, best, touched_e, hc, hi,
+        lab, tim, dist, pred, best, touched_e,
     )  # fmt: skip
     lease_e.written(touched_e[:nte])
     return SearchResult(

@@ -16,12 +16,7 @@ from _builders import random_osm
 
 from otpa.osm.model import WALK
 from otpa.street import StreetGraph, build_street_graph, edge_costs
-from otpa.street._search_kernel import (
-    _edge_search_core,
-    _first_capacity,
-    edge_search,
-    edge_search_heap,
-)
+from otpa.street._search_kernel import _edge_search_core, _first_capacity, edge_search
 from otpa.street.edge_search import SearchInputs
 from otpa.street.search import _edge_inputs
 
@@ -56,11 +51,8 @@ def _args(inp: SearchInputs, seeds: tuple[np.ndarray, ...], reverse: bool) -> li
     ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("reverse", "given"), [(False, 0), (True, 0), (False, 3), (True, 5)])
-def test_overflowing_heap_runs_again_as_if_unbounded(
-    graph: StreetGraph, reverse: bool, given: int
-) -> None:
-    """``given``: a heap of that many entries given (many doublings); 0: edge_search's."""
+@pytest.mark.parametrize("reverse", [False, True])
+def test_overflowing_heap_runs_again_as_if_unbounded(graph: StreetGraph, reverse: bool) -> None:
     inp = _inputs(graph)
     n_e, n_v = graph.n_edges, graph.n_vertices
     usable = np.flatnonzero(np.isfinite(inp.weight)).astype(np.int32)
@@ -77,14 +69,9 @@ def test_overflowing_heap_runs_again_as_if_unbounded(
     got = _labels(n_e, n_v)
     best = np.array([np.inf, np.inf, np.inf, -1.0, -1.0])
     tv, te = np.empty(n_v, np.int64), np.empty(n_e, np.int64)
-    core: Any = _edge_search_core  # (called with the argument list built above)
-    if given:
-        with_heap: Any = edge_search_heap
-        heap = (np.empty(given), np.empty(given, np.int64))
-        out = with_heap(*args, False, *got, best, tv, te, *heap)
-    else:
-        search: Any = edge_search
-        out = search(*args, False, *got, best, tv, te)
+    search: Any = edge_search  # (called with the argument list built above)
+    core: Any = _edge_search_core
+    out = search(*args, False, *got, best, tv, te)
 
     want = _labels(n_e, n_v)
     best_w = np.array([np.inf, np.inf, np.inf, -1.0, -1.0])
