@@ -492,6 +492,35 @@ def goal_search(
         cap *= 2
 
 
+@njit(cache=True, inline="always")  # type: ignore[misc]
+def _bound(
+    w: int,
+    v_lat: FloatArray,
+    v_lon: FloatArray,
+    h_lat: float,
+    h_lon: float,
+    kx: float,
+    ky: float,
+    lm: Float32Array,
+    lm_cols: IntArray,
+    lm_goal: FloatArray,
+    lm_ratio: float,
+    lm_eps: float,
+) -> float:
+    """The A* lower bound at vertex ``w``: straight line, and landmarks (ALT) if given."""
+    h = math.hypot(kx * (v_lon[w] - h_lon), ky * (v_lat[w] - h_lat))
+    far = 0.0
+    for i in range(lm_cols.shape[0]):
+        k = lm_cols[i]
+        x = np.float64(lm[w, k]) - lm_goal[k]
+        if x < 0.0:
+            x = -x
+        if x > far and x < _INF:
+            far = x
+    hl = lm_ratio * (far - lm_eps)
+    return hl if hl > h else h
+
+
 @njit(cache=True, nogil=True)  # type: ignore[misc]
 def _edge_search_core(  # noqa: C901 (one flat loop for numba)
     out_indptr: IntArray,
@@ -624,17 +653,8 @@ def _edge_search_core(  # noqa: C901 (one flat loop for numba)
                 key = nc
                 if astar:
                     w = edge_to[f]
-                    bd_h = math.hypot(kx * (v_lon[w] - h_lon), ky * (v_lat[w] - h_lat))
-                    bd_far = 0.0
-                    for bd_i in range(lm_cols.shape[0]):
-                        bd_k = lm_cols[bd_i]
-                        bd_x = np.float64(lm[w, bd_k]) - lm_goal[bd_k]
-                        if bd_x < 0.0:
-                            bd_x = -bd_x
-                        if bd_x > bd_far and bd_x < _INF:
-                            bd_far = bd_x
-                    bd_l = lm_ratio * (bd_far - lm_eps)
-                    key = nc + (bd_l if bd_l > bd_h else bd_h)
+                    key = nc + _bound(w, v_lat, v_lon, h_lat, h_lon, kx, ky, lm, lm_cols, lm_goal,
+                                      lm_ratio, lm_eps)  # fmt: skip
                 if n == hc.shape[0]:
                     return -1, ntv, nte  # the heap is full: the caller retries with a larger one
                 hp_i = n
@@ -662,17 +682,8 @@ def _edge_search_core(  # noqa: C901 (one flat loop for numba)
             key = c
             if astar:
                 w = edge_to[e]
-                bd_h = math.hypot(kx * (v_lon[w] - h_lon), ky * (v_lat[w] - h_lat))
-                bd_far = 0.0
-                for bd_i in range(lm_cols.shape[0]):
-                    bd_k = lm_cols[bd_i]
-                    bd_x = np.float64(lm[w, bd_k]) - lm_goal[bd_k]
-                    if bd_x < 0.0:
-                        bd_x = -bd_x
-                    if bd_x > bd_far and bd_x < _INF:
-                        bd_far = bd_x
-                bd_l = lm_ratio * (bd_far - lm_eps)
-                key = c + (bd_l if bd_l > bd_h else bd_h)
+                key = c + _bound(w, v_lat, v_lon, h_lat, h_lon, kx, ky, lm, lm_cols, lm_goal,
+                                 lm_ratio, lm_eps)  # fmt: skip
             if n == hc.shape[0]:
                 return -1, ntv, nte  # the heap is full: the caller retries with a larger one
             hp_i = n
@@ -713,17 +724,8 @@ def _edge_search_core(  # noqa: C901 (one flat loop for numba)
         c = lab[e]
         if astar:
             w = edge_to[e]
-            bd_h = math.hypot(kx * (v_lon[w] - h_lon), ky * (v_lat[w] - h_lat))
-            bd_far = 0.0
-            for bd_i in range(lm_cols.shape[0]):
-                bd_k = lm_cols[bd_i]
-                bd_x = np.float64(lm[w, bd_k]) - lm_goal[bd_k]
-                if bd_x < 0.0:
-                    bd_x = -bd_x
-                if bd_x > bd_far and bd_x < _INF:
-                    bd_far = bd_x
-            bd_l = lm_ratio * (bd_far - lm_eps)
-            h = bd_l if bd_l > bd_h else bd_h
+            h = _bound(w, v_lat, v_lon, h_lat, h_lon, kx, ky, lm, lm_cols, lm_goal,
+                       lm_ratio, lm_eps)  # fmt: skip
             if key > c + h:
                 continue
         elif key > c:
@@ -766,15 +768,8 @@ def _edge_search_core(  # noqa: C901 (one flat loop for numba)
             g = tgt_e[j]
             if edge_from[g] != v or g == edge_reverse[e]:
                 continue
-            if use_bans:
-                bn_hit = False
-                bn_bit = ban_bit[g]
-                for bn_j in range(ban_indptr[e], ban_indptr[e + 1]):
-                    if ban_to[bn_j] == g and (ban_modes[bn_j] & bn_bit) != 0:
-                        bn_hit = True
-                        break
-                if bn_hit:
-                    continue
+            if use_bans and banned(ban_indptr, ban_to, ban_modes, e, g, ban_bit[g]):
+                continue
             tc = 0.0
             if turn_costs:
                 if free_flowing[v]:
@@ -843,15 +838,8 @@ def _edge_search_core(  # noqa: C901 (one flat loop for numba)
             else:
                 a = e
                 b = f
-            if use_bans:
-                bn_hit = False
-                bn_bit = ban_bit[b]
-                for bn_j in range(ban_indptr[a], ban_indptr[a + 1]):
-                    if ban_to[bn_j] == b and (ban_modes[bn_j] & bn_bit) != 0:
-                        bn_hit = True
-                        break
-                if bn_hit:
-                    continue
+            if use_bans and banned(ban_indptr, ban_to, ban_modes, a, b, ban_bit[b]):
+                continue
             tc = 0.0
             if turn_costs:
                 if free_flowing[v]:
@@ -907,17 +895,8 @@ def _edge_search_core(  # noqa: C901 (one flat loop for numba)
             key = nc
             if astar:
                 w = edge_to[f]
-                bd_h = math.hypot(kx * (v_lon[w] - h_lon), ky * (v_lat[w] - h_lat))
-                bd_far = 0.0
-                for bd_i in range(lm_cols.shape[0]):
-                    bd_k = lm_cols[bd_i]
-                    bd_x = np.float64(lm[w, bd_k]) - lm_goal[bd_k]
-                    if bd_x < 0.0:
-                        bd_x = -bd_x
-                    if bd_x > bd_far and bd_x < _INF:
-                        bd_far = bd_x
-                bd_l = lm_ratio * (bd_far - lm_eps)
-                key = nc + (bd_l if bd_l > bd_h else bd_h)
+                key = nc + _bound(w, v_lat, v_lon, h_lat, h_lon, kx, ky, lm, lm_cols, lm_goal,
+                                  lm_ratio, lm_eps)  # fmt: skip
             if n == hc.shape[0]:
                 return -1, ntv, nte  # the heap is full: the caller retries with a larger one
             hp_i = n

@@ -8,8 +8,6 @@ be exactly those of one run with a heap too large to fill.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pytest
 from _builders import random_osm
@@ -30,13 +28,13 @@ def _inputs(graph: StreetGraph) -> SearchInputs:
     return _edge_inputs(graph, edge_costs(graph, WALK), int(WALK), True)
 
 
-def _labels(n_e: int, n_v: int) -> list[Any]:
+def _labels(n_e: int, n_v: int) -> list[np.ndarray]:
     f = np.full
     return [f(n_e, np.inf), f(n_e, np.inf), f(n_e, np.inf), f(n_e, -1, np.int32),
             f(n_v, np.inf), f(n_v, np.inf), f(n_v, np.inf), f(n_v, -1, np.int32)]  # fmt: skip
 
 
-def _args(inp: SearchInputs, seeds: tuple[np.ndarray, ...], reverse: bool) -> list[Any]:
+def _args(inp: SearchInputs, seeds: tuple[np.ndarray, ...], reverse: bool) -> list[object]:
     seed_e, seed_w, seed_t, seed_d = seeds
     no_f, no_e = np.zeros(0), np.zeros(0, np.int32)
     return [
@@ -69,15 +67,13 @@ def test_overflowing_heap_runs_again_as_if_unbounded(graph: StreetGraph, reverse
     got = _labels(n_e, n_v)
     best = np.array([np.inf, np.inf, np.inf, -1.0, -1.0])
     tv, te = np.empty(n_v, np.int64), np.empty(n_e, np.int64)
-    search: Any = edge_search  # (called with the argument list built above)
-    core: Any = _edge_search_core
-    out = search(*args, False, *got, best, tv, te)
+    out = edge_search(*args, False, *got, best, tv, te)
 
     want = _labels(n_e, n_v)
     best_w = np.array([np.inf, np.inf, np.inf, -1.0, -1.0])
     tv_w, te_w = np.empty(n_v, np.int64), np.empty(n_e, np.int64)
     big = 8 * e.size + n_e
-    out_w = core(
+    out_w = _edge_search_core(
         *args, np.zeros((0, 0), np.float32), np.zeros(0, np.int64), np.zeros(0), 0.0, 0.0,
         False, False, *want, best_w, tv_w, te_w, np.empty(big), np.empty(big, np.int64),
     )  # fmt: skip
