@@ -231,60 +231,6 @@ def turn_cost(
     return float(d / NON_DRIVING_DEGREES / turn_speed[f])
 
 
-#: The first heap of a search holds this many states at most (its pages are touched
-#: only as it fills); a search that needs more runs again with twice as many.
-_HEAP_CAPACITY = 1 << 16
-
-
-@njit(cache=True, inline="always")  # type: ignore[misc]
-def _first_capacity(n_edges: int) -> int:
-    """The first heap capacity of a search over ``n_edges`` edges."""
-    return max(256, min(n_edges + 64, _HEAP_CAPACITY))
-
-
-@njit(cache=True, nogil=True)  # type: ignore[misc]
-def _searched(
-    out: tuple[int, int, int],
-    init: bool,
-    lab: FloatArray,
-    tim: FloatArray,
-    dist: FloatArray,
-    pred: Int32Array,
-    cost_v: FloatArray,
-    time_v: FloatArray,
-    dist_v: FloatArray,
-    edge_v: Int32Array,
-    best: FloatArray,
-    best0: FloatArray,
-    touched_v: IntArray,
-    touched_e: IntArray,
-) -> bool:
-    """Whether a run of :func:`_edge_search_core` finished; else undo what it wrote.
-
-    A run whose heap was full (``out[0] == -1``) is undone: its labels reset where it
-    wrote them (all of them are refilled by the next run with ``init``) and ``best``
-    restored to ``best0``, so that the next run (a larger heap, the same order of
-    states) gives what one run with an unbounded heap gives.
-    """
-    if out[0] >= 0:
-        return True
-    if not init:
-        for j in range(out[2]):
-            f = touched_e[j]
-            lab[f] = _INF
-            tim[f] = _INF
-            dist[f] = _INF
-            pred[f] = -1
-        for j in range(out[1]):
-            v = touched_v[j]
-            cost_v[v] = _INF
-            time_v[v] = _INF
-            dist_v[v] = _INF
-            edge_v[v] = -1
-    best[:] = best0
-    return False
-
-
 @njit(cache=True, nogil=True)  # type: ignore[misc]
 def edge_search(
     out_indptr: IntArray,
@@ -370,25 +316,16 @@ def edge_search(
     without the GIL); without it the caller gives them initialised (``inf``, ``-1``)
     and gets the entries it must reset listed in ``touched_v``/``touched_e``.
     """
-    best0 = best.copy()
-    cap = _first_capacity(w_e.shape[0])
-    while True:
-        hc = np.empty(cap, dtype=np.float64)
-        hi = np.empty(cap, dtype=np.int64)
-        out = _edge_search_core(
-            out_indptr, in_indptr, in_edges, edge_from, edge_to, edge_reverse, w_e, t_e,
-            len_e, ban_bit, ban_indptr, ban_to, ban_modes, use_bans, blocked, free_flowing,
-            in_deg, out_deg, car_speed, turn_speed, driving, drive_on_right, turn_costs,
-            reverse, seed_v, seed_vw, seed_e, seed_w, seed_t, seed_d, target_v, tgt_e, tgt_w,
-            tgt_t, tgt_d, max_w, max_t, max_d, v_lat, v_lon, h_lat, h_lon, h_ratio,
-            np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=np.int64), np.zeros(0),
-            0.0, 0.0, False, init, lab, tim, dist, pred, cost_v, time_v, dist_v, edge_v, best,
-            touched_v, touched_e, hc, hi,
-        )  # fmt: skip
-        if _searched(out, init, lab, tim, dist, pred, cost_v, time_v, dist_v, edge_v, best,
-                     best0, touched_v, touched_e):  # fmt: skip
-            return out
-        cap *= 2
+    return _edge_search_core(
+        out_indptr, in_indptr, in_edges, edge_from, edge_to, edge_reverse, w_e, t_e, len_e,
+        ban_bit, ban_indptr, ban_to, ban_modes, use_bans, blocked, free_flowing, in_deg,
+        out_deg, car_speed, turn_speed, driving, drive_on_right, turn_costs, reverse, seed_v,
+        seed_vw, seed_e, seed_w, seed_t, seed_d, target_v, tgt_e, tgt_w, tgt_t, tgt_d, max_w,
+        max_t, max_d, v_lat, v_lon, h_lat, h_lon, h_ratio,
+        np.zeros((0, 0), dtype=np.float32), np.zeros(0, dtype=np.int64), np.zeros(0), 0.0, 0.0,
+        False, init, lab, tim, dist, pred, cost_v, time_v, dist_v, edge_v, best, touched_v,
+        touched_e,
+    )  # fmt: skip
 
 
 @njit(cache=True, nogil=True)  # type: ignore[misc]
@@ -470,26 +407,15 @@ def goal_search(
     Returns ``(settled states, 0, touched edges)``.
     """
     no_f = np.zeros(0)
-    no_v = np.zeros(0, dtype=np.int32)
-    no_t = np.zeros(0, dtype=np.int64)
-    best0 = best.copy()
-    cap = _first_capacity(w_e.shape[0])
-    while True:
-        hc = np.empty(cap, dtype=np.float64)
-        hi = np.empty(cap, dtype=np.int64)
-        out = _edge_search_core(
-            out_indptr, in_indptr, in_edges, edge_from, edge_to, edge_reverse, w_e, t_e,
-            len_e, ban_bit, ban_indptr, ban_to, ban_modes, use_bans, blocked, free_flowing,
-            in_deg, out_deg, car_speed, turn_speed, driving, drive_on_right, turn_costs, False,
-            seed_v, seed_vw, seed_e, seed_w, seed_t, seed_d, target_v, tgt_e, tgt_w, tgt_t,
-            tgt_d, max_w, _INF, _INF, v_lat, v_lon, h_lat, h_lon, h_ratio, lm, lm_cols,
-            lm_goal, lm_ratio, lm_eps, True, init, lab, tim, dist, pred, no_f, no_f, no_f,
-            no_v, best, no_t, touched_e, hc, hi,
-        )  # fmt: skip
-        if _searched(out, init, lab, tim, dist, pred, no_f, no_f, no_f, no_v, best, best0,
-                     no_t, touched_e):  # fmt: skip
-            return out
-        cap *= 2
+    return _edge_search_core(
+        out_indptr, in_indptr, in_edges, edge_from, edge_to, edge_reverse, w_e, t_e, len_e,
+        ban_bit, ban_indptr, ban_to, ban_modes, use_bans, blocked, free_flowing, in_deg,
+        out_deg, car_speed, turn_speed, driving, drive_on_right, turn_costs, False, seed_v,
+        seed_vw, seed_e, seed_w, seed_t, seed_d, target_v, tgt_e, tgt_w, tgt_t, tgt_d, max_w,
+        _INF, _INF, v_lat, v_lon, h_lat, h_lon, h_ratio, lm, lm_cols, lm_goal, lm_ratio,
+        lm_eps, True, init, lab, tim, dist, pred, no_f, no_f, no_f,
+        np.zeros(0, dtype=np.int32), best, np.zeros(0, dtype=np.int64), touched_e,
+    )  # fmt: skip
 
 
 @njit(cache=True, inline="always")  # type: ignore[misc]
@@ -584,19 +510,8 @@ def _edge_search_core(  # noqa: C901 (one flat loop for numba)
     best: FloatArray,
     touched_v: IntArray,
     touched_e: IntArray,
-    hc: FloatArray,
-    hi: IntArray,
 ) -> tuple[int, int, int]:
-    """:func:`edge_search` with landmark bounds and canonical ties (see there).
-
-    ``hc``/``hi``: the heap's keys and states, its capacity their length.  When a push
-    would overflow it, the search stops and returns ``(-1, touched vertices, touched
-    edges)``: :func:`_searched` undoes it and runs it again with a heap twice the size.
-    The heap is never grown here: numba counts the references of an array variable
-    rebound in a loop on every pass (atomic increments and decrements, a fifth of the
-    search's time), and the heap's and the turn cost's code is written out in the loop
-    for the same reason (an inlined function's array arguments are counted as well).
-    """
+    """:func:`edge_search` with landmark bounds and canonical ties (see there)."""
     if init:
         lab[:] = _INF
         tim[:] = _INF
@@ -609,6 +524,8 @@ def _edge_search_core(  # noqa: C901 (one flat loop for numba)
     track = not init
     ntv = 0
     nte = 0
+    hc = np.empty(256, dtype=np.float64)
+    hi = np.empty(256, dtype=np.int64)
     n = 0
     vertices = cost_v.shape[0] > 0
     astar = h_ratio > 0.0 and not reverse
@@ -655,19 +572,7 @@ def _edge_search_core(  # noqa: C901 (one flat loop for numba)
                     w = edge_to[f]
                     key = nc + _bound(w, v_lat, v_lon, h_lat, h_lon, kx, ky, lm, lm_cols, lm_goal,
                                       lm_ratio, lm_eps)  # fmt: skip
-                if n == hc.shape[0]:
-                    return -1, ntv, nte  # the heap is full: the caller retries with a larger one
-                hp_i = n
-                while hp_i > 0:
-                    hp_p = (hp_i - 1) >> 1
-                    if hc[hp_p] <= key:
-                        break
-                    hc[hp_i] = hc[hp_p]
-                    hi[hp_i] = hi[hp_p]
-                    hp_i = hp_p
-                hc[hp_i] = key
-                hi[hp_i] = f
-                n += 1
+                hc, hi, n = heap_push(hc, hi, n, key, f)
     for i in range(seed_e.shape[0]):
         e = seed_e[i]
         c = seed_w[i]
@@ -684,43 +589,10 @@ def _edge_search_core(  # noqa: C901 (one flat loop for numba)
                 w = edge_to[e]
                 key = c + _bound(w, v_lat, v_lon, h_lat, h_lon, kx, ky, lm, lm_cols, lm_goal,
                                  lm_ratio, lm_eps)  # fmt: skip
-            if n == hc.shape[0]:
-                return -1, ntv, nte  # the heap is full: the caller retries with a larger one
-            hp_i = n
-            while hp_i > 0:
-                hp_p = (hp_i - 1) >> 1
-                if hc[hp_p] <= key:
-                    break
-                hc[hp_i] = hc[hp_p]
-                hi[hp_i] = hi[hp_p]
-                hp_i = hp_p
-            hc[hp_i] = key
-            hi[hp_i] = e
-            n += 1
+            hc, hi, n = heap_push(hc, hi, n, key, e)
     settled = 0
     while n > 0:
-        key = hc[0]
-        e = hi[0]
-        n -= 1
-        if n > 0:
-            hp_c = hc[n]
-            hp_it = hi[n]
-            hp_i = 0
-            while True:
-                hp_l = 2 * hp_i + 1
-                if hp_l >= n:
-                    break
-                hp_m = hp_l
-                hp_r = hp_l + 1
-                if hp_r < n and hc[hp_r] < hc[hp_l]:
-                    hp_m = hp_r
-                if hc[hp_m] >= hp_c:
-                    break
-                hc[hp_i] = hc[hp_m]
-                hi[hp_i] = hi[hp_m]
-                hp_i = hp_m
-            hc[hp_i] = hp_c
-            hi[hp_i] = hp_it
+        key, e, n = heap_pop(hc, hi, n)
         c = lab[e]
         if astar:
             w = edge_to[e]
@@ -772,29 +644,8 @@ def _edge_search_core(  # noqa: C901 (one flat loop for numba)
                 continue
             tc = 0.0
             if turn_costs:
-                if free_flowing[v]:
-                    tc = 0.0
-                elif driving:
-                    tc_in = np.int64(out_deg[e])
-                    tc_out = np.int64(in_deg[g])
-                    if tc_out < tc_in:
-                        tc_out += 360
-                    tc_ang = tc_out - tc_in
-                    if not drive_on_right:
-                        tc_ang = 360 - tc_ang
-                    if car_speed[e] > FREEWAY_SPEED_MPS and car_speed[g] > FREEWAY_SPEED_MPS:
-                        tc = 0.0
-                    elif 45 <= tc_ang < 135:
-                        tc = RIGHT_TURN_S
-                    elif 225 <= tc_ang < 315:
-                        tc = LEFT_TURN_S
-                    else:
-                        tc = STRAIGHT_S
-                else:
-                    tc_d = abs(np.int64(out_deg[g]) - np.int64(in_deg[e]))
-                    if tc_d > 180:
-                        tc_d = 360 - tc_d
-                    tc = float(tc_d / NON_DRIVING_DEGREES / turn_speed[g])
+                tc = turn_cost(e, g, v, driving, drive_on_right, free_flowing, in_deg,
+                               out_deg, car_speed, turn_speed)  # fmt: skip
             cand = c + tc + tgt_w[j]
             if cand < best[0] or (
                 canonical
@@ -842,29 +693,8 @@ def _edge_search_core(  # noqa: C901 (one flat loop for numba)
                 continue
             tc = 0.0
             if turn_costs:
-                if free_flowing[v]:
-                    tc = 0.0
-                elif driving:
-                    tc_in = np.int64(out_deg[a])
-                    tc_out = np.int64(in_deg[b])
-                    if tc_out < tc_in:
-                        tc_out += 360
-                    tc_ang = tc_out - tc_in
-                    if not drive_on_right:
-                        tc_ang = 360 - tc_ang
-                    if car_speed[a] > FREEWAY_SPEED_MPS and car_speed[b] > FREEWAY_SPEED_MPS:
-                        tc = 0.0
-                    elif 45 <= tc_ang < 135:
-                        tc = RIGHT_TURN_S
-                    elif 225 <= tc_ang < 315:
-                        tc = LEFT_TURN_S
-                    else:
-                        tc = STRAIGHT_S
-                else:
-                    tc_d = abs(np.int64(out_deg[b]) - np.int64(in_deg[a]))
-                    if tc_d > 180:
-                        tc_d = 360 - tc_d
-                    tc = float(tc_d / NON_DRIVING_DEGREES / turn_speed[b])
+                tc = turn_cost(a, b, v, driving, drive_on_right, free_flowing, in_deg,
+                               out_deg, car_speed, turn_speed)  # fmt: skip
             nc = base + tc
             if nc > lab[f] or nc > max_w:
                 continue
@@ -897,19 +727,7 @@ def _edge_search_core(  # noqa: C901 (one flat loop for numba)
                 w = edge_to[f]
                 key = nc + _bound(w, v_lat, v_lon, h_lat, h_lon, kx, ky, lm, lm_cols, lm_goal,
                                   lm_ratio, lm_eps)  # fmt: skip
-            if n == hc.shape[0]:
-                return -1, ntv, nte  # the heap is full: the caller retries with a larger one
-            hp_i = n
-            while hp_i > 0:
-                hp_p = (hp_i - 1) >> 1
-                if hc[hp_p] <= key:
-                    break
-                hc[hp_i] = hc[hp_p]
-                hi[hp_i] = hi[hp_p]
-                hp_i = hp_p
-            hc[hp_i] = key
-            hi[hp_i] = f
-            n += 1
+            hc, hi, n = heap_push(hc, hi, n, key, f)
     return settled, ntv, nte
 
 
