@@ -55,7 +55,13 @@ class Lease:
     dirty: IntArray | None = field(default=None)
 
     def written(self, *indices: npt.NDArray[np.integer[Any]]) -> None:
-        """The entries written (in every array of the set), as one or more index arrays."""
+        """The entries written (in every array of the set), as one or more index arrays.
+
+        They are copied: a caller may reuse its index arrays afterwards.
+        """
+        if len(indices) == 1:
+            self.dirty = np.array(indices[0], dtype=np.int64).ravel()
+            return
         parts = [np.asarray(i, dtype=np.int64).ravel() for i in indices]
         self.dirty = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
@@ -93,7 +99,8 @@ def _reset_entries(
 
 def _max_refs(lease: Lease) -> int:
     """The largest reference count among the lease's arrays (as seen from here)."""
-    return max(sys.getrefcount(a) for a in lease.arrays)
+    a, b, c, d = lease.arrays
+    return max(sys.getrefcount(a), sys.getrefcount(b), sys.getrefcount(c), sys.getrefcount(d))
 
 
 def _free_refs() -> int:
@@ -166,7 +173,6 @@ class LabelPool:
         if CHECK_CLEAN:
             chosen._check()
         return chosen, (a, b, c, d)
-
 
     def drop_free(self) -> int:
         """Let go of every set nothing refers to (they are allocated again when needed);

@@ -119,6 +119,10 @@ class Seeds:
         )
 
 
+#: No target edges (the kernels only read them).
+_NO_TARGETS = Seeds.empty()
+
+
 @dataclass(frozen=True, eq=False)
 class SearchResult:
     """Labels of a search (per edge) and, for one-to-many runs, per vertex.
@@ -247,7 +251,7 @@ def run_search(
     best = np.array([_INF, _INF, _INF, -1.0, -1.0])
     if initial_best is not None:
         best[:3] = initial_best
-    tg = targets if targets is not None else Seeds.empty()
+    tg = targets if targets is not None else _NO_TARGETS
     h_lat, h_lon = goal if goal is not None else (0.0, 0.0)
     h_ratio = inputs.min_weight_per_m if goal is not None and not reverse else 0.0
     _, ntv, nte = edge_search(
@@ -329,7 +333,7 @@ def run_goal_search(
     best = np.array([_INF, _INF, _INF, -1.0, -1.0])
     if initial_best is not None:
         best[:3] = initial_best
-    tg = targets if targets is not None else Seeds.empty()
+    tg = targets if targets is not None else _NO_TARGETS
     ratio = inputs.min_weight_per_m
     if landmarks is None or not landmarks.ratio > 0.0:
         table, cols, goal_m, eps, lm_ratio = _NO_TABLE, _NO_VERTICES, _NO_WEIGHTS, 0.0, 0.0
