@@ -858,7 +858,9 @@ class _Kept:
     """The cost search for one key, the limits reached and the bounds there.
 
     What the searches read besides (the walks reversed, their costs and the boarding
-    weights) depends on the key alone, so it is derived once, when first needed.
+    weights) depends on the key alone, so it is derived once, when first needed; a
+    reversed search's walks and costs are the request's own arrays, read at each call
+    (held, they would outlive the request).
     """
 
     def __init__(self, refs: tuple[Any, ...], cost: _Search, egress_stops: Int32Array) -> None:
@@ -868,7 +870,8 @@ class _Kept:
         self.limits = (-np.inf, -np.inf)
         self.bounds: LowerBounds | None = None
         self.walks: _Walks | None = None
-        self.weights: tuple[FloatArray, FloatArray] | None = None  # walk costs, boardings
+        # walk costs along the reversed walks (None: the request's own), boardings
+        self.weights: tuple[FloatArray | None, FloatArray] | None = None
 
     def serves(self, refs: tuple[Any, ...]) -> bool:
         return all(r() is a for r, a in zip(self.refs, refs, strict=True))
@@ -939,18 +942,25 @@ def _go_on(
     ``limits[1]`` is higher than before; their bounds."""
     tt = p.timetable
     g = static_graph(tt)
+    # derived arrays are kept; a reversed search reads the request's own walks and costs
+    # (views, taken again per call: a kept search holds no array of a request's)
     walks = kept.walks
     if walks is None:
-        walks = kept.walks = _reversed_walks(p, req)
+        walks = _reversed_walks(p, req)
+        if walks.in_edge is not None:
+            kept.walks = walks
     search = kept.cost
     if search.size[0] > 0 and not search.lb[search.heap[0]] >= limits[0]:  # as the kernel
+        walk_cost = readonly(req.transfer_cost, np.float64)
         if kept.weights is None:
-            walk_cost = readonly(req.transfer_cost, np.float64)
             board = readonly(
                 p.query.board_cost + _least_penalty(g, p.query.route_penalty), np.float64
             )
-            kept.weights = (_incoming_costs(walk_cost, walks.in_edge), board)
+            gathered = None if walks.in_edge is None else _incoming_costs(walk_cost, walks.in_edge)
+            kept.weights = (gathered, board)
         in_w, board = kept.weights
+        if in_w is None:
+            in_w = walk_cost
         lb_cost: FloatArray = _dijkstra(
             g, *search, walks.in_off, walks.in_from, in_w, board, True, limits[0]
         )

@@ -161,9 +161,10 @@ def _rule_arrays(rules: TransferRules | None, n: int, reverse: bool) -> Mapping[
 _LOCK = threading.Lock()
 #: Per request: the request it was derived from by ``with_trip_allowed`` (the same but
 #: its ``trip_allowed``), and the timetable and search it was last prepared for.  A
-#: derived request keeps its parent alive (the parent's search with it): a plan's loop
-#: that rebinds one name to each next search's request would otherwise drop the parent
-#: before its child is prepared.
+#: derived request keeps its root alive (the first request of the chain, whose search
+#: serves every request derived from it, and none in between): a plan's loop that rebinds
+#: one name to each next search's request would otherwise drop the parent before its
+#: child is prepared, and a chain of derived requests holds one search, not one per link.
 _PARENT: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 _PREPARED: weakref.WeakKeyDictionary[Any, tuple[RaptorTimetable, Prepared]] = (
     weakref.WeakKeyDictionary()
@@ -174,7 +175,7 @@ def same_but_trips(req: RaptorRequest, parent: RaptorRequest) -> None:
     """Note that ``req`` is ``parent`` with other ``trip_allowed`` flags, every other
     field the same object (:meth:`.api.RaptorRequest.with_trip_allowed`)."""
     with _LOCK:
-        _PARENT[req] = parent
+        _PARENT[req] = _PARENT.get(parent, parent)
 
 
 def _other_trips(timetable: RaptorTimetable, req: RaptorRequest) -> Prepared | None:
