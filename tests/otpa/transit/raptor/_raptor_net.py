@@ -17,11 +17,22 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 from otpa.network import TransportNetwork
+from otpa.testing.timetable import TestTimetable
 from otpa.transit.model import TransitModel
 from otpa.transit.raptor.api import RaptorJourney, RaptorRequest, TransitLeg
 from otpa.transit.raptor.spi import RaptorTimetable
 
 WALK_SPEED = 1.33  # OTP 1.x default walkSpeed
+
+#: Three lines over stops A-E (for :func:`otpa.testing.timetable.parse_timetable`): R1
+#: A-B-C-D, R2 B-E-D, R3 A-E, two trips on R1 and R2: several journeys from A to D.
+SMALL_LINES = """
+R1 A 08:00 B 08:10 C 08:20 D 08:30
+R1 A 08:15 B 08:25 C 08:35 D 08:45
+R2 B 08:12 E 08:22 D 08:40
+R2 B 08:30 E 08:40 D 08:58
+R3 A 08:05 E 08:25
+"""
 
 
 def trip_line(route: str, stops: Sequence[str], start_s: int, hops_s: Sequence[int]) -> str:
@@ -35,6 +46,28 @@ def trip_line(route: str, stops: Sequence[str], start_s: int, hops_s: Sequence[i
     return f"{route} " + " ".join(parts)
 
 
+def random_lines(
+    rng: random.Random,
+    stops: Sequence[str],
+    routes: int,
+    stops_per_route: tuple[int, int],
+    hop_minutes: tuple[int, int],
+    hours: int,
+    headways_s: Sequence[int],
+) -> list[str]:
+    """Trips of ``routes`` random routes (lines of :func:`trip_line`): each a random
+    sequence of ``stops_per_route`` stops (inclusive range), whole-minute hops in
+    ``hop_minutes``, a trip every ``headways_s`` (one drawn per route) from a start in the
+    first 9 minutes until ``hours`` hours."""
+    lines = []
+    for r in range(routes):
+        seq = rng.sample(stops, rng.randint(*stops_per_route))
+        hops = [rng.randint(*hop_minutes) * 60 for _ in seq[1:]]
+        for start in range(rng.randint(0, 9) * 60, hours * 3600, rng.choice(headways_s)):
+            lines.append(trip_line(f"R{r}", seq, start, hops))
+    return lines
+
+
 def random_walks(
     rng: random.Random, stops: Sequence[str], share: float, max_minutes: int
 ) -> list[tuple[str, str, int]]:
@@ -42,6 +75,24 @@ def random_walks(
     ``max_minutes`` whole minutes."""
     pairs = [(a, b) for a, b in itertools.permutations(stops, 2) if rng.random() < share]
     return [(a, b, rng.randint(1, max_minutes) * 60) for a, b in pairs]
+
+
+def cost_requests(
+    tt: TestTimetable, walks: list[tuple[str, str, int]], seed: int, n: int
+) -> list[RaptorRequest]:
+    """``n`` random cost-criteria requests on ``tt`` (drawn with ``seed``): one access stop
+    (30 s), two egress stops (45 and 300 s), arrive-by in about 30 %, 2 or 4 rounds."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        a, b, c = rng.sample(tt.stop_names, 3)
+        arrive_by = rng.random() < 0.3
+        time = rng.randint(0, 3600) + (5400 if arrive_by else 0)
+        rounds = rng.choice([2, 4])
+        access, egress = {a: 30}, {b: 45, c: 300}
+        kind = {"arrive_by": arrive_by, "max_rounds": rounds}
+        out.append(tt.request(access, egress, time, transfers=walks, criteria="cost", **kind))
+    return out
 
 
 def stop_index(model: TransitModel, raw_id: str) -> int:

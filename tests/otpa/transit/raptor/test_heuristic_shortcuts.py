@@ -12,7 +12,7 @@ import random
 
 import numpy as np
 import pytest
-from _raptor_net import random_walks, trip_line
+from _raptor_net import cost_requests, random_lines, random_walks
 
 from otpa.testing.timetable import TestTimetable, parse_timetable
 from otpa.transit.raptor import _heuristic
@@ -23,26 +23,13 @@ from otpa.transit.raptor.api import RaptorRequest
 def _network(seed: int) -> tuple[TestTimetable, list[tuple[str, str, int]]]:
     rng = random.Random(seed)
     stops = [f"S{i}" for i in range(40)]
-    lines = []
-    for r in range(20):
-        seq = rng.sample(stops, rng.randint(3, 10))
-        hops = [rng.randint(1, 12) * 60 for _ in seq[1:]]
-        for start in range(rng.randint(0, 9) * 60, 2 * 3600, rng.choice([600, 1200])):
-            lines.append(trip_line(f"R{r}", seq, start, hops))
+    lines = random_lines(rng, stops, 20, (3, 10), (1, 12), 2, [600, 1200])
     walks = random_walks(rng, stops, 0.04, 8)
     return parse_timetable("\n".join(lines), stops=stops), walks
 
 
 def _requests(tt: TestTimetable, walks: list[tuple[str, str, int]]) -> list[RaptorRequest]:
-    rng = random.Random(11)
-    out = []
-    for _ in range(6):
-        a, b, c = rng.sample(tt.stop_names, 3)
-        arrive_by = rng.random() < 0.3
-        time = rng.randint(0, 3600) + (5400 if arrive_by else 0)
-        options = {"arrive_by": arrive_by, "max_rounds": rng.choice([2, 4]), "criteria": "cost"}
-        out.append(tt.request({a: 30}, {b: 45, c: 300}, time, transfers=walks, **options))
-    return out
+    return cost_requests(tt, walks, seed=11, n=6)
 
 
 def _bits(a: np.ndarray) -> np.ndarray:

@@ -8,11 +8,11 @@ from where it stopped; and McRAPTOR finds the same journeys as with full bounds.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import random
 
 import numpy as np
 import pytest
+from _raptor_net import cost_requests, random_lines, random_walks
 
 from otpa.testing.timetable import TestRule, TestTimetable, parse_timetable
 from otpa.transit.raptor import _heuristic, api
@@ -26,18 +26,8 @@ from otpa.transit.raptor.spi import RaptorTimetable
 def _network(seed: int) -> tuple[TestTimetable, list[tuple[str, str, int]]]:
     rng = random.Random(seed)
     stops = [f"S{i}" for i in range(30)]
-    lines = []
-    for r in range(16):
-        seq = rng.sample(stops, rng.randint(4, 9))
-        hops = [rng.randint(2, 12) * 60 for _ in seq[1:]]
-        for start in range(rng.randint(0, 9) * 60, 3 * 3600, rng.choice([900, 1200])):
-            t, parts = start, []
-            for s, h in zip(seq, [0, *hops], strict=True):
-                t += h
-                parts.append(f"{s} {t // 3600:02d}:{t // 60 % 60:02d}")
-            lines.append(f"R{r} " + " ".join(parts))
-    pairs = [(a, b) for a, b in itertools.permutations(stops, 2) if rng.random() < 0.03]
-    walks = [(a, b, rng.randint(1, 8) * 60) for a, b in pairs]
+    lines = random_lines(rng, stops, 16, (4, 9), (2, 12), 3, [900, 1200])
+    walks = random_walks(rng, stops, 0.03, 8)
     return parse_timetable("\n".join(lines), stops=stops), walks
 
 
@@ -47,15 +37,7 @@ def network(request: pytest.FixtureRequest) -> tuple[TestTimetable, list[tuple[s
 
 
 def _requests(tt: TestTimetable, walks: list[tuple[str, str, int]]) -> list[RaptorRequest]:
-    rng = random.Random(7)
-    out = []
-    for _ in range(8):
-        a, b, c = rng.sample(tt.stop_names, 3)
-        arrive_by = rng.random() < 0.3
-        time = rng.randint(0, 3600) + (5400 if arrive_by else 0)
-        options = {"arrive_by": arrive_by, "max_rounds": rng.choice([2, 4]), "criteria": "cost"}
-        out.append(tt.request({a: 30}, {b: 45, c: 300}, time, transfers=walks, **options))
-    return out
+    return cost_requests(tt, walks, seed=7, n=8)
 
 
 def test_bounds_are_exact_below_the_limit_and_admissible_above(

@@ -16,6 +16,7 @@ import gc
 
 import numpy as np
 import pytest
+from _raptor_net import SMALL_LINES
 
 from otpa.testing.timetable import TestTimetable, parse_timetable
 from otpa.transit.raptor import _prepare, api
@@ -23,14 +24,7 @@ from otpa.transit.raptor._mc_kernel import time_rates, walk_rate
 from otpa.transit.raptor._prepare import prepare
 from otpa.transit.raptor.api import RaptorJourney, RaptorRequest, route
 
-_LINES = """
-R1 A 08:00 B 08:10 C 08:20 D 08:30
-R1 A 08:15 B 08:25 C 08:35 D 08:45
-R2 B 08:12 E 08:22 D 08:40
-R2 B 08:30 E 08:40 D 08:58
-R3 A 08:05 E 08:25
-R4 E 08:27 D 08:50
-"""
+_LINES = SMALL_LINES + "R4 E 08:27 D 08:50\n"
 
 
 @pytest.fixture(scope="module")
