@@ -369,7 +369,8 @@ class _PathColumns(NamedTuple):
 
 
 def _path_columns(graph: StreetGraph, path: StreetPath) -> _PathColumns:
-    """The per-edge columns both step builders start from (one compiled pass)."""
+    """The per-edge columns the Python step builder starts from (one compiled pass; the
+    compiled builder computes them inside :func:`_step_table`)."""
     geo = graph_geometry(graph)
     edges = np.asarray(path.edges, dtype=np.int64)
     name_keys = _name_keys(graph)
@@ -527,9 +528,6 @@ def build_steps(
         return _compiled_steps(graph, path, initial_angle)
     return _python_steps(graph, path, profiles, initial_angle)
 
-
-#: Every field of a walk step with its default (:func:`~otpa.routing._legs.from_template`).
-_STEP = field_template(WalkStep)
 
 _EXACT_IDS: OwnerCache[str, np.ndarray] = OwnerCache()  # type: ignore[type-arg]
 
@@ -712,14 +710,16 @@ def tree_leg(
     return ints, floats, lat, lon, totals, code[:size]
 
 
-#: The fields of a walk step in order: :func:`_compiled_steps` fills the instance dict
-#: with them as :func:`~otpa.routing.model.from_template` would from ``_STEP``.
+#: The fields of a walk step in order: :func:`steps_of_table` fills the instance dict
+#: with them as :func:`~otpa.routing.model.from_template` would from the class's
+#: :func:`~otpa.routing.model.field_template`.
 _STEP_FIELDS = (
     "distance", "relative_direction", "street_name", "absolute_direction", "lon", "lat",
     "stay_on", "area", "bogus_name", "exit", "elevation", "alerts",
 )  # fmt: skip
+_STEP = field_template(WalkStep)
 if tuple(_STEP) != _STEP_FIELDS or _STEP["alerts"] is not None:  # pragma: no cover
-    _msg = "WalkStep's fields changed: update _compiled_steps"
+    _msg = "WalkStep's fields changed: update steps_of_table"
     raise InternalError(_msg)
 _BOOL = (False, True)
 _new = object.__new__
@@ -746,8 +746,8 @@ def _compiled_steps(
 def steps_of_table(graph: StreetGraph, ints: IntArray, floats: FloatArray) -> tuple[WalkStep, ...]:
     """The :class:`WalkStep` objects of :func:`_step_table`'s (or :func:`tree_leg`'s) columns.
 
-    Each instance dict is filled once with every field in order, as
-    :func:`~otpa.routing.model.from_template` would fill it from ``_STEP``.
+    Each instance dict is filled once with every field in order (``_STEP_FIELDS``), as
+    :func:`~otpa.routing.model.from_template` would fill it.
     """
     names, relative, absolute, yes = graph.names, RELATIVE, _ABSOLUTE, _BOOL
     steps = []
