@@ -139,6 +139,8 @@ class ScenarioComparison(pn.viewable.Viewer):
         self.result: SinglePointResult | None = None
         self.regional_result: RegionalResult | None = None
         self._cancel = False
+        #: the number of single-point computations started; only the latest one draws
+        self._computations = 0
         self._build()
 
     # -- layout -----------------------------------------------------------------------------
@@ -408,8 +410,15 @@ class ScenarioComparison(pn.viewable.Viewer):
         return later
 
     async def compute_origin(self, lat: float, lon: float) -> SinglePointResult | None:
-        """Compute from ``(lat, lon)`` in a worker thread and draw the results."""
+        """Compute from ``(lat, lon)`` in a worker thread and draw the results.
+
+        Only the latest computation started shows its outcome: a slower earlier one
+        (an origin clicked before) that finishes later neither redraws the map nor hides
+        the latest one's message.
+        """
         ui = self._ui()
+        self._computations += 1
+        number = self._computations
         self.status.object = f"Computing from {lat:.5f}, {lon:.5f} …"
         try:
             result = await asyncio.to_thread(self.model.compute, (lat, lon))
@@ -417,6 +426,8 @@ class ScenarioComparison(pn.viewable.Viewer):
             message = f"Cannot compute from {lat:.5f}, {lon:.5f}: {exc}"
 
             def failed() -> None:
+                if number != self._computations:
+                    return
                 self.status.object = "Last result kept."
                 self.show_error(message)
 
@@ -424,6 +435,8 @@ class ScenarioComparison(pn.viewable.Viewer):
             return None
 
         def done() -> None:
+            if number != self._computations:
+                return
             self.model.origin = (lat, lon)
             self.draw(result)
 

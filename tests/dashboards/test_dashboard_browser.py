@@ -392,7 +392,7 @@ def test_bad_origin_shows_a_message_and_keeps_the_last_result(page: Any) -> None
     for _ in range(8):
         page.mouse.wheel(0, 500)
     page.mouse.click(box["x"] + 8, box["y"] + 8)
-    page.get_by_text("Cannot compute from").first.wait_for(timeout=60_000)
+    _wait_for_text(page, "Cannot compute from")
     assert _source(page, "iso_base")["xs"] == before["xs"]
     # an origin typed far away
     lat_box, lon_box = _origin_inputs(page)
@@ -401,14 +401,27 @@ def test_bad_origin_shows_a_message_and_keeps_the_last_result(page: Any) -> None
     lon_box.fill("10")
     lon_box.press("Enter")
     page.get_by_role("button", name="Compute").click()
-    page.get_by_text("Cannot compute from 10.00000, 10.00000").wait_for(timeout=60_000)
+    _wait_for_text(page, "Cannot compute from 10.00000, 10.00000")
     assert _source(page, "iso_base")["xs"] == before["xs"]
     # a point set without the chosen opportunity column: a message, the result kept
     _select_with_option(page, "grid cells").select_option("bare")
     page.get_by_role("button", name="Compute").click()
-    page.get_by_text("point set 'bare' has no column 'cells'").first.wait_for(timeout=60_000)
+    _wait_for_text(page, "10.00000, 10.00000: point set 'bare' has no column 'cells'")
     assert _source(page, "iso_base")["xs"] == before["xs"]
     _select_with_option(page, "grid cells").select_option("grid cells")
+
+
+def _wait_for_text(page: Any, text: str, timeout: int = 60_000) -> None:
+    """Wait until ``text`` is shown; on a timeout, fail with what the page shows instead."""
+    try:
+        page.get_by_text(text).first.wait_for(timeout=timeout)
+    except Exception as exc:  # playwright's TimeoutError
+        shown = page.evaluate(
+            "() => Array.from(Bokeh.documents[0].all_models)"
+            ".filter(m => typeof m.text === 'string' && m.text && m.visible !== false)"
+            ".map(m => m.text.slice(0, 300)).join('\\n')"
+        )  # the texts of the visible panes (markdown, alerts), as the browser has them
+        pytest.fail(f"{text!r} not shown within {timeout} ms ({exc}); the page shows:\n{shown}")
 
 
 def _origin_inputs(page: Any) -> tuple[Any, Any]:

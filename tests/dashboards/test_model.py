@@ -178,6 +178,42 @@ def test_view_draws_inline_without_a_server(
     assert len(view.iso_base.data["xs"]) == 3  # the last good result stays
 
 
+def test_an_earlier_origin_finishing_later_neither_draws_nor_hides_the_message(
+    demo_network: TransportNetwork, points: PointSet
+) -> None:
+    view = ScenarioComparison(demo_network, pointsets={"nine": points})
+    origin = (float(points.lat[4]), float(points.lon[4]))
+    compute = view.model.compute
+    release = asyncio.Event()
+
+    async def both() -> tuple[Any, Any]:
+        started = asyncio.Event()
+
+        def slow(where: tuple[float, float]) -> Any:
+            result = compute(where)
+            loop.call_soon_threadsafe(started.set)
+            future = asyncio.run_coroutine_threadsafe(release.wait(), loop)
+            future.result(timeout=60)
+            return result
+
+        loop = asyncio.get_running_loop()
+        view.model.compute = slow  # type: ignore[method-assign]
+        first = asyncio.ensure_future(view.compute_origin(*origin))  # clicked first
+        await started.wait()
+        view.model.compute = compute  # type: ignore[method-assign]
+        second = await view.compute_origin(10.0, 10.0)  # clicked next: away from the network
+        release.set()
+        return await first, second
+
+    first, second = _run(both())
+    assert second is None
+    assert first is not None  # the library result is returned ...
+    assert view.iso_base.data["xs"] == []  # ... but not drawn over the later click's outcome
+    assert view.model.origin is None
+    assert view.message.visible
+    assert view.message.object.startswith("Cannot compute from 10.00000, 10.00000")
+
+
 def test_otpa_dashboard_command_prints_its_url(
     tmp_path: Path, demo_network: TransportNetwork
 ) -> None:
