@@ -413,9 +413,11 @@ def test_bad_origin_shows_a_message_and_keeps_the_last_result(page: Any) -> None
 
 def _wait_for_text(page: Any, text: str, timeout: int = 60_000) -> None:
     """Wait until ``text`` is shown; on a timeout, fail with what the page shows instead."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
     try:
         page.get_by_text(text).first.wait_for(timeout=timeout)
-    except Exception as exc:  # playwright's TimeoutError
+    except PlaywrightTimeoutError as exc:
         shown = page.evaluate(
             "() => Array.from(Bokeh.documents[0].all_models)"
             ".filter(m => typeof m.text === 'string' && m.text && m.visible !== false)"
