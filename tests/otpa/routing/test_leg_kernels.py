@@ -67,7 +67,7 @@ def test_step_table_steps_are_the_python_and_unshortened_steps(atlanta: Transpor
             path = street_path(atlanta, a, b, opts)
             if path is None:
                 continue
-            for angle in (None, 1.1, -0.4):
+            for angle in (None, 0.7, 1.1, -0.4, -2.9):
                 steps = walk_steps_module._compiled_steps(graph, path, angle)
                 python = walk_steps_module._python_steps(graph, path, None, angle)
                 assert repr(steps) == repr(python)

@@ -181,30 +181,6 @@ def test_walk_steps_shortcut_gives_the_edge_by_edge_steps(
     assert python == fast
 
 
-def test_compiled_walk_steps_are_the_python_steps(atlanta: TransportNetwork) -> None:
-    """Without elevation the compiled step builder gives the Python builder's steps."""
-    graph = atlanta.street
-    assert graph is not None
-    rng = np.random.default_rng(8)
-    n_steps = 0
-    for opts in (
-        WALK_OPTS,
-        StreetOptions(mode="BICYCLE", speed_mps=5.0, reluctance=1.0),
-        StreetOptions(mode="CAR", speed_mps=40.0, reluctance=1.0),
-    ):
-        for a, b in rng.integers(0, graph.n_vertices, size=(20, 2)).tolist():
-            path = street_path(atlanta, a, b, opts)
-            if path is None:
-                continue
-            for angle in (None, 0.7, -2.9):
-                compiled = walk_steps_module._compiled_steps(graph, path, angle)
-                assert repr(compiled) == repr(
-                    walk_steps_module._python_steps(graph, path, None, angle)
-                )
-                n_steps += len(compiled)
-    assert n_steps > 100
-
-
 def test_trip_leg_attributes_are_read_once(atlanta: TransportNetwork) -> None:
     model = atlanta.transit
     for trip in (0, 7, len(model.trips) - 1):
