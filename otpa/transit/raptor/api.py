@@ -377,14 +377,12 @@ class RaptorRequest:
 
     def _check(self) -> None:
         state = self.__dict__
-        for group, time_s, cost in _ENDS:
+        for group, *columns in _ENDS:
             n = len(state[group])
-            if len(state[time_s]) != n:
-                msg = f"RaptorRequest.{time_s} must have the length of {group}"
-                raise ValueError(msg)
-            if len(state[cost]) != n:
-                msg = f"RaptorRequest.{cost} must have the length of {group}"
-                raise ValueError(msg)
+            for name in columns:
+                if len(state[name]) != n:
+                    msg = f"RaptorRequest.{name} must have the length of {group}"
+                    raise ValueError(msg)
         off = self.transfer_offsets
         m = int(off[-1]) if len(off) else 0
         if len(off) and not known_valid(off, "csr"):
